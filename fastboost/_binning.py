@@ -1,0 +1,127 @@
+"""Binning: raw X -> uint8 codes, feature-major.
+
+Per feature, bin edges come from the non-missing values of a subsample of the
+rows with positive sample weight (at most ``subsample`` rows, drawn with
+``random_state``):
+
+- at most ``max_bins`` distinct values: one bin per value, edges at the
+  midpoints between consecutive distinct values (exact, as a sorted-value
+  stump search);
+- more: edges at the ``max_bins`` quantiles (midpoints of neighbouring order
+  statistics), so at most ``max_bins`` bins.
+
+Code ``k`` holds the values in ``(edges[k-1], edges[k]]``; NaN gets
+``missing_code = max_bins``. ±inf are ordinary values in the extreme bins.
+X is read column by column to fit the edges and chunk by chunk to map it, so
+at most one chunk of float64 values is made at a time.
+"""
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ._kernels.binning import map_to_bins
+from ._types import MAX_BINS, X_BINNED_DTYPE
+from ._validation import is_dataframe
+
+SUBSAMPLE = 200_000
+_CHUNK_BYTES = 1 << 23
+
+
+def _safe_midpoints(a, b):
+    """Edges between sorted distinct neighbours a < b such that a <= edge < b, infinities included."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        mid = a * 0.5 + b * 0.5
+    mid = np.where(np.isposinf(b) | (mid >= b) | np.isnan(mid), a, mid)
+    return np.where(np.isneginf(a), -np.inf, mid)
+
+
+def bin_edges(col, max_bins):
+    """Bin edges of one feature's sample (float64 1-D, NaN allowed); at most max_bins - 1 edges."""
+    col = col[~np.isnan(col)]
+    if col.size == 0:
+        return np.empty(0, dtype=np.float64)
+    distinct = np.unique(col)
+    if distinct.size <= max_bins:
+        return _safe_midpoints(distinct[:-1], distinct[1:])
+    s = np.sort(col)
+    pos = np.linspace(0.0, s.size - 1.0, max_bins + 1)[1:-1]
+    lo = np.floor(pos).astype(np.int64)
+    a = s[lo]
+    b = s[np.minimum(lo + 1, s.size - 1)]
+    edges = np.unique(_safe_midpoints(a, b))  # a == b gives a
+    return edges[edges < s[-1]]
+
+
+def _column(X, f, rows):
+    if is_dataframe(X):
+        col = X.iloc[:, f] if rows is None else X.iloc[rows, f]
+        return col.to_numpy(dtype=np.float64, na_value=np.nan)
+    col = X[:, f] if rows is None else X[rows, f]
+    return np.asarray(col, dtype=np.float64)
+
+
+def _row_chunk(X, start, stop):
+    """Rows start:stop as a float64 F-ordered array (one chunk: the only float copy)."""
+    if is_dataframe(X):
+        block = X.iloc[start:stop].to_numpy(dtype=np.float64, na_value=np.nan)
+    else:
+        block = X[start:stop]
+    return np.asfortranarray(block, dtype=np.float64)
+
+
+class BinMapper:
+    """Fit per-feature bin edges and map X to uint8 codes.
+
+    Fitted attributes:
+      thresholds_   float64[n_features, max_bins]: edges in the first n_edges_[f]
+                    entries, +inf after (the raw threshold of split "code <= k")
+      n_edges_      int64[n_features]
+      n_value_bins_ int64[n_features]: non-missing bins (0 for an all-NaN feature)
+      missing_code  = max_bins
+    """
+
+    def __init__(self, max_bins=MAX_BINS, subsample=SUBSAMPLE, random_state=None):
+        self.max_bins = max_bins
+        self.subsample = subsample
+        self.random_state = random_state
+
+    @property
+    def missing_code(self):
+        return self.max_bins
+
+    def fit(self, X, sample_weight=None):
+        n, d = X.shape
+        rows = None
+        if sample_weight is not None and np.any(sample_weight == 0):
+            rows = np.flatnonzero(sample_weight > 0)
+        n_rows = n if rows is None else rows.size
+        if n_rows > self.subsample:
+            rng = check_random_state(self.random_state)
+            pick = rng.choice(n_rows, self.subsample, replace=False)
+            rows = np.sort(pick if rows is None else rows[pick])
+        sample = X
+        if rows is not None and not is_dataframe(X) and rows.size * d * 8 <= 1 << 30:
+            sample, rows = X[rows], None  # one gather of the subsample, then columns from it
+        self.thresholds_ = np.full((d, self.max_bins), np.inf, dtype=np.float64)
+        self.n_edges_ = np.zeros(d, dtype=np.int64)
+        self.n_value_bins_ = np.zeros(d, dtype=np.int64)
+        for f in range(d):
+            col = _column(sample, f, rows)
+            edges = bin_edges(col, self.max_bins)
+            self.thresholds_[f, : edges.size] = edges
+            self.n_edges_[f] = edges.size
+            self.n_value_bins_[f] = edges.size + 1 if np.any(~np.isnan(col)) else 0
+        return self
+
+    def transform(self, X):
+        """Codes uint8[n_features, n_samples], C-contiguous."""
+        n, d = X.shape
+        codes = np.empty((d, n), dtype=X_BINNED_DTYPE)
+        step = max(1024, _CHUNK_BYTES // (8 * d))
+        for start in range(0, n, step):
+            stop = min(n, start + step)
+            map_to_bins(_row_chunk(X, start, stop), self.thresholds_, self.n_edges_,
+                        self.missing_code, codes, start)
+        return codes
+
+    def fit_transform(self, X, sample_weight=None):
+        return self.fit(X, sample_weight).transform(X)

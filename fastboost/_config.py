@@ -1,0 +1,45 @@
+"""Compilation settings shared by every kernel, defined once.
+
+``FASTMATH`` deliberately leaves out ``nnan`` and ``ninf`` (NaN marks a missing
+value and ±inf are valid feature values) and ``reassoc`` (sums keep their
+written order, so results do not depend on how LLVM vectorises a reduction).
+A test fails if a kernel hard-codes its own fastmath set.
+"""
+import contextlib
+import functools
+
+import numba
+
+FASTMATH = {"nsz", "arcp", "contract", "afn"}
+
+#: serial kernel: the workers that the parallel drivers call per feature / row block
+jit = functools.partial(numba.njit, cache=True, nogil=True, fastmath=FASTMATH)
+#: parallel driver: every ``prange`` iteration writes only its own output slice
+pjit = functools.partial(numba.njit, cache=True, nogil=True, fastmath=FASTMATH, parallel=True)
+
+
+def resolve_n_jobs(n_jobs):
+    """Number of numba threads for ``n_jobs`` (joblib semantics, capped at the pool size)."""
+    max_threads = numba.config.NUMBA_NUM_THREADS
+    if n_jobs is None:
+        return max_threads
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int,)) and not hasattr(n_jobs, "__index__"):
+        raise TypeError(f"n_jobs must be an int or None, got {type(n_jobs).__name__}")
+    n_jobs = int(n_jobs)
+    if n_jobs == 0:
+        raise ValueError("n_jobs == 0 is not allowed: use None, a positive int, or a negative int as in joblib")
+    if n_jobs < 0:
+        n_jobs = max(1, max_threads + 1 + n_jobs)
+    return min(n_jobs, max_threads)
+
+
+@contextlib.contextmanager
+def n_threads(n_jobs):
+    """Set numba's thread count for the duration of a call and restore it afterwards."""
+    wanted = resolve_n_jobs(n_jobs)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(wanted)
+    try:
+        yield wanted
+    finally:
+        numba.set_num_threads(previous)

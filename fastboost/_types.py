@@ -1,0 +1,56 @@
+"""Dtypes and record layouts, in one place.
+
+- Binned codes are ``uint8``: ``max_bins <= 255`` value bins plus one code for
+  missing values (``missing_code == max_bins``), so a histogram has
+  ``max_bins + 1 <= 256`` rows. Codes are stored feature-major, shape
+  ``(n_features, n_samples)``, so the histogram pass of one feature streams one
+  contiguous row.
+- Labels inside the kernels are ``uint8`` class indices (0 for ``classes_[0]``,
+  i.e. y = -1; 1 for ``classes_[1]``, i.e. y = +1): they index the histogram's
+  class field directly.
+- Per-sample weights and all sums are ``float64``: boosting weights span many
+  orders of magnitude after a few hundred rounds, and float32 sums would make
+  the chosen stump depend on summation order.
+- A histogram is ``float64[n_features, n_bins, N_HIST_FIELDS]``: per bin, the
+  learner weight of class 0 and of class 1, side by side.
+"""
+import numpy as np
+
+X_BINNED_DTYPE = np.uint8
+Y_DTYPE = np.uint8
+WEIGHT_DTYPE = np.float64
+MAX_BINS = 255
+
+N_HIST_FIELDS = 2  # learner weight of class 0 (y=-1), learner weight of class 1 (y=+1)
+
+CRITERION_ERROR = 0  # weighted misclassification error: what the papers' learners minimise
+CRITERION_GINI = 1  # weighted Gini impurity, as scikit-learn's trees
+CRITERIA = {"error": CRITERION_ERROR, "gini": CRITERION_GINI}
+
+# Round statistics handed to an algorithm's step and stop rules (float64[N_SUMS]).
+SUM_UI = 0  # learner weight of the examples the weak hypothesis gets right
+SUM_UJ = 1  # learner weight of the examples it gets wrong
+SUM_WI = 2  # boosting weight (sum 1) of the correct examples
+SUM_WJ = 3  # boosting weight of the wrong examples
+N_SUMS = 8  # room for later rules' statistics (e.g. sums of w**2)
+
+# Per-round integer record: int64[n_rounds, N_IREC]
+R_FEATURE = 0  # feature index of the stump
+R_BIN = 1  # left side is code <= R_BIN (non-missing)
+R_MISSING_LEFT = 2  # 1 if missing values go left
+R_LEFT = 3  # output (-1 or +1) on the left side
+R_RIGHT = 4  # output on the right side
+N_IREC = 5
+
+# Per-round float record: float64[n_rounds, N_FREC]
+R_THRESHOLD = 0  # raw threshold: left is x <= R_THRESHOLD (NaN follows R_MISSING_LEFT)
+R_ALPHA = 1  # step size of the round
+R_ERROR = 2  # error under the boosting weights w (sum 1)
+R_LEARNER_ERROR = 3  # error under the learner's weights u, normalised
+R_COST = 4  # the algorithm's cost after the round
+N_FREC = 5
+
+# Stop-rule answers.
+CONTINUE = 0  # keep the round and go on
+REJECT = 1  # discard the round and stop (e.g. alpha <= 0)
+ACCEPT_STOP = 2  # keep the round and stop (e.g. a perfect weak hypothesis)

@@ -1,0 +1,121 @@
+"""Input checks shared by the estimators: clear errors before any kernel runs."""
+import numbers
+
+import numpy as np
+
+_ALLOWED_KINDS = "biuf"  # bool, signed/unsigned int, float
+
+
+def is_dataframe(X):
+    return hasattr(X, "iloc") and hasattr(X, "dtypes") and hasattr(X, "columns")
+
+
+def check_X(X, estimator_name):
+    """Return X as a 2-D numeric array or DataFrame without copying float data.
+
+    NumPy arrays (any order, memmaps included) and DataFrames of numeric columns
+    pass through unchanged; lists and object arrays are converted once.
+    """
+    if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            f"{estimator_name} does not accept sparse input: pass a dense NumPy array or DataFrame "
+            "(for example X.toarray())."
+        )
+    if is_dataframe(X):
+        bad = [str(c) for c, dt in zip(X.columns, X.dtypes) if not _numeric_dtype(dt)]
+        if bad:
+            raise TypeError(f"X must contain only numeric columns; non-numeric columns: {bad[:10]}")
+        shape = X.shape
+    else:
+        if not isinstance(X, np.ndarray):
+            X = np.asarray(X)
+        if X.dtype.kind == "c":
+            raise ValueError("Complex data not supported: X must be real-valued.")
+        if X.dtype.kind == "O":
+            X = X.astype(np.float64)  # TypeError / ValueError from NumPy names the bad element
+        elif X.dtype.kind not in _ALLOWED_KINDS:
+            raise TypeError(f"X must be numeric (bool, int or float), got dtype {X.dtype}.")
+        shape = X.shape
+    if len(shape) != 2:
+        raise ValueError(
+            f"Expected 2D array, got {len(shape)}D array instead (shape={shape}). "
+            "Reshape your data either using array.reshape(-1, 1) if your data has a single feature "
+            "or array.reshape(1, -1) if it contains a single sample."
+        )
+    if shape[0] == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={shape}) while a minimum of 1 is required.")
+    if shape[1] == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={shape}) while a minimum of 1 is required.")
+    return X
+
+
+def _numeric_dtype(dt):
+    kind = getattr(dt, "kind", None)
+    if kind is None:  # pandas extension dtype
+        return getattr(dt, "_is_numeric", False) or getattr(dt, "_is_boolean", False)
+    return kind in _ALLOWED_KINDS
+
+
+def as_float_array(X):
+    """X as a C-contiguous float32/float64 array for the prediction kernels."""
+    if is_dataframe(X):
+        return np.ascontiguousarray(X.to_numpy(dtype=np.float64, na_value=np.nan))
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    return np.ascontiguousarray(X)
+
+
+def check_y(y, n_samples):
+    """y as a 1-D array of labels; NaN/inf and length mismatches rejected."""
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import column_or_1d
+
+    if y is None:
+        raise ValueError("y is required: this is a supervised estimator (y=None was passed).")
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X and y have inconsistent numbers of samples: X has {n_samples}, y has {y.shape[0]}.")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinity: every label must be a finite value or a class name.")
+    if y.dtype.kind == "O":
+        if any(isinstance(v, float) and not np.isfinite(v) for v in y):
+            raise ValueError("y contains NaN or infinity: every label must be a finite value or a class name.")
+    check_classification_targets(y)
+    return y
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """Non-negative finite float64 weights with a positive sum, shape (n_samples,)."""
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float64)
+    if isinstance(sample_weight, numbers.Number):
+        sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
+    sw = np.asarray(sample_weight)
+    if sw.dtype.kind not in "biuf":
+        raise TypeError(f"sample_weight must be numeric, got dtype {sw.dtype}.")
+    sw = sw.astype(np.float64)
+    if sw.ndim != 1 or sw.shape[0] != n_samples:
+        raise ValueError(f"sample_weight.shape == {sw.shape}, expected ({n_samples},).")
+    if not np.all(np.isfinite(sw)):
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if np.any(sw < 0):
+        raise ValueError("sample_weight must be non-negative; negative weights found.")
+    total = sw.sum()
+    if not total > 0:
+        raise ValueError("sample_weight sums to zero: at least one sample needs a positive weight.")
+    return sw
+
+
+def check_int(value, name, low, high=None):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {value!r} of type {type(value).__name__}.")
+    if value < low or (high is not None and value > high):
+        rng = f"[{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be in {rng}, got {value}.")
+
+
+def check_real(value, name, low, high):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}.")
+    if not (low <= value <= high):
+        raise ValueError(f"{name} must be in [{low}, {high}], got {value}.")
