@@ -65,13 +65,13 @@ def as_float_array(X):
     return np.ascontiguousarray(X)
 
 
-def check_y(y, n_samples):
+def check_y(y, n_samples, estimator_name="This estimator"):
     """y as a 1-D array of labels; NaN/inf and length mismatches rejected."""
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import column_or_1d
 
     if y is None:
-        raise ValueError("y is required: this is a supervised estimator (y=None was passed).")
+        raise ValueError(f"{estimator_name} requires y to be passed, but the target y is None.")
     y = column_or_1d(y, warn=True)
     if y.shape[0] != n_samples:
         raise ValueError(f"X and y have inconsistent numbers of samples: X has {n_samples}, y has {y.shape[0]}.")

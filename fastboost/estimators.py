@@ -64,7 +64,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         X = v.check_X(X, type(self).__name__)
         validate_data(self, X=X, reset=True, skip_check_array=True)
         n_samples = X.shape[0]
-        y = v.check_y(y, n_samples)
+        y = v.check_y(y, n_samples, type(self).__name__)
         classes, y_idx = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
             raise ValueError(
@@ -72,8 +72,9 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             )
         if classes.shape[0] > 2:
             raise ValueError(
-                f"{type(self).__name__} supports binary classification only (for now); "
-                f"y has {classes.shape[0]} classes."
+                "Only binary classification is supported. The type of the target is multiclass: "
+                f"y has {classes.shape[0]} classes, and {type(self).__name__} takes two (multiclass "
+                "support is planned)."
             )
         sw = v.check_sample_weight(sample_weight, n_samples)
         self.classes_ = classes
