@@ -34,20 +34,32 @@ def _safe_midpoints(a, b):
     return np.where(np.isneginf(a), -np.inf, mid)
 
 
-def bin_edges(col, max_bins):
-    """Bin edges of one feature's sample (float64 1-D, NaN allowed); at most max_bins - 1 edges."""
-    col = col[~np.isnan(col)]
+def bin_edges(col, max_bins, weights=None):
+    """Bin edges of one feature's sample (float64 1-D, NaN allowed); at most max_bins - 1 edges.
+
+    With ``weights`` (positive), quantiles are taken in weight units, so an
+    integer weight equals repeating the row; without, every row counts once.
+    """
+    keep = ~np.isnan(col)
+    col = col[keep]
     if col.size == 0:
         return np.empty(0, dtype=np.float64)
     distinct = np.unique(col)
     if distinct.size <= max_bins:
         return _safe_midpoints(distinct[:-1], distinct[1:])
-    s = np.sort(col)
-    pos = np.linspace(0.0, s.size - 1.0, max_bins + 1)[1:-1]
-    lo = np.floor(pos).astype(np.int64)
-    a = s[lo]
-    b = s[np.minimum(lo + 1, s.size - 1)]
-    edges = np.unique(_safe_midpoints(a, b))  # a == b gives a
+    order = np.argsort(col, kind="stable")
+    s = col[order]
+    total = float(s.size) if weights is None else float(weights[keep].sum())
+    # positions q * (total - 1) in the sorted (weight-repeated) sample, and the value after each
+    pos = np.floor(np.linspace(0.0, total - 1.0, max_bins + 1)[1:-1])
+    if weights is None:
+        lo = np.clip(pos.astype(np.int64), 0, s.size - 1)
+        hi = np.minimum(lo + 1, s.size - 1)
+    else:
+        cum = np.cumsum(weights[keep][order])
+        lo = np.minimum(np.searchsorted(cum, pos, side="right"), s.size - 1)
+        hi = np.minimum(np.searchsorted(cum, pos + 1.0, side="right"), s.size - 1)
+    edges = np.unique(_safe_midpoints(s[lo], s[hi]))  # equal neighbours give the value itself
     return edges[edges < s[-1]]
 
 
@@ -98,6 +110,9 @@ class BinMapper:
             rng = check_random_state(self.random_state)
             pick = rng.choice(n_rows, self.subsample, replace=False)
             rows = np.sort(pick if rows is None else rows[pick])
+        weights = None
+        if sample_weight is not None and np.any(sample_weight != 1.0):
+            weights = sample_weight if rows is None else sample_weight[rows]
         sample = X
         if rows is not None and not is_dataframe(X) and rows.size * d * 8 <= 1 << 30:
             sample, rows = X[rows], None  # one gather of the subsample, then columns from it
@@ -106,7 +121,7 @@ class BinMapper:
         self.n_value_bins_ = np.zeros(d, dtype=np.int64)
         for f in range(d):
             col = _column(sample, f, rows)
-            edges = bin_edges(col, self.max_bins)
+            edges = bin_edges(col, self.max_bins, weights)
             self.thresholds_[f, : edges.size] = edges
             self.n_edges_[f] = edges.size
             self.n_value_bins_[f] = edges.size + 1 if np.any(~np.isnan(col)) else 0

@@ -1,0 +1,158 @@
+"""Every bad input gets a ValueError/TypeError that names the problem (never a numba error)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+
+from fastboost import AdaBoostClassifier, VadaBoostClassifier
+
+ESTIMATORS = [AdaBoostClassifier, VadaBoostClassifier]
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(40, 3))
+y = np.where(X[:, 0] > 0, 1, -1)
+
+
+@pytest.fixture(params=ESTIMATORS, ids=lambda c: c.__name__)
+def Est(request):
+    return request.param
+
+
+@pytest.mark.parametrize(
+    "X_bad, err, match",
+    [
+        (X[:, 0], ValueError, "Expected 2D array, got 1D array"),
+        (X[None], ValueError, "Expected 2D array, got 3D array"),
+        (np.float64(1.0), ValueError, "Expected 2D array, got 0D array"),
+        (np.empty((0, 3)), ValueError, "0 sample"),
+        (np.empty((40, 0)), ValueError, "0 feature"),
+        (X.astype(complex), ValueError, "Complex data not supported"),
+        (np.array([["a", "b", "c"]] * 40), TypeError, "X must be numeric"),
+        (X.astype("datetime64[s]"), TypeError, "X must be numeric"),
+        (sp.csr_matrix(X), TypeError, "sparse"),
+    ],
+    ids=["1d", "3d", "0d", "no-rows", "no-features", "complex", "strings", "datetime", "sparse"],
+)
+def test_bad_X_at_fit(Est, X_bad, err, match):
+    with pytest.raises(err, match=match):
+        Est(n_estimators=3).fit(X_bad, y[: len(X_bad)] if np.ndim(X_bad) == 2 else y)
+
+
+def test_object_X_with_non_number(Est):
+    Xo = X.astype(object)
+    Xo[0, 0] = {"a": 1}
+    with pytest.raises(TypeError, match="must be a string or a real number"):
+        Est(n_estimators=3).fit(Xo, y)
+
+
+def test_dataframe_with_text_column(Est):
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(X, columns=["a", "b", "c"]).assign(d=["x"] * 40)
+    with pytest.raises(TypeError, match=r"non-numeric columns: \['d'\]"):
+        Est(n_estimators=3).fit(df, y)
+
+
+@pytest.mark.parametrize(
+    "y_bad, match",
+    [
+        (y[:-1], "inconsistent numbers of samples"),
+        (np.where(np.arange(40) == 3, np.nan, y.astype(float)), "y contains NaN or infinity"),
+        (np.where(np.arange(40) == 3, np.inf, y.astype(float)), "y contains NaN or infinity"),
+        (np.ones(40), "at least 2 classes.*got 1 class"),
+        (np.arange(40) % 3, "Only binary classification is supported"),
+        (rng.normal(size=40), "Unknown label type"),
+        (np.c_[y, y], "y should be a 1d array"),
+    ],
+    ids=["length", "nan", "inf", "one-class", "three-classes", "continuous", "2d"],
+)
+def test_bad_y(Est, y_bad, match):
+    with pytest.raises(ValueError, match=match):
+        Est(n_estimators=3).fit(X, y_bad)
+
+
+def test_y_none(Est):
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        Est(n_estimators=3).fit(X, None)
+
+
+@pytest.mark.parametrize(
+    "sw, err, match",
+    [
+        (-np.ones(40), ValueError, "non-negative"),
+        (np.zeros(40), ValueError, "sums to zero"),
+        (np.ones(39), ValueError, r"sample_weight.shape == \(39,\), expected \(40,\)"),
+        (np.where(np.arange(40) == 0, np.nan, 1.0), ValueError, "NaN or infinity"),
+        (np.array(["a"] * 40), TypeError, "sample_weight must be numeric"),
+    ],
+    ids=["negative", "all-zero", "shape", "nan", "strings"],
+)
+def test_bad_sample_weight(Est, sw, err, match):
+    with pytest.raises(err, match=match):
+        Est(n_estimators=3).fit(X, y, sample_weight=sw)
+
+
+@pytest.mark.parametrize(
+    "params, err, match",
+    [
+        ({"n_estimators": 0}, ValueError, "n_estimators must be in >= 1, got 0"),
+        ({"n_estimators": -5}, ValueError, "n_estimators must be in >= 1"),
+        ({"n_estimators": 2.5}, TypeError, "n_estimators must be an int"),
+        ({"max_bins": 1}, ValueError, r"max_bins must be in \[2, 255\], got 1"),
+        ({"max_bins": 256}, ValueError, r"max_bins must be in \[2, 255\], got 256"),
+        ({"max_bins": "many"}, TypeError, "max_bins must be an int"),
+        ({"criterion": "entropy"}, ValueError, "criterion must be one of"),
+        ({"n_jobs": 0}, ValueError, "n_jobs"),
+        ({"n_jobs": 1.5}, TypeError, "n_jobs must be an int"),
+        ({"verbose": -1}, ValueError, "verbose"),
+    ],
+)
+def test_bad_hyperparameters(Est, params, err, match):
+    with pytest.raises(err, match=match):
+        Est(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("lam, err", [(-0.1, ValueError), (1.5, ValueError), (np.nan, ValueError), ("x", TypeError)])
+def test_lam_outside_unit_interval(lam, err):
+    with pytest.raises(err, match="lam must be"):
+        VadaBoostClassifier(lam=lam).fit(X, y)
+
+
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "decision_function", "score"])
+def test_predict_before_fit(Est, method):
+    args = (X, y) if method == "score" else (X,)
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        getattr(Est(), method)(*args)
+
+
+def test_staged_before_fit(Est):
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        next(Est().staged_predict(X))
+
+
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "decision_function"])
+def test_wrong_feature_count_at_predict(Est, method):
+    model = Est(n_estimators=3).fit(X, y)
+    with pytest.raises(ValueError, match="X has 2 features, but .* is expecting 3 features"):
+        getattr(model, method)(X[:, :2])
+    with pytest.raises(ValueError, match="Expected 2D array, got 1D array"):
+        getattr(model, method)(X[0])
+
+
+def test_error_types_are_not_numba_errors(Est):
+    """The messages above come from Python validation: a numba TypingError is neither."""
+    import numba
+
+    with pytest.raises(ValueError) as info:
+        Est(n_estimators=3).fit(X.astype(complex), y)
+    assert not isinstance(info.value, numba.core.errors.NumbaError)
+
+
+def test_nan_in_X_is_not_an_error_but_inf_is_a_value(Est):
+    """NaN marks missing values and ±inf are ordinary extremes: both fit without NaN in the model."""
+    Xn = X.copy()
+    Xn[::5, 0] = np.nan
+    Xn[1, 1] = np.inf
+    Xn[2, 2] = -np.inf
+    model = Est(n_estimators=5).fit(Xn, y)
+    assert np.all(np.isfinite(model.estimator_weights_))
+    assert np.all(np.isfinite(model.decision_function(Xn)))

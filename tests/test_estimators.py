@@ -1,0 +1,222 @@
+"""Estimator behaviour: labels, input kinds, staged output, persistence, threads, the demo."""
+import pickle
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from fastboost import AdaBoostClassifier, VadaBoostClassifier
+from fastboost.datasets import make_twonorm
+
+ESTIMATORS = [AdaBoostClassifier, VadaBoostClassifier]
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_twonorm(3000, random_state=0)
+    return X[:2000], y[:2000], X[2000:], y[2000:]
+
+
+@pytest.fixture(params=ESTIMATORS, ids=lambda c: c.__name__)
+def Est(request):
+    return request.param
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [np.array(["cat", "dog"]), np.array([0, 1]), np.array([-1, 1]), np.array([False, True]), np.array([3.0, 7.0])],
+    ids=["str", "01", "pm1", "bool", "float"],
+)
+def test_any_two_labels_give_the_same_model(Est, data, labels):
+    X, y, Xt, _ = data
+    ref = Est(n_estimators=20).fit(X, y)
+    model = Est(n_estimators=20).fit(X, labels[(y > 0).astype(int)])
+    np.testing.assert_array_equal(model.classes_, labels)
+    np.testing.assert_array_equal(model.rounds_, ref.rounds_)
+    np.testing.assert_array_equal(model.predict(Xt), labels[(ref.predict(Xt) > 0).astype(int)])
+
+
+def test_unsorted_labels_map_to_sorted_classes(Est, data):
+    X, y, Xt, _ = data
+    labels = np.where(y > 0, "b", "a")
+    model = Est(n_estimators=10).fit(X, labels)
+    assert list(model.classes_) == ["a", "b"]
+    pred = model.predict(Xt)
+    margin = model.decision_function(Xt)
+    np.testing.assert_array_equal(pred == "b", margin > 0)
+
+
+def test_twonorm_accuracy_near_paper(Est, data):
+    """Stump boosting on twonorm reaches about 3-4% test error (the paper: 3.2% for AdaBoost)."""
+    X, y = make_twonorm(8000, random_state=1)
+    model = Est(n_estimators=300).fit(X[:4000], y[:4000])
+    assert 1 - model.score(X[4000:], y[4000:]) < 0.05
+
+
+def test_input_kinds_give_identical_models(Est, data, tmp_path):
+    X, y, Xt, _ = data
+    X32 = X.astype(np.float32)
+    ref = Est(n_estimators=15).fit(X32, y)
+    mm = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float32, shape=X32.shape)
+    mm[:] = X32
+    mm.flush()
+    variants = {
+        "float64": X32.astype(np.float64),
+        "fortran": np.asfortranarray(X32),
+        "memmap": np.load(tmp_path / "X.npy", mmap_mode="r"),
+        "non-contiguous": np.repeat(X32, 2, axis=1)[:, ::2],
+    }
+    pd = pytest.importorskip("pandas")
+    variants["dataframe"] = pd.DataFrame(X32, columns=[f"f{j}" for j in range(X.shape[1])])
+    for name, Xv in variants.items():
+        model = Est(n_estimators=15).fit(Xv, y)
+        np.testing.assert_array_equal(model.rounds_, ref.rounds_, err_msg=name)
+        np.testing.assert_array_equal(model.decision_function(Xv), ref.decision_function(X32), err_msg=name)
+
+
+def test_integer_input(Est):
+    rng = np.random.default_rng(0)
+    Xi = rng.integers(0, 10, size=(500, 4))
+    y = (Xi[:, 0] + rng.integers(0, 3, 500) > 5).astype(int)
+    model = Est(n_estimators=10).fit(Xi, y)
+    np.testing.assert_array_equal(model.decision_function(Xi), model.decision_function(Xi.astype(float)))
+
+
+def test_dataframe_feature_names(Est, data):
+    pd = pytest.importorskip("pandas")
+    X, y, Xt, _ = data
+    cols = [f"x{j}" for j in range(X.shape[1])]
+    model = Est(n_estimators=5).fit(pd.DataFrame(X, columns=cols), y)
+    np.testing.assert_array_equal(model.feature_names_in_, cols)
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.predict(pd.DataFrame(Xt, columns=cols[::-1]))
+
+
+def test_staged_outputs_end_at_the_final_model(Est, data):
+    X, y, Xt, yt = data
+    model = Est(n_estimators=25).fit(X, y)
+    staged = list(model.staged_decision_function(Xt))
+    assert len(staged) == model.n_estimators_
+    np.testing.assert_array_equal(staged[-1], model.decision_function(Xt))  # bit for bit
+    # each stage adds exactly one stump: differences are +-alpha_t
+    diffs = np.abs(np.diff(np.vstack([np.zeros(len(Xt))] + staged), axis=0))
+    np.testing.assert_allclose(diffs, np.repeat(model.estimator_weights_[:, None], len(Xt), 1), rtol=1e-9)
+    np.testing.assert_array_equal(list(model.staged_predict(Xt))[-1], model.predict(Xt))
+    np.testing.assert_allclose(list(model.staged_predict_proba(Xt))[-1], model.predict_proba(Xt))
+    scores = list(model.staged_score(Xt, yt))
+    assert scores[-1] == model.score(Xt, yt)
+
+
+def test_predict_proba(Est, data):
+    X, y, Xt, _ = data
+    model = Est(n_estimators=20).fit(X, y)
+    proba = model.predict_proba(Xt)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.all((proba >= 0) & (proba <= 1))
+    np.testing.assert_array_equal(model.classes_[proba.argmax(axis=1)], model.predict(Xt))
+    np.testing.assert_allclose(np.log(proba), model.predict_log_proba(Xt))
+
+
+def test_pickle_round_trip_is_exact(Est, data, tmp_path):
+    X, y, Xt, _ = data
+    model = Est(n_estimators=30).fit(X, y)
+    path = tmp_path / "model.pkl"
+    path.write_bytes(pickle.dumps(model))
+    loaded = pickle.loads(path.read_bytes())
+    np.testing.assert_array_equal(loaded.rounds_, model.rounds_)
+    np.testing.assert_array_equal(loaded.decision_function(Xt), model.decision_function(Xt))
+    np.testing.assert_array_equal(loaded.predict_proba(Xt), model.predict_proba(Xt))
+
+
+@pytest.mark.parametrize("kw", [{}, {"criterion": "gini"}])
+def test_thread_count_does_not_change_the_model(Est, kw):
+    X, y = make_twonorm(20_000, random_state=3)
+    X[::7, 3] = np.nan
+    models = [Est(n_estimators=40, n_jobs=j, **kw).fit(X, y) for j in (1, 2)]
+    np.testing.assert_array_equal(models[0].rounds_, models[1].rounds_)
+    np.testing.assert_array_equal(models[0].decision_function(X), models[1].decision_function(X))
+
+
+def test_n_jobs_restores_numba_threads(Est, data):
+    import numba
+
+    X, y, _, _ = data
+    before = numba.get_num_threads()
+    Est(n_estimators=3, n_jobs=1).fit(X, y).predict(X)
+    assert numba.get_num_threads() == before
+
+
+def test_feature_importances(Est):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 5))
+    y = np.where(X[:, 2] + 0.2 * X[:, 4] > 0, 1, -1)
+    model = Est(n_estimators=30).fit(X, y)
+    imp = model.feature_importances_
+    assert imp.shape == (5,)
+    np.testing.assert_allclose(imp.sum(), 1.0)
+    assert imp.argmax() == 2
+    expected = np.bincount(model.rounds_["feature"], weights=model.rounds_["alpha"], minlength=5)
+    np.testing.assert_allclose(imp, expected / expected.sum())
+
+
+def test_n_estimators_counts_kept_rounds(Est):
+    """A perfect stump ends boosting: one kept round, finite alpha."""
+    X = np.arange(20, dtype=float)[:, None]
+    y = (X[:, 0] >= 10).astype(int)
+    model = Est(n_estimators=50).fit(X, y)
+    assert model.n_estimators_ == 1
+    assert model.rounds_["threshold"][0] == 9.5
+    assert np.isfinite(model.estimator_weights_[0]) and model.estimator_weights_[0] > 5
+    np.testing.assert_array_equal(model.predict(X), y)
+
+
+def test_sample_weight_zero_equals_removing_rows(Est, data):
+    X, y, Xt, _ = data
+    sw = np.ones(len(y))
+    sw[::3] = 0
+    a = Est(n_estimators=20).fit(X, y, sample_weight=sw)
+    b = Est(n_estimators=20).fit(X[sw > 0], y[sw > 0])
+    np.testing.assert_array_equal(a.rounds_[["feature", "bin", "threshold", "left", "right"]],
+                                  b.rounds_[["feature", "bin", "threshold", "left", "right"]])
+    np.testing.assert_allclose(a.decision_function(Xt), b.decision_function(Xt), rtol=1e-10)
+
+
+def test_integer_sample_weight_equals_repeating_rows(Est, data):
+    X, y, Xt, _ = data
+    reps = np.random.default_rng(0).integers(1, 4, len(y))
+    a = Est(n_estimators=20).fit(X, y, sample_weight=reps)
+    b = Est(n_estimators=20).fit(np.repeat(X, reps, axis=0), np.repeat(y, reps))
+    np.testing.assert_array_equal(a.rounds_["feature"], b.rounds_["feature"])
+    np.testing.assert_allclose(a.decision_function(Xt), b.decision_function(Xt), rtol=1e-8)
+
+
+def test_fit_makes_no_full_float64_copy_of_float32_X(Est):
+    """Binning goes column by column / chunk by chunk: NumPy's peak allocation during fit stays
+    well below one float64 copy of X."""
+    X, y = make_twonorm(200_000, random_state=0)
+    X = X.astype(np.float32)
+    Est(n_estimators=2).fit(X[:1000], y[:1000])  # compile outside the trace
+    tracemalloc.start()
+    try:
+        Est(n_estimators=2).fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * X.nbytes, (peak, X.nbytes)
+
+
+def test_verbose_reports_progress(data, capsys):
+    X, y, _, _ = data
+    AdaBoostClassifier(n_estimators=25, verbose=1).fit(X, y)
+    out = capsys.readouterr().out
+    assert "round 10/25" in out and "round 25/25" in out
+
+
+def test_demo_command_runs(capsys):
+    from fastboost.cli import main
+
+    assert main(["demo", "--n-train", "2000", "--n-test", "2000", "--rounds", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "AdaBoost" in out and "VadaBoost" in out and "test error" in out
+    errors = [float(line.split("%")[0].split()[-1]) for line in out.splitlines() if line.endswith(tuple("0123456789")) and "%" in line]
+    assert len(errors) == 4 and all(0 < e < 15 for e in errors)
