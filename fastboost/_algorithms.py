@@ -22,6 +22,11 @@ from ._types import ACCEPT_STOP, CONTINUE, REJECT, SUM_UI, SUM_UJ
 #: caps alpha at 1/2*log(1/ALPHA_EPS) ~ 11.5 (AdaBoost), and the round ends boosting.
 ALPHA_EPS = 1e-10
 
+#: A weak hypothesis whose relative edge (U_I - U_J) / (U_I + U_J) is at most
+#: MIN_EDGE counts as no better than chance: an edge that small is at the level
+#: of the sums' rounding error (an exact error of 1/2 can come out as 1/2 - 1e-16).
+MIN_EDGE = 1e-10
+
 Rule = namedtuple("Rule", ["transform", "step", "stop", "cost"])
 
 
@@ -36,8 +41,10 @@ def _log_ratio(sums):
 # ----------------------------------------------------------------------------- shared rules
 @jit(STOP_SIG)
 def stop_on_nonpositive_step(alpha, sums, t, params):
-    """Discard the round and stop if alpha <= 0; keep it and stop after a perfect hypothesis."""
-    if not alpha > 0.0:
+    """Discard the round and stop if alpha <= 0 (edge <= MIN_EDGE); keep it and stop after a perfect hypothesis."""
+    ui = sums[SUM_UI]
+    uj = sums[SUM_UJ]
+    if not alpha > 0.0 or ui - uj <= MIN_EDGE * (ui + uj):
         return REJECT
     if sums[SUM_UJ] == 0.0:
         return ACCEPT_STOP
