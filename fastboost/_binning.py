@@ -37,8 +37,11 @@ def _safe_midpoints(a, b):
 def bin_edges(col, max_bins, weights=None):
     """Bin edges of one feature's sample (float64 1-D, NaN allowed); at most max_bins - 1 edges.
 
-    With ``weights`` (positive), quantiles are taken in weight units, so an
-    integer weight equals repeating the row; without, every row counts once.
+    Quantile edges follow the (weighted) empirical CDF F: for q = j / max_bins the
+    edge lies between the smallest value with F >= q and the smallest with F > q
+    (their midpoint, or the value itself when they coincide: NumPy's
+    "averaged_inverted_cdf"). Only the CDF matters, so scaling the weights changes
+    nothing and an integer weight equals repeating the row.
     """
     keep = ~np.isnan(col)
     col = col[keep]
@@ -49,16 +52,13 @@ def bin_edges(col, max_bins, weights=None):
         return _safe_midpoints(distinct[:-1], distinct[1:])
     order = np.argsort(col, kind="stable")
     s = col[order]
-    total = float(s.size) if weights is None else float(weights[keep].sum())
-    # positions q * (total - 1) in the sorted (weight-repeated) sample, and the value after each
-    pos = np.floor(np.linspace(0.0, total - 1.0, max_bins + 1)[1:-1])
     if weights is None:
-        lo = np.clip(pos.astype(np.int64), 0, s.size - 1)
-        hi = np.minimum(lo + 1, s.size - 1)
+        cum = np.arange(1.0, s.size + 1.0)
     else:
         cum = np.cumsum(weights[keep][order])
-        lo = np.minimum(np.searchsorted(cum, pos, side="right"), s.size - 1)
-        hi = np.minimum(np.searchsorted(cum, pos + 1.0, side="right"), s.size - 1)
+    targets = cum[-1] * np.arange(1.0, max_bins) / max_bins
+    lo = np.minimum(np.searchsorted(cum, targets, side="left"), s.size - 1)
+    hi = np.minimum(np.searchsorted(cum, targets, side="right"), s.size - 1)
     edges = np.unique(_safe_midpoints(s[lo], s[hi]))  # equal neighbours give the value itself
     return edges[edges < s[-1]]
 

@@ -70,6 +70,50 @@ def record_rss(phase):
     return entry["peak_rss_mb"]
 
 
+class CpuMeter:
+    """CPU time used by OTHER processes while a block runs (system busy time minus this process's).
+
+    On a shared machine another process's load slows a 2-thread fit far more than a
+    single-threaded one (a parallel region waits for its slowest thread), so every timed
+    fit records how many cores the rest of the machine used meanwhile.
+    """
+
+    def __enter__(self):
+        self._snap = self._take()
+        return self
+
+    def __exit__(self, *exc):
+        t1, busy1, own1 = self._take()
+        t0, busy0, own0 = self._snap
+        self.wall = t1 - t0
+        self.own_cpu = None if own1 is None else own1 - own0
+        self.other_cores = None
+        if busy1 is not None and self.wall > 0:
+            self.other_cores = max(0.0, (busy1 - busy0) - (own1 - own0)) / self.wall
+        return False
+
+    @staticmethod
+    def _take():
+        t = time.perf_counter()
+        try:
+            import psutil
+
+            ct = psutil.cpu_times()
+            busy = sum(ct) - ct.idle - getattr(ct, "iowait", 0.0)
+            pt = psutil.Process().cpu_times()
+            return t, busy, pt.user + pt.system
+        except Exception:
+            pt = os.times()
+            return t, None, pt.user + pt.system
+
+
+def other_load(seconds=2.0):
+    """Cores used by other processes over a short window (None without psutil)."""
+    with CpuMeter() as m:
+        time.sleep(seconds)
+    return m.other_cores
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as fh:
@@ -173,9 +217,9 @@ def bench_fastboost(cls, kw, X, y, Xte, yte, n_estimators, n_jobs, repeat, label
     for r in range(repeat):
         gc.collect()
         model = cls(n_estimators=n_estimators, n_jobs=n_jobs, **kw)
-        t0 = time.perf_counter()
-        model.fit(X, y)
-        wall = time.perf_counter() - t0
+        with CpuMeter() as cm:
+            model.fit(X, y)
+        wall = cm.wall
         per_round = (model.fit_time_ - model.bin_time_) / max(model.n_estimators_, 1)
         acc = accuracy(model, Xte, yte)
         runs.append({
@@ -185,10 +229,12 @@ def bench_fastboost(cls, kw, X, y, Xte, yte, n_estimators, n_jobs, repeat, label
             "per_round_s": per_round,
             "n_estimators_": int(model.n_estimators_),
             "test_accuracy": acc,
+            "own_cpu_s": cm.own_cpu,
+            "other_processes_cores": cm.other_cores,
         })
         log(f"  {label} repeat {r + 1}/{repeat}: bin {model.bin_time_:.3f} s, fit {model.fit_time_:.3f} s "
             f"(wall {wall:.3f} s), {model.n_estimators_} rounds, {1e3 * per_round:.3f} ms/round, "
-            f"test acc {100 * acc:.2f}%")
+            f"test acc {100 * acc:.2f}%{_load_note(cm)}")
         del model
     return summarise(runs)
 
@@ -201,9 +247,9 @@ def bench_sklearn(X, y, Xte, yte, rounds, repeat, label, seed):
     for r in range(repeat):
         gc.collect()
         model = SkAda(estimator=DecisionTreeClassifier(max_depth=1), n_estimators=rounds, random_state=seed)
-        t0 = time.perf_counter()
-        model.fit(X, y)
-        fit = time.perf_counter() - t0
+        with CpuMeter() as cm:
+            model.fit(X, y)
+        fit = cm.wall
         n_fit = len(model.estimators_)
         acc = accuracy(model, Xte, yte)
         runs.append({
@@ -213,11 +259,20 @@ def bench_sklearn(X, y, Xte, yte, rounds, repeat, label, seed):
             "per_round_s": fit / rounds,  # per requested round; see n_estimators_ for early stops
             "n_estimators_": n_fit,
             "test_accuracy": acc,
+            "own_cpu_s": cm.own_cpu,
+            "other_processes_cores": cm.other_cores,
         })
         log(f"  {label} repeat {r + 1}/{repeat}: fit {fit:.3f} s, {n_fit} rounds, "
-            f"{1e3 * fit / rounds:.1f} ms/round (measured on {rounds} rounds), test acc {100 * acc:.2f}%")
+            f"{1e3 * fit / rounds:.1f} ms/round (measured on {rounds} rounds), test acc {100 * acc:.2f}%"
+            f"{_load_note(cm)}")
         del model
     return summarise(runs)
+
+
+def _load_note(cm):
+    if cm.other_cores is None:
+        return ""
+    return f", other processes {cm.other_cores:.2f} cores"
 
 
 def summarise(runs):
@@ -231,6 +286,8 @@ def summarise(runs):
         "min_per_round_s": min(r["per_round_s"] for r in runs),
         "max_per_round_s": max(r["per_round_s"] for r in runs),
         "n_estimators_": [r["n_estimators_"] for r in runs],
+        "max_other_processes_cores": max((r["other_processes_cores"] for r in runs
+                                          if r["other_processes_cores"] is not None), default=None),
     }
 
 
@@ -240,17 +297,20 @@ def fmt_rows(n):
 
 
 def print_table(results):
-    head = (f"{'model':<44}{'rows':>11}{'rounds':>8}{'bin (s)':>9}{'fit (s)':>10}"
-            f"{'per round (ms)':>16}{'test acc':>10}{'peak RSS':>10}")
+    head = (f"{'model':<50}{'rows':>11}{'rounds':>8}{'bin (s)':>9}{'fit (s)':>10}"
+            f"{'per round (ms)':>16}{'test acc':>10}{'peak RSS':>10}{'other load':>12}")
     lines = [head, "-" * len(head)]
     for res in results:
         m = res["summary"]["median"]
         rounds = res["summary"]["n_estimators_"]
         rounds_s = str(rounds[0]) if len(set(rounds)) == 1 else f"{min(rounds)}-{max(rounds)}"
         bin_s = f"{m['bin_time_s']:.3f}" if m["bin_time_s"] is not None else "-"
+        other = res["summary"]["max_other_processes_cores"]
+        other_s = "-" if other is None else f"{other:.2f}"
         lines.append(
-            f"{res['label']:<44}{fmt_rows(res['n_rows']):>11}{rounds_s:>8}{bin_s:>9}{m['fit_time_s']:>10.3f}"
-            f"{1e3 * m['per_round_s']:>16.3f}{100 * m['test_accuracy']:>9.2f}%{res['peak_rss_mb_after']:>7.0f} MB")
+            f"{res['label']:<50}{fmt_rows(res['n_rows']):>11}{rounds_s:>8}{bin_s:>9}{m['fit_time_s']:>10.3f}"
+            f"{1e3 * m['per_round_s']:>16.3f}{100 * m['test_accuracy']:>9.2f}%{res['peak_rss_mb_after']:>7.0f} MB"
+            f"{other_s:>12}")
     return "\n".join(lines)
 
 
@@ -264,6 +324,8 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=3, help="fits per fastboost model and size (default 3)")
     parser.add_argument("--lam", type=float, default=0.5, help="VadaBoost lam (default 0.5)")
     parser.add_argument("--n-test", type=int, default=100_000, help="held-out test rows (default 100000)")
+    parser.add_argument("--also-n-jobs-1", action="store_true",
+                        help="also fit fastboost AdaBoost with n_jobs=1 (same thread count as scikit-learn)")
     parser.add_argument("--float32", action="store_true", help="benchmark on float32 X (default float64)")
     parser.add_argument("--sklearn-rounds", type=int, default=10,
                         help="rounds R for scikit-learn (default 10; per-round time = fit time / R)")
@@ -285,6 +347,11 @@ def main(argv=None):
     log(f"bench_core: sizes {args.sizes}, {args.n_estimators} rounds, n_jobs={args.n_jobs}, repeat {args.repeat}, "
         f"dtype {np.dtype(dtype).name}; scikit-learn: {args.sklearn_rounds} rounds on {sk_sizes or 'none'}")
     record_rss("start (imports)")
+    load_before = other_load()
+    loadavg_before = os.getloadavg() if hasattr(os, "getloadavg") else None
+    if load_before is not None:
+        log(f"other processes use {load_before:.2f} cores now (1-min load average "
+            f"{loadavg_before[0]:.2f}){'  WARNING: machine not idle, timings will suffer' if load_before > 0.2 else ''}")
 
     import fastboost
     from fastboost import AdaBoostClassifier, VadaBoostClassifier
@@ -307,13 +374,16 @@ def main(argv=None):
         log(f"generating twonorm {fmt_rows(n)} x 20 (seed {args.seed})")
         X, y = make_data(n, args.seed, dtype)
         record_rss(f"data {fmt_rows(n)}")
-        for name, cls, kw in fb_models:
-            label = f"{name} n_jobs={args.n_jobs}"
+        runs = [(name, cls, kw, args.n_jobs) for name, cls, kw in fb_models]
+        if args.also_n_jobs_1 and args.n_jobs != 1:
+            runs.append((fb_models[0][0], fb_models[0][1], {}, 1))
+        for name, cls, kw, jobs in runs:
+            label = f"{name} n_jobs={jobs}"
             log(f"{label} on {fmt_rows(n)} x 20, {args.n_estimators} rounds, {args.repeat} repeats")
-            summary = bench_fastboost(cls, kw, X, y, Xte, yte, args.n_estimators, args.n_jobs, args.repeat, label)
+            summary = bench_fastboost(cls, kw, X, y, Xte, yte, args.n_estimators, jobs, args.repeat, label)
             rss = record_rss(f"{label} {fmt_rows(n)}")
             results.append({"label": label, "library": "fastboost", "model": cls.__name__, "params": kw,
-                            "n_rows": n, "n_jobs": args.n_jobs, "summary": summary, "peak_rss_mb_after": rss})
+                            "n_rows": n, "n_jobs": jobs, "summary": summary, "peak_rss_mb_after": rss})
         del X, y
         gc.collect()
 
@@ -333,40 +403,44 @@ def main(argv=None):
         gc.collect()
 
     # ---- ratios
-    def find(library, model, n):
+    def find(library, model, n, jobs=None):
         for res in results:
-            if res["library"] == library and res["model"] == model and res["n_rows"] == n:
+            if (res["library"] == library and res["model"] == model and res["n_rows"] == n
+                    and (jobs is None or res["n_jobs"] == jobs)):
                 return res
         return None
 
     ratios = []
     for n in sk_sizes:
-        sk = find("scikit-learn", "sklearn.ensemble.AdaBoostClassifier", n)
-        fb = find("fastboost", "AdaBoostClassifier", n)
-        if sk is None or fb is None:
-            continue
-        skm, fbm = sk["summary"]["median"], fb["summary"]["median"]
-        fb_fit_per_round = fbm["fit_time_s"] / args.n_estimators  # binning amortised over the rounds
-        ratios.append({
-            "n_rows": n,
-            "sklearn_per_round_s": skm["per_round_s"],
-            "sklearn_rounds_measured": args.sklearn_rounds,
-            "fastboost_per_round_s": fbm["per_round_s"],
-            "ratio_per_round": skm["per_round_s"] / fbm["per_round_s"],
-            "fastboost_fit_time_per_round_incl_binning_s": fb_fit_per_round,
-            "ratio_incl_binning": skm["per_round_s"] / fb_fit_per_round,
-        })
+        for jobs in dict.fromkeys([args.n_jobs, 1]):
+            sk = find("scikit-learn", "sklearn.ensemble.AdaBoostClassifier", n)
+            fb = find("fastboost", "AdaBoostClassifier", n, jobs)
+            if sk is None or fb is None:
+                continue
+            skm, fbm = sk["summary"]["median"], fb["summary"]["median"]
+            fb_fit_per_round = fbm["fit_time_s"] / fb["summary"]["n_estimators_"][0]  # binning amortised
+            ratios.append({
+                "n_rows": n,
+                "fastboost_n_jobs": jobs,
+                "sklearn_per_round_s": skm["per_round_s"],
+                "sklearn_rounds_measured": args.sklearn_rounds,
+                "fastboost_per_round_s": fbm["per_round_s"],
+                "ratio_per_round": skm["per_round_s"] / fbm["per_round_s"],
+                "fastboost_fit_time_per_round_incl_binning_s": fb_fit_per_round,
+                "ratio_incl_binning": skm["per_round_s"] / fb_fit_per_round,
+            })
 
     scaling = []
     ns = sorted(args.sizes)
     for name, cls, _ in fb_models:
         for a, b in zip(ns, ns[1:]):
-            ra, rb = find("fastboost", cls.__name__, a), find("fastboost", cls.__name__, b)
+            ra, rb = find("fastboost", cls.__name__, a, args.n_jobs), find("fastboost", cls.__name__, b, args.n_jobs)
             ratio = rb["summary"]["median"]["per_round_s"] / ra["summary"]["median"]["per_round_s"]
             scaling.append({"model": cls.__name__, "from_rows": a, "to_rows": b, "rows_ratio": b / a,
                             "per_round_ratio": ratio})
 
     final_rss = record_rss("end")
+    max_other = max((res["summary"]["max_other_processes_cores"] or 0.0) for res in results) if results else 0.0
 
     # ---- report
     print("", flush=True)
@@ -383,12 +457,14 @@ def main(argv=None):
     print(f"numba warm-up (tiny data, compile or cache load; not included below): {warm:.2f} s")
     print("per round: fastboost (fit_time_ - bin_time_) / n_estimators_; scikit-learn fit time / R, "
           f"measured on R={args.sklearn_rounds} rounds")
-    print("peak RSS: ru_maxrss of this process after the row's phase (monotone over the run)")
+    print("peak RSS: ru_maxrss of this process after the row's phase (monotone over the run); "
+          "other load: most cores used by other processes during any timed fit of the row")
     print()
     print(print_table(results))
     print()
     for r in ratios:
-        print(f"ratio at {fmt_rows(r['n_rows'])} rows: sklearn per round / fastboost AdaBoost per round = "
+        print(f"ratio at {fmt_rows(r['n_rows'])} rows: sklearn per round / fastboost AdaBoost "
+              f"(n_jobs={r['fastboost_n_jobs']}) per round = "
               f"{1e3 * r['sklearn_per_round_s']:.1f} ms (R={r['sklearn_rounds_measured']}) / "
               f"{1e3 * r['fastboost_per_round_s']:.3f} ms = {r['ratio_per_round']:.0f}x "
               f"(binning amortised over {args.n_estimators} rounds: {r['ratio_incl_binning']:.0f}x)")
@@ -396,6 +472,10 @@ def main(argv=None):
         print(f"scaling {s['model']}: {fmt_rows(s['from_rows'])} -> {fmt_rows(s['to_rows'])} rows "
               f"(x{s['rows_ratio']:g}): per-round time x{s['per_round_ratio']:.2f}")
     print("peak RSS by phase: " + "; ".join(f"{p['phase']}: {p['peak_rss_mb']:.0f} MB" for p in RSS_PHASES))
+    if max_other > 0.2:
+        print(f"WARNING: other processes used up to {max_other:.2f} cores during timed fits; fastboost's "
+              f"{args.n_jobs}-thread fits are far more sensitive to this than single-threaded scikit-learn. "
+              "Re-run on an idle machine before quoting these numbers.")
     print("=" * 118, flush=True)
 
     out = Path(args.out)
@@ -408,6 +488,9 @@ def main(argv=None):
                    "sklearn_repeat": sk_repeat},
         "machine": machine,
         "warmup_s": warm,
+        "other_processes_cores_at_start": load_before,
+        "loadavg_at_start": loadavg_before,
+        "max_other_processes_cores_during_fits": max_other,
         "numba_cache_files_before_run": n_cache,
         "results": results,
         "ratios": ratios,

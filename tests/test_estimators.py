@@ -220,3 +220,13 @@ def test_demo_command_runs(capsys):
     assert "AdaBoost" in out and "VadaBoost" in out and "test error" in out
     errors = [float(line.split("%")[0].split()[-1]) for line in out.splitlines() if line.endswith(tuple("0123456789")) and "%" in line]
     assert len(errors) == 4 and all(0 < e < 15 for e in errors)
+
+
+def test_scaling_sample_weight_changes_nothing(Est, data):
+    X, y, Xt, _ = data
+    sw = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    a = Est(n_estimators=20).fit(X, y, sample_weight=sw)
+    b = Est(n_estimators=20).fit(X, y, sample_weight=sw / sw.sum())
+    np.testing.assert_array_equal(a.rounds_[["feature", "bin", "threshold", "left", "right"]],
+                                  b.rounds_[["feature", "bin", "threshold", "left", "right"]])
+    np.testing.assert_allclose(a.decision_function(Xt), b.decision_function(Xt), rtol=1e-9)

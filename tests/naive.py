@@ -1,0 +1,242 @@
+"""Slow, obviously-correct pure-NumPy references for fastboost's kernels.
+
+Written from the specification (module docstrings of ``fastboost._types``,
+``fastboost._binning`` and ``fastboost._kernels``), not from the kernel code:
+plain loops and NumPy one-liners, no prefix-sum tricks. The tests compare every
+compiled kernel with the function here of the same name plus ``_naive``.
+
+Conventions (as in the library):
+- codes are ``uint8[n_features, n_samples]``; NaN has ``missing_code`` (= max_bins);
+- y inside the kernels is a class index 0 (y = -1) / 1 (y = +1);
+- a histogram is ``float64[n_features, n_bins, 2]`` (class-0 weight, class-1 weight);
+- criterion 0 = "error", 1 = "gini".
+"""
+import math
+
+import numpy as np
+
+CRITERION_ERROR = 0
+CRITERION_GINI = 1
+ALPHA_EPS = 1e-10  # fastboost._algorithms: the wrong-side sum is floored at ALPHA_EPS * total
+MIN_EDGE = 1e-10  # fastboost._algorithms: a relative edge (U_I - U_J) / (U_I + U_J) this small is chance
+
+
+# ----------------------------------------------------------------------------- binning
+def _midpoint(a, b):
+    """A value e with a <= e < b between two distinct sorted neighbours (infinities allowed)."""
+    a = float(a)
+    b = float(b)
+    assert a < b
+    if a == -math.inf:
+        return -math.inf  # only -inf itself is <= the edge
+    if b == math.inf:
+        return a  # only +inf itself is > the edge
+    e = a / 2.0 + b / 2.0  # no overflow for huge finite values
+    if not (a <= e < b):  # rounding at the ulp level (subnormals, neighbours)
+        e = a
+    return e
+
+
+def bin_edges_naive(col, max_bins):
+    """Bin edges of one feature's values (NaN ignored).
+
+    - at most ``max_bins`` distinct values: one edge between every two consecutive
+      distinct values (their midpoint), so each distinct value has its own bin;
+    - more: for q = j / max_bins (j = 1 .. max_bins - 1), with m sorted values s and
+      the CDF F(s[i]) = (i + 1) / m: lo = the first s[i] with F >= q, hi = the first with
+      F > q; the edge is their midpoint (lo itself when equal), without duplicates and
+      without an edge at or above the largest value.
+    """
+    col = np.asarray(col, dtype=np.float64)
+    col = col[~np.isnan(col)]
+    if col.size == 0:
+        return np.empty(0, dtype=np.float64)
+    distinct = sorted(set(col.tolist()))
+    if len(distinct) <= max_bins:
+        return np.array([_midpoint(distinct[i], distinct[i + 1]) for i in range(len(distinct) - 1)],
+                        dtype=np.float64)
+    s = np.sort(col)
+    m = s.size
+    edges = []
+    for j in range(1, max_bins):
+        target = float(m) * j / max_bins  # q * m: the rank where F reaches q
+        lo = min(max(math.ceil(target) - 1, 0), m - 1)
+        hi = min(math.floor(target), m - 1)
+        e = s[lo] if s[lo] == s[hi] else _midpoint(s[lo], s[hi])
+        if e < s[-1] and e not in edges:
+            edges.append(e)
+    return np.array(sorted(edges), dtype=np.float64)
+
+
+def code_of_naive(x, edges):
+    """Number of edges strictly below x (NaN handled by the caller)."""
+    return sum(1 for e in edges if e < x)
+
+
+def map_to_bins_naive(X, thresholds, n_edges, missing_code):
+    """codes[f, i] = number of edges of feature f strictly below X[i, f]; NaN -> missing_code."""
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    codes = np.empty((d, n), dtype=np.uint8)
+    for f in range(d):
+        edges = np.asarray(thresholds[f, : n_edges[f]], dtype=np.float64)
+        col = X[:, f]
+        c = np.searchsorted(edges, col, side="left")
+        c[np.isnan(col)] = missing_code
+        codes[f] = c
+    return codes
+
+
+# ----------------------------------------------------------------------------- histograms
+def build_histograms_naive(codes, y, u, n_bins):
+    """hist[f, b, c] = sum of u[i] over the rows i with codes[f, i] == b and y[i] == c."""
+    codes = np.asarray(codes)
+    y = np.asarray(y)
+    u = np.asarray(u, dtype=np.float64)
+    d = codes.shape[0]
+    hist = np.zeros((d, n_bins, 2), dtype=np.float64)
+    for f in range(d):
+        for c in (0, 1):
+            rows = y == c
+            hist[f, :, c] = np.bincount(codes[f][rows].astype(np.int64), weights=u[rows], minlength=n_bins)
+    return hist
+
+
+# ----------------------------------------------------------------------------- stump search
+def criterion_naive(l0, l1, r0, r1, criterion):
+    if criterion == CRITERION_GINI:
+        return 2.0 * l0 * l1 / (l0 + l1) + 2.0 * r0 * r1 / (r0 + r1)
+    return min(l0, l1) + min(r0, r1)
+
+
+def leaf_value_naive(c0, c1):
+    """+1 if the class-1 weight is strictly greater than the class-0 weight, else -1."""
+    return 1 if c1 > c0 else -1
+
+
+def side_weights_naive(hist_f, k, missing_left, missing_code):
+    """(l0, l1, r0, r1): left = non-missing codes <= k (+ the missing bin if missing_left)."""
+    value_bins = hist_f[:missing_code]
+    left = value_bins[: k + 1].sum(axis=0)
+    right = value_bins[k + 1:].sum(axis=0)
+    if missing_left:
+        left = left + hist_f[missing_code]
+    else:
+        right = right + hist_f[missing_code]
+    return float(left[0]), float(left[1]), float(right[0]), float(right[1])
+
+
+def split_candidates_naive(hist_f, n_value_bins, missing_code, criterion):
+    """All valid candidates of one feature, in tie-break order: list of (value, k, missing_left).
+
+    Bins k = 0 .. n_value_bins - 1, missing-left before missing-right; missing-left at the
+    last bin is no candidate (everything would go left); both sides need positive weight.
+    """
+    out = []
+    for k in range(n_value_bins):
+        for ml in (1, 0):
+            if ml == 1 and k == n_value_bins - 1:
+                continue
+            l0, l1, r0, r1 = side_weights_naive(hist_f, k, ml, missing_code)
+            if l0 + l1 > 0.0 and r0 + r1 > 0.0:
+                out.append((criterion_naive(l0, l1, r0, r1, criterion), k, ml))
+    return out
+
+
+def reset_missing_left_naive(hist_f, k, missing_left, missing_code):
+    """With no weight on the missing bin, missing values go to the heavier side (left on ties)."""
+    if hist_f[missing_code].sum() != 0.0:
+        return missing_left
+    left = hist_f[: k + 1].sum()
+    right = hist_f[k + 1: missing_code].sum()
+    return 1 if left >= right else 0
+
+
+def best_split_feature_naive(hist_f, n_value_bins, missing_code, criterion):
+    """(value, bin, missing_left) of one feature; (inf, -1, 1) when no candidate is valid."""
+    best = (math.inf, -1, 1)
+    for cand in split_candidates_naive(hist_f, n_value_bins, missing_code, criterion):
+        if cand[0] < best[0]:  # strict: the first candidate in tie-break order wins ties
+            best = cand
+    v, k, ml = best
+    if k >= 0:
+        ml = reset_missing_left_naive(hist_f, k, ml, missing_code)
+    return v, k, ml
+
+
+def best_stump_naive(hist, n_value_bins, missing_code, criterion):
+    """Best stump over all features: dict(feature, bin, missing_left, left, right, value), or None.
+
+    Ties: lowest feature, then lowest bin, then missing-left before missing-right.
+    """
+    best = None
+    for f in range(hist.shape[0]):
+        v, k, ml = best_split_feature_naive(hist[f], int(n_value_bins[f]), missing_code, criterion)
+        if k >= 0 and (best is None or v < best["value"]):
+            l0, l1, r0, r1 = side_weights_naive(hist[f], k, ml, missing_code)
+            best = dict(feature=f, bin=k, missing_left=ml, value=v,
+                        left=leaf_value_naive(l0, l1), right=leaf_value_naive(r0, r1))
+    return best
+
+
+def all_stumps_naive(hist, n_value_bins, missing_code, criterion):
+    """Every valid stump of every feature in tie-break order, as (value, feature, bin, missing_left),
+    missing_left already re-set as for a chosen split."""
+    out = []
+    for f in range(hist.shape[0]):
+        for v, k, ml in split_candidates_naive(hist[f], int(n_value_bins[f]), missing_code, criterion):
+            out.append((v, f, k, reset_missing_left_naive(hist[f], k, ml, missing_code)))
+    return out
+
+
+# ----------------------------------------------------------------------------- round update
+def stump_outputs_naive(codes_f, k, missing_left, missing_code, left, right):
+    """int8 outputs: left where the row goes left (code <= k, or missing and missing_left)."""
+    codes_f = np.asarray(codes_f).astype(np.int64)
+    missing = codes_f == missing_code
+    go_left = np.where(missing, bool(missing_left), codes_f <= k)
+    return np.where(go_left, left, right).astype(np.int8)
+
+
+def round_sums_naive(h, y, u, w):
+    """(yh, sums): yh = y*h in {-1, +1} with y = +1 for class 1 and -1 for class 0;
+    sums[0..3] = (U_I, U_J, W_I, W_J), sums of u and w over correct (I) and wrong (J) rows."""
+    ysign = np.where(np.asarray(y) == 1, 1, -1)
+    yh = (ysign * np.asarray(h, dtype=np.int64)).astype(np.int8)
+    correct = yh > 0
+    sums = np.zeros(8, dtype=np.float64)
+    sums[0] = math.fsum(np.asarray(u)[correct])
+    sums[1] = math.fsum(np.asarray(u)[~correct])
+    sums[2] = math.fsum(np.asarray(w)[correct])
+    sums[3] = math.fsum(np.asarray(w)[~correct])
+    return yh, sums
+
+
+def update_weights_naive(w, p, yh, alpha):
+    """w_i * exp(-alpha * y_i h_i), normalised to sum 1. Returns (new w, Z, sum over p > 0 of w**2 / p)."""
+    w = np.asarray(w, dtype=np.float64) * np.exp(-alpha * np.asarray(yh, dtype=np.float64))
+    z = math.fsum(w)
+    w = w / z
+    pos = np.asarray(p) > 0
+    s2 = math.fsum(w[pos] ** 2 / np.asarray(p)[pos])
+    return w, z, s2
+
+
+def adaboost_alpha_naive(w_correct, w_wrong):
+    """alpha = 1/2 log(W_I / W_J), W_J floored at ALPHA_EPS * (W_I + W_J) (fastboost._algorithms)."""
+    w_wrong = max(w_wrong, ALPHA_EPS * (w_correct + w_wrong))
+    return 0.5 * math.log(w_correct / w_wrong)
+
+
+# ----------------------------------------------------------------------------- prediction
+def decision_function_naive(X, rounds):
+    """Margin on raw X: sum over rounds (in order) of alpha * (left if x <= threshold else right),
+    NaN going left iff missing_left."""
+    X = np.asarray(X)
+    margin = np.zeros(X.shape[0], dtype=np.float64)
+    for r in rounds:
+        x = X[:, int(r["feature"])].astype(np.float64)
+        go_left = np.where(np.isnan(x), bool(r["missing_left"]), x <= float(r["threshold"]))
+        out = np.where(go_left, float(r["left"]), float(r["right"]))
+        margin = margin + float(r["alpha"]) * out
+    return margin
