@@ -47,11 +47,14 @@ def bin_edges(col, max_bins, weights=None):
     col = col[keep]
     if col.size == 0:
         return np.empty(0, dtype=np.float64)
-    distinct = np.unique(col)
+    if weights is None:
+        s = np.sort(col)
+    else:
+        order = np.argsort(col, kind="stable")
+        s = col[order]
+    distinct = s[np.r_[True, s[1:] != s[:-1]]]
     if distinct.size <= max_bins:
         return _safe_midpoints(distinct[:-1], distinct[1:])
-    order = np.argsort(col, kind="stable")
-    s = col[order]
     if weights is None:
         cum = np.arange(1.0, s.size + 1.0)
     else:

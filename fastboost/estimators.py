@@ -11,6 +11,7 @@ from ._algorithms import RULES
 from ._binning import BinMapper
 from ._config import n_threads
 from ._kernels.loop import N_STATE, STATE_N, boost
+from ._kernels.update import n_blocks
 from ._kernels.predict import add_stump, decision_function as _decision_kernel
 from ._types import CRITERIA, MAX_BINS, N_FREC, N_HIST_FIELDS, N_IREC, N_SUMS, Y_DTYPE
 from ._types import R_ALPHA, R_BIN, R_COST, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT, R_MISSING_LEFT
@@ -104,8 +105,8 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         scratch = dict(
             u=np.empty(n_samples, np.float64),
             hist=np.empty((n_features, mapper.missing_code + 1, N_HIST_FIELDS), np.float64),
-            h=np.empty(n_samples, np.int8),
             yh=np.empty(n_samples, np.int8),
+            block_sums=np.empty((n_blocks(n_samples), 4), np.float64),
             sums=np.zeros(N_SUMS, np.float64),
             fvalue=np.empty(n_features, np.float64),
             fbin=np.empty(n_features, np.int64),
@@ -120,7 +121,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             kept, stopped = boost(
                 codes, y_idx, p, mapper.n_value_bins_, mapper.missing_code, mapper.thresholds_,
                 CRITERIA[self.criterion], rule.transform, rule.step, rule.stop, rule.cost, params,
-                w, scratch["u"], scratch["hist"], scratch["h"], scratch["yh"], scratch["sums"],
+                w, scratch["u"], scratch["hist"], scratch["yh"], scratch["block_sums"], scratch["sums"],
                 scratch["fvalue"], scratch["fbin"], scratch["fml"], state, done, stop_at, irec, frec,
             )
             done += kept

@@ -22,7 +22,7 @@ from fastboost._kernels.histogram import build_histograms
 from fastboost._kernels.predict import add_stump, decision_function
 from fastboost._kernels.split import (best_feature, best_split_one_feature, best_split_per_feature,
                                       leaf_value, side_weights, stump_criterion)
-from fastboost._kernels.update import round_sums, stump_outputs_binned, update_weights
+from fastboost._kernels.update import BLOCK, apply_stump, n_blocks, update_weights
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from . import naive
@@ -325,7 +325,7 @@ def test_split_independent_of_row_order():
 
 
 # ----------------------------------------------------------------------------- round update
-@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("n", list(SIZES) + [2 * BLOCK + 5])  # several row blocks of the parallel passes
 def test_outputs_sums_and_weight_update_match_naive(n):
     X, mapper, codes, y, u = case(n, 17)
     rng = np.random.default_rng(n + 1)
@@ -336,26 +336,25 @@ def test_outputs_sums_and_weight_update_match_naive(n):
     w = p * np.exp(rng.normal(size=n))
     w /= w.sum()
     mc = 17
+    block_sums = np.empty((n_blocks(n), 4))
     for f in (0, 3, 4, 5):
         for k in (0, int(mapper.n_value_bins_[f]) - 1, 1):
             for missing_left in (0, 1):
                 for left, right in ((-1, 1), (1, -1), (1, 1)):
-                    h = np.empty(n, np.int8)
-                    stump_outputs_binned(codes[f], k, missing_left, mc, left, right, h)
-                    np.testing.assert_array_equal(
-                        h, naive.stump_outputs_naive(codes[f], k, missing_left, mc, left, right))
+                    h_ref = naive.stump_outputs_naive(codes[f], k, missing_left, mc, left, right)
+                    yh_ref, sums_ref = naive.round_sums_naive(h_ref, y, u, w)
+                    yh = np.empty(n, np.int8)
+                    sums = np.full(8, 99.0)
+                    apply_stump(codes[f], k, missing_left, mc, left, right, y, u, w, yh, block_sums, sums)
+                    np.testing.assert_array_equal(yh, yh_ref)
+                    np.testing.assert_array_equal(sums[:2], sums_ref[:2])  # dyadic u: exact
+                    np.testing.assert_allclose(sums, sums_ref, rtol=1e-12, atol=1e-300)
+                    assert np.all(sums[4:] == 0.0)
     h = naive.stump_outputs_naive(codes[3], 2, 1, mc, -1, 1)
-    yh = np.empty(n, np.int8)
-    sums = np.full(8, 99.0)
-    round_sums(h, y, u, w, yh, sums)
-    yh_ref, sums_ref = naive.round_sums_naive(h, y, u, w)
-    np.testing.assert_array_equal(yh, yh_ref)
-    np.testing.assert_array_equal(sums[:2], sums_ref[:2])  # dyadic u: exact
-    np.testing.assert_allclose(sums, sums_ref, rtol=1e-12, atol=1e-300)
-    assert np.all(sums[4:] == 0.0)
+    yh, _ = naive.round_sums_naive(h, y, u, w)
     for alpha in (0.0, 0.3, -0.7, 4.0):
         w2 = w.copy()
-        z, s2 = update_weights(w2, p, yh, alpha)
+        z, s2 = update_weights(w2, p, yh, alpha, block_sums)
         w_ref, z_ref, s2_ref = naive.update_weights_naive(w, p, yh, alpha)
         np.testing.assert_allclose(w2, w_ref, rtol=1e-12, atol=1e-300)
         np.testing.assert_allclose(z, z_ref, rtol=1e-12)

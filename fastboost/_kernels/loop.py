@@ -23,7 +23,7 @@ from .._types import ACCEPT_STOP, R_ALPHA, R_BIN, R_COST, R_ERROR, R_FEATURE, R_
 from .._types import R_MISSING_LEFT, R_RIGHT, R_THRESHOLD, REJECT, SUM_UI, SUM_UJ, SUM_WJ
 from .histogram import build_histograms
 from .split import best_feature, best_split_per_feature, leaf_value, side_weights
-from .update import round_sums, stump_outputs_binned, update_weights
+from .update import apply_stump, update_weights
 
 f8_1d = types.Array(types.float64, 1, "C")
 f8_2d = types.Array(types.float64, 2, "C")
@@ -48,7 +48,7 @@ LOOP_SIG = types.UniTuple(types.int64, 2)(
     i8_1d, types.int64, f8_2d, types.int64,  # n_value_bins, missing_code, thresholds, criterion
     types.FunctionType(TRANSFORM_SIG), types.FunctionType(STEP_SIG),
     types.FunctionType(STOP_SIG), types.FunctionType(COST_SIG), f8_1d,  # rule, params
-    f8_1d, f8_1d, f8_3d, s1_1d, s1_1d, f8_1d,  # w, u, hist, h, yh, sums
+    f8_1d, f8_1d, f8_3d, s1_1d, f8_2d, f8_1d,  # w, u, hist, yh, block_sums, sums
     f8_1d, i8_1d, i8_1d, f8_1d,  # fvalue, fbin, fmissing_left, state
     types.int64, types.int64, i8_2d, f8_2d,  # t_start, t_stop, irec, frec
 )
@@ -57,7 +57,7 @@ LOOP_SIG = types.UniTuple(types.int64, 2)(
 @njit(LOOP_SIG, cache=True, nogil=True, fastmath=FASTMATH)
 def boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
           transform, step, stop, cost, params,
-          w, u, hist, h, yh, sums, fvalue, fbin, fmissing_left, state,
+          w, u, hist, yh, block_sums, sums, fvalue, fbin, fmissing_left, state,
           t_start, t_stop, irec, frec):
     """Run rounds ``t_start .. t_stop - 1`` of stump boosting.
 
@@ -68,7 +68,8 @@ def boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
     thresholds    float64[n_features, max_bins]   IN   raw threshold of "code <= k" (inf past the last edge)
     w             float64[n_samples]              IN/OUT boosting weights (sum 1)
     state         float64[N_STATE]                IN/OUT
-    u, hist, h, yh, sums, fvalue, fbin, fmissing_left: scratch, preallocated
+    u, hist, yh, block_sums, sums, fvalue, fbin, fmissing_left: scratch, preallocated
+    (block_sums: float64[update.n_blocks(n_samples), 4])
     irec          int64[n_rounds, N_IREC]         OUT  rows t_start.. of the round record
     frec          float64[n_rounds, N_FREC]       OUT
     Returns (number of rounds kept, 1 if the stop rule ended boosting else 0).
@@ -99,13 +100,12 @@ def boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
             left = leaf_value(l0, l1)
             right = leaf_value(r0, r1)
             threshold = thresholds[f, k]
-        stump_outputs_binned(codes[f], k, ml, missing_code, left, right, h)
-        round_sums(h, y, u, w, yh, sums)
+        apply_stump(codes[f], k, ml, missing_code, left, right, y, u, w, yh, block_sums, sums)
         alpha = step(sums, t + 1, params)
         decision = stop(alpha, sums, t + 1, params)
         if decision == REJECT:
             return t - t_start, 1
-        z, s2 = update_weights(w, p, yh, alpha)
+        z, s2 = update_weights(w, p, yh, alpha, block_sums)
         state[STATE_LOG_MEAN_LOSS] += np.log(z)
         irec[t, R_FEATURE] = f
         irec[t, R_BIN] = k
