@@ -20,7 +20,7 @@ from numba import njit, types
 
 from .._config import FASTMATH
 from .._types import ACCEPT_STOP, R_ALPHA, R_BIN, R_COST, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT
-from .._types import R_MISSING_LEFT, R_RIGHT, R_THRESHOLD, REJECT, SUM_UI, SUM_UJ, SUM_WJ
+from .._types import R_MISSING_LEFT, R_RIGHT, R_THRESHOLD, REJECT, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
 from .histogram import build_histograms
 from .split import best_feature, best_split_per_feature, leaf_value, side_weights
 from .update import apply_stump, update_weights
@@ -105,7 +105,7 @@ def boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
         decision = stop(alpha, sums, t + 1, params)
         if decision == REJECT:
             return t - t_start, 1
-        z, s2 = update_weights(w, p, yh, alpha, block_sums)
+        z, s2 = update_weights(w, p, yh, alpha, sums[SUM_WI], sums[SUM_WJ], block_sums)
         state[STATE_LOG_MEAN_LOSS] += np.log(z)
         irec[t, R_FEATURE] = f
         irec[t, R_BIN] = k

@@ -18,14 +18,9 @@ def n_blocks(n_samples):
     return max(1, -(-n_samples // BLOCK))
 
 
-@jit
-def _go_left(c, k, missing_left, missing_code):
-    return missing_left if c == missing_code else c <= k
-
-
 @pjit
 def apply_stump(codes_f, k, missing_left, missing_code, left, right, y, u, w, yh, block_sums, sums):
-    """Stump outputs on the binned rows and the round's correct/wrong sums, in one pass.
+    """Stump outputs on the binned rows and the round's correct/wrong sums, in one branch-free pass.
 
     codes_f     uint8[n_samples]     IN   codes of the stump's feature
     y           uint8[n_samples]     IN   class index (0: y=-1, 1: y=+1)
@@ -36,20 +31,26 @@ def apply_stump(codes_f, k, missing_left, missing_code, left, right, y, u, w, yh
     """
     n = codes_f.shape[0]
     nb = -(-n // BLOCK)
+    left_pos = left > 0
+    right_pos = right > 0
+    ml = missing_left != 0
     for b in prange(nb):
         ui = 0.0
         uj = 0.0
         wi = 0.0
         wj = 0.0
         for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            h = left if _go_left(codes_f[i], k, missing_left, missing_code) else right
-            correct = (h > 0) == (y[i] == 1)
-            yh[i] = 1 if correct else -1
-            c = 1.0 if correct else 0.0
-            ui += c * u[i]
-            uj += (1.0 - c) * u[i]
-            wi += c * w[i]
-            wj += (1.0 - c) * w[i]
+            c = codes_f[i]
+            # the missing code is above every k, so "c <= k" is False for it
+            go_left = (c <= k) | ((c == missing_code) & ml)
+            h_pos = (go_left & left_pos) | ((not go_left) & right_pos)
+            correct = h_pos == (y[i] == 1)
+            yh[i] = np.int8(2 * np.int8(correct) - 1)
+            cf = np.float64(correct)
+            ui += cf * u[i]
+            uj += (1.0 - cf) * u[i]
+            wi += cf * w[i]
+            wj += (1.0 - cf) * w[i]
         block_sums[b, 0] = ui
         block_sums[b, 1] = uj
         block_sums[b, 2] = wi
@@ -63,36 +64,32 @@ def apply_stump(codes_f, k, missing_left, missing_code, left, right, y, u, w, yh
 
 
 @pjit
-def update_weights(w, p, yh, alpha, block_sums):
-    """w_i <- w_i * exp(-alpha * y_i h_i) / Z, in place.
+def update_weights(w, p, yh, alpha, w_correct, w_wrong, block_sums):
+    """w_i <- w_i * exp(-alpha * y_i h_i) / Z, in place, in one pass.
 
     w           float64[n_samples]  IN/OUT boosting weights, sum 1 on entry and exit
     p           float64[n_samples]  IN     initial (sample-weight) distribution, sum 1
     yh          int8[n_samples]     IN     y_i * h_i
+    w_correct, w_wrong                IN     sums of w over correct / wrong rows (this round's W_I, W_J)
     block_sums  float64[n_blocks, >=1]     scratch
-    Returns (Z, sum_i w_i**2 / p_i over p_i > 0) after normalisation. exp is
-    evaluated twice per round, not once per row.
+    Z = W_I exp(-alpha) + W_J exp(alpha) is known before the pass, so scaling and
+    renormalising are one multiplication per row (exp is evaluated twice per round).
+    Returns (Z, sum_i w_i**2 / p_i over p_i > 0) after the update.
     """
     n = w.shape[0]
     nb = -(-n // BLOCK)
     down = np.exp(-alpha)
     up = np.exp(alpha)
-    for b in prange(nb):
-        z = 0.0
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            w[i] *= down if yh[i] > 0 else up
-            z += w[i]
-        block_sums[b, 0] = z
-    z = 0.0
-    for b in range(nb):
-        z += block_sums[b, 0]
-    inv = 1.0 / z
+    z = w_correct * down + w_wrong * up
+    down /= z
+    up /= z
     for b in prange(nb):
         s2 = 0.0
         for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            w[i] *= inv
+            wi = w[i] * (down if yh[i] > 0 else up)
+            w[i] = wi
             if p[i] > 0.0:
-                s2 += w[i] * w[i] / p[i]
+                s2 += wi * wi / p[i]
         block_sums[b, 0] = s2
     s2 = 0.0
     for b in range(nb):
