@@ -15,6 +15,9 @@ Code ``k`` holds the values in ``(edges[k-1], edges[k]]``; NaN gets
 X is read column by column to fit the edges and chunk by chunk to map it, so
 at most one chunk of float64 values is made at a time.
 """
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
 import numpy as np
 from sklearn.utils import check_random_state
 
@@ -87,8 +90,9 @@ class BinMapper:
     """Fit per-feature bin edges and map X to uint8 codes.
 
     Fitted attributes:
-      thresholds_   float64[n_features, max_bins]: edges in the first n_edges_[f]
-                    entries, +inf after (the raw threshold of split "code <= k")
+      thresholds_   float64[n_features, 256]: edges in the first n_edges_[f]
+                    entries, +inf after (the raw threshold of split "code <= k";
+                    a fixed width keeps the binning search branch-free)
       n_edges_      int64[n_features]
       n_value_bins_ int64[n_features]: non-missing bins (0 for an all-NaN feature)
       missing_code  = max_bins
@@ -119,15 +123,25 @@ class BinMapper:
         sample = X
         if rows is not None and not is_dataframe(X) and rows.size * d * 8 <= 1 << 30:
             sample, rows = X[rows], None  # one gather of the subsample, then columns from it
-        self.thresholds_ = np.full((d, self.max_bins), np.inf, dtype=np.float64)
+        self.thresholds_ = np.full((d, MAX_BINS + 1), np.inf, dtype=np.float64)
         self.n_edges_ = np.zeros(d, dtype=np.int64)
         self.n_value_bins_ = np.zeros(d, dtype=np.int64)
-        for f in range(d):
+
+        def fit_column(f):  # writes only row f of the outputs
             col = _column(sample, f, rows)
             edges = bin_edges(col, self.max_bins, weights)
             self.thresholds_[f, : edges.size] = edges
             self.n_edges_[f] = edges.size
             self.n_value_bins_[f] = edges.size + 1 if np.any(~np.isnan(col)) else 0
+
+        # NumPy's sort releases the GIL: columns run on numba's thread count, results per column
+        n_workers = min(d, numba.get_num_threads())
+        if n_workers > 1:
+            with ThreadPoolExecutor(n_workers) as pool:
+                list(pool.map(fit_column, range(d)))
+        else:
+            for f in range(d):
+                fit_column(f)
         return self
 
     def transform(self, X):
@@ -137,8 +151,7 @@ class BinMapper:
         step = max(1024, _CHUNK_BYTES // (8 * d))
         for start in range(0, n, step):
             stop = min(n, start + step)
-            map_to_bins(_row_chunk(X, start, stop), self.thresholds_, self.n_edges_,
-                        self.missing_code, codes, start)
+            map_to_bins(_row_chunk(X, start, stop), self.thresholds_, self.missing_code, codes, start)
         return codes
 
     def fit_transform(self, X, sample_weight=None):

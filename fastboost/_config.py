@@ -12,6 +12,12 @@ import numba
 
 FASTMATH = {"nsz", "arcp", "contract", "afn"}
 
+# Cached parallel code links against the symbols of numba's thread-pool scheduler,
+# which exist only once the pool is started. ``boost`` (explicit signature) is
+# loaded from the cache at import, so start the pool first: without this, a fresh
+# process aborts with "LLVM ERROR: Symbol not found: allocate_sched".
+numba.get_num_threads()
+
 #: serial kernel: the workers that the parallel drivers call per feature / row block
 jit = functools.partial(numba.njit, cache=True, nogil=True, fastmath=FASTMATH)
 #: parallel driver: every ``prange`` iteration writes only its own output slice

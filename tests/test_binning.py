@@ -47,7 +47,7 @@ def test_codes_dtype_layout_shape(mixed):
     assert codes.flags.c_contiguous
     assert codes.shape == (X.shape[1], X.shape[0])
     assert mapper.missing_code == 255
-    assert mapper.thresholds_.shape == (X.shape[1], 255)
+    assert mapper.thresholds_.shape == (X.shape[1], 256)
     assert mapper.thresholds_.dtype == np.float64
     assert mapper.n_edges_.shape == mapper.n_value_bins_.shape == (X.shape[1],)
 

@@ -105,7 +105,7 @@ def test_map_to_bins_matches_naive(n, max_bins):
     cut = n // 2
     for start, stop in ((0, cut), (cut, n)):
         if stop > start:
-            map_to_bins(np.asfortranarray(X[start:stop]), mapper.thresholds_, mapper.n_edges_,
+            map_to_bins(np.asfortranarray(X[start:stop]), mapper.thresholds_,
                         max_bins, direct, start)
     np.testing.assert_array_equal(direct, expected)
     # edges of the same raw column from the naive edge definition give the same codes
@@ -417,7 +417,7 @@ def test_kernels_bit_identical_with_1_and_2_threads():
         with numba_threads(k):
             res = {}
             res["codes"] = np.zeros_like(codes)
-            map_to_bins(np.asfortranarray(X), mapper.thresholds_, mapper.n_edges_, 255, res["codes"], 0)
+            map_to_bins(np.asfortranarray(X), mapper.thresholds_, 255, res["codes"], 0)
             res["hist"] = kernel_hist(codes, y, w, 256)
             for c in CRITERIA:
                 res[f"split{c}"] = kernel_best_splits(res["hist"], mapper.n_value_bins_, 255, c)

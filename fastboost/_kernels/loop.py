@@ -65,7 +65,7 @@ def boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
     y             uint8[n_samples]                IN   class index 0 (y=-1) / 1 (y=+1)
     p             float64[n_samples]              IN   initial distribution (sample weights, sum 1)
     n_value_bins  int64[n_features]               IN   non-missing bins per feature
-    thresholds    float64[n_features, max_bins]   IN   raw threshold of "code <= k" (inf past the last edge)
+    thresholds    float64[n_features, 256]        IN   raw threshold of "code <= k" (inf past the last edge)
     w             float64[n_samples]              IN/OUT boosting weights (sum 1)
     state         float64[N_STATE]                IN/OUT
     u, hist, yh, block_sums, sums, fvalue, fbin, fmissing_left: scratch, preallocated
