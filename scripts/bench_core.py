@@ -114,6 +114,32 @@ def other_load(seconds=2.0):
     return m.other_cores
 
 
+def git_state():
+    """Commit of the fastboost checkout and whether fastboost/ differs from it (None outside git)."""
+    import subprocess
+
+    import fastboost
+
+    root = Path(fastboost.__file__).resolve().parent.parent
+
+    def run(*cmd):
+        return subprocess.run(["git", "-C", str(root), *cmd], capture_output=True, text=True,
+                              timeout=30, check=True).stdout.strip()
+
+    try:
+        commit = run("rev-parse", "HEAD")
+        dirty = run("status", "--porcelain", "--", "fastboost")
+    except Exception:
+        return None
+    return {"commit": commit, "fastboost_dirty": bool(dirty), "dirty_files": dirty.splitlines()[:20]}
+
+
+def describe_git(g):
+    if g is None:
+        return "unknown (not a git checkout)"
+    return f"{g['commit'][:12]}" + (" + uncommitted changes in fastboost/" if g["fastboost_dirty"] else " (clean)")
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as fh:
@@ -356,6 +382,9 @@ def main(argv=None):
     import fastboost
     from fastboost import AdaBoostClassifier, VadaBoostClassifier
 
+    git_before = git_state()
+    log(f"fastboost {fastboost.__version__} from {Path(fastboost.__file__).parent}, git {describe_git(git_before)}")
+
     cache_dir = Path(fastboost.__file__).parent / "_kernels" / "__pycache__"
     n_cache = len(list(cache_dir.glob("*.nbc"))) if cache_dir.is_dir() else 0
     log(f"numba warm-up on 2 000 x 20 ({n_cache} cached .nbc files found in {cache_dir}) ...")
@@ -440,6 +469,7 @@ def main(argv=None):
                             "per_round_ratio": ratio})
 
     final_rss = record_rss("end")
+    git_after = git_state()
     max_other = max((res["summary"]["max_other_processes_cores"] or 0.0) for res in results) if results else 0.0
 
     # ---- report
@@ -454,6 +484,10 @@ def main(argv=None):
           f"threads, fastboost fit threads {machine['fastboost_fit_threads']}")
     print("versions: " + ", ".join(f"{k} {v}" for k, v in machine["versions"].items())
           + f", Python {machine['python']}")
+    code_line = f"fastboost code: git {describe_git(git_before)}"
+    if git_after != git_before:
+        code_line += f"  WARNING: the checkout changed during the run (now {describe_git(git_after)})"
+    print(code_line)
     print(f"numba warm-up (tiny data, compile or cache load; not included below): {warm:.2f} s")
     print("per round: fastboost (fit_time_ - bin_time_) / n_estimators_; scikit-learn fit time / R, "
           f"measured on R={args.sklearn_rounds} rounds")
@@ -487,6 +521,8 @@ def main(argv=None):
         "config": {**vars(args), "dtype": np.dtype(dtype).name, "sklearn_sizes": sk_sizes,
                    "sklearn_repeat": sk_repeat},
         "machine": machine,
+        "git_before": git_before,
+        "git_after": git_after,
         "warmup_s": warm,
         "other_processes_cores_at_start": load_before,
         "loadavg_at_start": loadavg_before,
