@@ -1,7 +1,8 @@
 """Algorithms as rules for the one boosting loop (``fastboost._kernels.loop.boost``).
 
 An algorithm is a weight transform (what the weak learner sees), a step rule
-(alpha from the round's correct/wrong sums), a stop rule and its cost, each a
+(alpha from the round's correct/wrong sums), a stop rule and its cost (as a log,
+which cannot underflow), each a
 small njit function with the loop's rule signature. Adding an algorithm is a
 few lines here plus an entry in ``RULES``; it never needs a loop of its own.
 
@@ -19,7 +20,9 @@ from ._types import ACCEPT_STOP, CONTINUE, REJECT, SUM_UI, SUM_UJ
 
 #: A perfect weak hypothesis (no learner weight on errors) would get an infinite
 #: step; the wrong-side sum is floored at ALPHA_EPS times the total instead, which
-#: caps alpha at 1/2*log(1/ALPHA_EPS) ~ 11.5 (AdaBoost), and the round ends boosting.
+#: caps alpha at 1/2*log(1/ALPHA_EPS) ~ 11.5 (AdaBoost). The stop rule ends
+#: boosting after an exactly perfect round; a nearly perfect one (error below
+#: ALPHA_EPS) gets the capped step and boosting goes on. [R]: the paper leaves W_J = 0 open.
 ALPHA_EPS = 1e-10
 
 #: A weak hypothesis whose relative edge (U_I - U_J) / (U_I + U_J) is at most
@@ -27,7 +30,7 @@ ALPHA_EPS = 1e-10
 #: of the sums' rounding error (an exact error of 1/2 can come out as 1/2 - 1e-16).
 MIN_EDGE = 1e-10
 
-Rule = namedtuple("Rule", ["transform", "step", "stop", "cost"])
+Rule = namedtuple("Rule", ["transform", "step", "stop", "log_cost"])
 
 
 @jit
@@ -65,9 +68,9 @@ def adaboost_step(sums, t, params):
 
 
 @jit(COST_SIG)
-def adaboost_cost(log_mean_loss, s2, n, params):
-    """Exponential loss sum_i exp(-y_i F(x_i)) (= n * sum_i p_i exp(-y_i F) with sample weights)."""
-    return n * np.exp(log_mean_loss)
+def adaboost_log_cost(log_mean_loss, s2, n, params):
+    """log of the exponential loss sum_i exp(-y_i F(x_i)) (n * sum_i p_i exp(-y_i F) with sample weights)."""
+    return np.log(n) + log_mean_loss
 
 
 # ----------------------------------------------------------------------------- VadaBoost (spec §2)
@@ -94,17 +97,17 @@ def vadaboost_step(sums, t, params):
 
 
 @jit(COST_SIG)
-def vadaboost_cost(log_mean_loss, s2, n, params):
-    """C = (1 - lam) S1**2 + lam n S2 with l_i = exp(-y_i F(x_i)), S1 = sum l, S2 = sum l**2.
+def vadaboost_log_cost(log_mean_loss, s2, n, params):
+    """log C, C = (1 - lam) S1**2 + lam n S2 with l_i = exp(-y_i F(x_i)), S1 = sum l, S2 = sum l**2.
 
     From the loop's state: S1 = n M and S2 = n**2 M**2 sum_i w_i**2 / p_i / n with
     M = sum_i p_i l_i, so C = n**2 M**2 ((1 - lam) + lam s2).
     """
     lam = params[0]
-    return n * n * np.exp(2.0 * log_mean_loss) * ((1.0 - lam) + lam * s2)
+    return 2.0 * (np.log(n) + log_mean_loss) + np.log((1.0 - lam) + lam * s2)
 
 
 RULES = {
-    "adaboost": Rule(adaboost_transform, adaboost_step, stop_on_nonpositive_step, adaboost_cost),
-    "vadaboost": Rule(vadaboost_transform, vadaboost_step, stop_on_nonpositive_step, vadaboost_cost),
+    "adaboost": Rule(adaboost_transform, adaboost_step, stop_on_nonpositive_step, adaboost_log_cost),
+    "vadaboost": Rule(vadaboost_transform, vadaboost_step, stop_on_nonpositive_step, vadaboost_log_cost),
 }

@@ -13,7 +13,9 @@ rows with positive sample weight (at most ``subsample`` rows, drawn with
 Code ``k`` holds the values in ``(edges[k-1], edges[k]]``; NaN gets
 ``missing_code = max_bins``. ±inf are ordinary values in the extreme bins.
 X is read column by column to fit the edges and chunk by chunk to map it, so
-at most one chunk of float64 values is made at a time.
+at most one chunk of float64 values is made at a time, besides (above
+``subsample`` rows of a NumPy array) one gather of the subsampled rows in X's
+own dtype, up to 1 GiB.
 """
 from concurrent.futures import ThreadPoolExecutor
 

@@ -12,11 +12,6 @@ import numba
 
 FASTMATH = {"nsz", "arcp", "contract", "afn"}
 
-# Cached parallel code links against the symbols of numba's thread-pool scheduler,
-# which exist only once the pool is started. ``boost`` (explicit signature) is
-# loaded from the cache at import, so start the pool first: without this, a fresh
-# process aborts with "LLVM ERROR: Symbol not found: allocate_sched".
-numba.get_num_threads()
 
 #: serial kernel: the workers that the parallel drivers call per feature / row block
 jit = functools.partial(numba.njit, cache=True, nogil=True, fastmath=FASTMATH)
@@ -41,7 +36,13 @@ def resolve_n_jobs(n_jobs):
 
 @contextlib.contextmanager
 def n_threads(n_jobs):
-    """Set numba's thread count for the duration of a call and restore it afterwards."""
+    """Set numba's thread count for the duration of a call and restore it afterwards.
+
+    This also starts numba's thread pool (once per process) before any kernel is
+    loaded: cached parallel code links against the pool's scheduler symbols. The
+    pool is not started at import, so importing fastboost leaves fork-based
+    multiprocessing alone.
+    """
     wanted = resolve_n_jobs(n_jobs)
     previous = numba.get_num_threads()
     numba.set_num_threads(wanted)

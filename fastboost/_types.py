@@ -47,7 +47,7 @@ R_THRESHOLD = 0  # raw threshold: left is x <= R_THRESHOLD (NaN follows R_MISSIN
 R_ALPHA = 1  # step size of the round
 R_ERROR = 2  # error under the boosting weights w (sum 1)
 R_LEARNER_ERROR = 3  # error under the learner's weights u, normalised
-R_COST = 4  # the algorithm's cost after the round
+R_LOG_COST = 4  # log of the algorithm's cost after the round (no underflow)
 N_FREC = 5
 
 # Stop-rule answers.

@@ -100,10 +100,15 @@ def check_sample_weight(sample_weight, n_samples):
         raise ValueError("sample_weight contains NaN or infinity.")
     if np.any(sw < 0):
         raise ValueError("sample_weight must be non-negative; negative weights found.")
-    total = sw.sum()
-    if not total > 0:
+    if not np.any(sw > 0):
         raise ValueError("sample_weight sums to zero: at least one sample needs a positive weight.")
     return sw
+
+
+def as_distribution(sw):
+    """sw / sum(sw) without overflow (weights near the float64 maximum) or underflow to all zeros."""
+    p = sw / sw.max()
+    return p / p.sum()
 
 
 def check_int(value, name, low, high=None):

@@ -4,17 +4,18 @@ import time
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _validation as v
 from ._algorithms import RULES
 from ._binning import BinMapper
 from ._config import n_threads
-from ._kernels.loop import N_STATE, STATE_N, boost
+from ._kernels.loop import N_STATE, STATE_N, get_boost
 from ._kernels.update import n_blocks
 from ._kernels.predict import add_stump, decision_function as _decision_kernel
 from ._types import CRITERIA, MAX_BINS, N_FREC, N_HIST_FIELDS, N_IREC, N_SUMS, Y_DTYPE
-from ._types import R_ALPHA, R_BIN, R_COST, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT, R_MISSING_LEFT
+from ._types import R_ALPHA, R_BIN, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT, R_LOG_COST, R_MISSING_LEFT
 from ._types import R_RIGHT, R_THRESHOLD
 
 #: One record per kept round: the fitted ensemble, as a plain structured array.
@@ -29,8 +30,10 @@ ROUND_DTYPE = np.dtype([
     ("error", np.float64),        # weighted error under the boosting weights (sum 1)
     ("learner_error", np.float64),  # weighted error under the weights the learner saw
     ("cost", np.float64),         # the algorithm's cost after the round
+    ("log_cost", np.float64),     # its log (the cost itself underflows to 0 after many rounds)
 ])
 
+_CHUNK = 64  # rounds per compiled call: Python handles Ctrl-C and grows the record in between
 _PROGRESS_CHUNK = 10
 
 
@@ -51,7 +54,8 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             v.check_int(self.n_jobs, "n_jobs", -(2 ** 31))
             if self.n_jobs == 0:
                 raise ValueError("n_jobs must be a positive int, a negative int (as in joblib) or None; got 0.")
-        v.check_int(self.verbose, "verbose", 0)
+        v.check_int(int(self.verbose) if isinstance(self.verbose, bool) else self.verbose, "verbose", 0)
+        check_random_state(self.random_state)  # raises ValueError for anything but None, an int or a generator
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y, sample_weight=None):
@@ -63,7 +67,6 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         X = v.check_X(X, type(self).__name__)
-        validate_data(self, X=X, reset=True, skip_check_array=True)
         n_samples = X.shape[0]
         y = v.check_y(y, n_samples, type(self).__name__)
         classes, y_idx = np.unique(y, return_inverse=True)
@@ -77,61 +80,71 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                 f"y has {classes.shape[0]} classes, and {type(self).__name__} takes two (multiclass "
                 "support is planned)."
             )
-        sw = v.check_sample_weight(sample_weight, n_samples)
+        p = v.as_distribution(v.check_sample_weight(sample_weight, n_samples))
+        # all input checked: only now replace any earlier fit's state
+        for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
+            delattr(self, attr)
+        validate_data(self, X=X, reset=True, skip_check_array=True)
         self.classes_ = classes
         y_idx = y_idx.astype(Y_DTYPE)
 
         t0 = time.perf_counter()
         with n_threads(self.n_jobs):
             mapper = BinMapper(self.max_bins, random_state=self.random_state)
-            codes = mapper.fit_transform(X, sw)
+            codes = mapper.fit_transform(X, p)
             t1 = time.perf_counter()
-            self._fit_binned(codes, y_idx, sw, mapper)
+            rounds = self._boost(codes, y_idx, p, mapper)
         self.bin_time_ = t1 - t0
         self.fit_time_ = time.perf_counter() - t0
+        self._set_rounds(*rounds)
         return self
 
-    def _fit_binned(self, codes, y_idx, sw, mapper):
+    def _boost(self, codes, y_idx, p, mapper):
+        """Run the one compiled loop in chunks of rounds; return the (integer, float) round records."""
+        boost = get_boost()
         rule = RULES[self._algorithm]
         params = self._rule_params()
         n_features, n_samples = codes.shape
-        p = sw / sw.sum()
         w = p.copy()
         state = np.zeros(N_STATE, dtype=np.float64)
         state[STATE_N] = np.count_nonzero(p)
         T = self.n_estimators
-        irec = np.zeros((T, N_IREC), dtype=np.int64)
-        frec = np.zeros((T, N_FREC), dtype=np.float64)
-        scratch = dict(
-            u=np.empty(n_samples, np.float64),
-            hist=np.empty((n_features, mapper.missing_code + 1, N_HIST_FIELDS), np.float64),
-            yh=np.empty(n_samples, np.int8),
-            block_sums=np.empty((n_blocks(n_samples), 4), np.float64),
-            sums=np.zeros(N_SUMS, np.float64),
-            fvalue=np.empty(n_features, np.float64),
-            fbin=np.empty(n_features, np.int64),
-            fml=np.empty(n_features, np.int64),
+        capacity = min(T, 4 * _CHUNK)
+        irec = np.zeros((capacity, N_IREC), dtype=np.int64)
+        frec = np.zeros((capacity, N_FREC), dtype=np.float64)
+        scratch = (
+            np.empty(n_samples, np.float64),  # u
+            np.empty((n_features, mapper.missing_code + 1, N_HIST_FIELDS), np.float64),  # hist
+            np.empty(n_samples, np.int8),  # yh
+            np.empty((n_blocks(n_samples), 4), np.float64),  # block_sums
+            np.zeros(N_SUMS, np.float64),  # sums
+            np.empty(n_features, np.float64),  # fvalue
+            np.empty(n_features, np.int64),  # fbin
+            np.empty(n_features, np.int64),  # fmissing_left
         )
-        self.initial_cost_ = rule.cost(0.0, 1.0, state[STATE_N], params)
-        chunk = T if not self.verbose else _PROGRESS_CHUNK
+        self.initial_cost_ = float(np.exp(rule.log_cost(0.0, 1.0, state[STATE_N], params)))
+        chunk = _PROGRESS_CHUNK if self.verbose else _CHUNK
         done = 0
         start = time.perf_counter()
         while done < T:
             stop_at = min(T, done + chunk)
+            if stop_at > irec.shape[0]:  # grow the record (a huge n_estimators costs nothing up front)
+                capacity = min(T, max(stop_at, 2 * irec.shape[0]))
+                irec = np.concatenate([irec, np.zeros((capacity - irec.shape[0], N_IREC), np.int64)])
+                frec = np.concatenate([frec, np.zeros((capacity - frec.shape[0], N_FREC), np.float64)])
             kept, stopped = boost(
                 codes, y_idx, p, mapper.n_value_bins_, mapper.missing_code, mapper.thresholds_,
-                CRITERIA[self.criterion], rule.transform, rule.step, rule.stop, rule.cost, params,
-                w, scratch["u"], scratch["hist"], scratch["yh"], scratch["block_sums"], scratch["sums"],
-                scratch["fvalue"], scratch["fbin"], scratch["fml"], state, done, stop_at, irec, frec,
+                CRITERIA[self.criterion], rule.transform, rule.step, rule.stop, rule.log_cost, params,
+                w, *scratch, state, done, stop_at, irec, frec,
             )
             done += kept
             if self.verbose:
-                cost = frec[done - 1, R_COST] if done else self.initial_cost_
+                cost = np.exp(frec[done - 1, R_LOG_COST]) if done else self.initial_cost_
                 print(f"[{type(self).__name__}] round {done}/{T}  cost {cost:.6g}  "
                       f"{time.perf_counter() - start:.2f} s", flush=True)
             if stopped:
                 break
-        self._set_rounds(irec[:done], frec[:done])
+        return irec[:done], frec[:done]
 
     def _set_rounds(self, irec, frec):
         rounds = np.empty(irec.shape[0], dtype=ROUND_DTYPE)
@@ -139,8 +152,9 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                           ("left", R_LEFT), ("right", R_RIGHT)):
             rounds[name] = irec[:, col]
         for name, col in (("threshold", R_THRESHOLD), ("alpha", R_ALPHA), ("error", R_ERROR),
-                          ("learner_error", R_LEARNER_ERROR), ("cost", R_COST)):
+                          ("learner_error", R_LEARNER_ERROR), ("log_cost", R_LOG_COST)):
             rounds[name] = frec[:, col]
+        rounds["cost"] = np.exp(rounds["log_cost"])
         self.rounds_ = rounds
         self.n_estimators_ = rounds.shape[0]
         self.estimator_weights_ = rounds["alpha"].copy()
@@ -226,6 +240,9 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
         for pred in self.staged_predict(X):
             yield accuracy_score(y, pred, sample_weight=sample_weight)
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "rounds_")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

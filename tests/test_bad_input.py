@@ -156,3 +156,41 @@ def test_nan_in_X_is_not_an_error_but_inf_is_a_value(Est):
     model = Est(n_estimators=5).fit(Xn, y)
     assert np.all(np.isfinite(model.estimator_weights_))
     assert np.all(np.isfinite(model.decision_function(Xn)))
+
+
+def test_failed_refit_keeps_the_previous_model(Est):
+    """A refit whose input is rejected leaves the fitted model as it was."""
+    model = Est(n_estimators=5).fit(X, y)
+    before = model.rounds_.copy()
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        model.fit(X[:, :1], np.zeros(len(X)))
+    assert model.n_features_in_ == 3
+    np.testing.assert_array_equal(model.rounds_, before)
+    with pytest.raises(ValueError, match="X has 1 features"):
+        model.predict(X[:, :1])
+
+
+def test_failed_first_fit_leaves_an_unfitted_model(Est):
+    model = Est(n_estimators=5)
+    with pytest.raises(ValueError):
+        model.fit(X, np.ones(len(X)))
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+
+
+@pytest.mark.parametrize("scale", [1e308, 1e-310, 5e-324])
+def test_extreme_sample_weights_are_rescaled_not_overflowed(Est, scale):
+    ref = Est(n_estimators=5).fit(X, y)
+    model = Est(n_estimators=5).fit(X, y, sample_weight=np.full(len(y), scale))
+    np.testing.assert_array_equal(model.rounds_["feature"], ref.rounds_["feature"])
+    np.testing.assert_allclose(model.estimator_weights_, ref.estimator_weights_, rtol=1e-12)
+
+
+def test_random_state_is_checked_at_fit(Est):
+    with pytest.raises(ValueError, match="cannot be used to seed"):
+        Est(random_state="abc").fit(X, y)
+
+
+def test_verbose_accepts_bool(Est, capsys):
+    Est(n_estimators=3, verbose=True).fit(X, y)
+    assert "round" in capsys.readouterr().out

@@ -230,3 +230,58 @@ def test_scaling_sample_weight_changes_nothing(Est, data):
     np.testing.assert_array_equal(a.rounds_[["feature", "bin", "threshold", "left", "right"]],
                                   b.rounds_[["feature", "bin", "threshold", "left", "right"]])
     np.testing.assert_allclose(a.decision_function(Xt), b.decision_function(Xt), rtol=1e-9)
+
+
+def test_huge_n_estimators_allocates_nothing_up_front(Est):
+    X = np.arange(20, dtype=float)[:, None]
+    y = (X[:, 0] >= 10).astype(int)
+    assert Est(n_estimators=10**12).fit(X, y).n_estimators_ == 1
+
+
+def test_log_cost_keeps_decreasing_after_the_cost_underflows():
+    """rounds_["cost"] is exp(rounds_["log_cost"]); the log goes on decreasing where the cost itself
+    has underflowed to 0 (AdaBoost's loss on nearly separable data after thousands of rounds)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1000, 2))
+    y = (X[:, 0] > 0) & (X[:, 1] > 0)
+    model = AdaBoostClassifier(n_estimators=12_000).fit(X, y)
+    r = model.rounds_
+    np.testing.assert_array_equal(r["cost"], np.exp(r["log_cost"]))
+    assert np.all(np.isfinite(r["log_cost"])) and np.all(np.diff(r["log_cost"]) < 0)
+    assert r["cost"][-1] == 0.0  # the plain cost no longer tells rounds apart here
+    assert np.all(np.isfinite(model.estimator_weights_))
+
+
+def test_identical_partitions_tie_to_the_lowest_feature():
+    """Two features that split the rows identically (one with 2 bins, one with 60) have the same
+    criterion up to summation order; the lowest feature index must win every time."""
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        group = np.repeat([0, 1], 120)
+        sub = group * 100 + np.tile(np.repeat(np.arange(30), 4), 2)
+        label = np.where(np.tile([0, 0, 0, 1], 60) == 0, group, 1 - group)
+        sw = np.where(np.tile([0, 0, 0, 1], 60) == 0, 0.5 + 0.5 * rng.random(240), 0.5 * rng.random(240))
+        perm = rng.permutation(240)
+        X = np.c_[group, sub].astype(float)[perm]
+        model = AdaBoostClassifier(n_estimators=1).fit(X, label[perm], sample_weight=sw[perm])
+        assert model.rounds_["feature"][0] == 0, seed
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs the fork start method")
+def test_import_leaves_fork_based_multiprocessing_working():
+    """Importing fastboost does not start numba's OpenMP pool, so forked workers can fit."""
+    import subprocess
+    import sys
+
+    script = (
+        "import multiprocessing as mp, numpy as np\n"
+        "import fastboost\n"
+        "X = np.random.default_rng(0).normal(size=(2000, 5)); y = X[:, 0] > 0\n"
+        "def child(_):\n"
+        "    return fastboost.AdaBoostClassifier(5).fit(X, y).score(X, y)\n"
+        "with mp.get_context('fork').Pool(2) as pool:\n"
+        "    print(min(pool.map(child, range(2))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert float(out.stdout) > 0.9

@@ -152,7 +152,7 @@ def _check_split_kernels(hist, n_value_bins, missing_code, criterion):
         one = best_split_one_feature(hist[f], n_value_bins[f], missing_code, criterion)
         assert (one[0], one[1], one[2]) == (value[f], bin_[f], ml[f])
     best = naive.best_stump_naive(hist, n_value_bins, missing_code, criterion)
-    f = best_feature(value)
+    f = best_feature(value, 1.0)
     if best is None:
         assert f == -1
         return None
@@ -227,8 +227,8 @@ def test_split_ties_explicit():
     nvb = np.array([2, 2, 2])
     for criterion in CRITERIA:
         value, bin_, ml = kernel_best_splits(hist, nvb, mc, criterion)
-        assert best_feature(value) == 1 == naive.best_stump_naive(hist, nvb, mc, criterion)["feature"]
-    assert best_feature(np.array([np.inf, np.inf])) == -1
+        assert best_feature(value, 1.0) == 1 == naive.best_stump_naive(hist, nvb, mc, criterion)["feature"]
+    assert best_feature(np.array([np.inf, np.inf]), 1.0) == -1
     # missing bin empty: missing goes to the heavier side, left on equal weight
     h = np.zeros((mc + 1, 2))
     h[0] = [1.0, 0.0]
@@ -295,7 +295,7 @@ def test_planted_split_found_at_every_bin(max_bins, criterion):
                 u = np.ones(n)
                 hist = kernel_hist(np.ascontiguousarray(codes), yy, u, mc + 1)
                 value, bin_, ml = kernel_best_splits(hist, nvb, mc, criterion)
-                f = best_feature(value)
+                f = best_feature(value, 1.0)
                 assert (f, bin_[f], value[f]) == (planted, k, 0.0), (k, missing, flip)
                 if missing == "class1":
                     assert ml[f] == 0

@@ -7,20 +7,22 @@ first-class function values (see ``fastboost._algorithms``):
   weights w (sum 1) and the initial distribution p;
 - ``step(sums, t, params) -> alpha``: the step from the round's correct/wrong sums;
 - ``stop(alpha, sums, t, params) -> CONTINUE | REJECT | ACCEPT_STOP``;
-- ``cost(log_mean_loss, s2, n, params) -> float``: the algorithm's cost, from
-  log(sum_i p_i exp(-y_i F_i)), s2 = sum_i w_i**2 / p_i and n.
+- ``log_cost(log_mean_loss, s2, n, params) -> float``: log of the algorithm's
+  cost, from log(sum_i p_i exp(-y_i F_i)), s2 = sum_i w_i**2 / p_i and n.
 
 Because the rules are typed by signature (``numba.types.FunctionType``), the
 loop is compiled once for all algorithms and its machine code is cached on
 disk; passing plain dispatchers instead would specialise it per algorithm and
-miss the cache in every new process.
+miss the cache in every new process. The typed loop is built on first use
+(:func:`get_boost`), after numba's thread pool is up.
 """
+import numba
 import numpy as np
 from numba import njit, types
 
 from .._config import FASTMATH
-from .._types import ACCEPT_STOP, R_ALPHA, R_BIN, R_COST, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT
-from .._types import R_MISSING_LEFT, R_RIGHT, R_THRESHOLD, REJECT, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
+from .._types import ACCEPT_STOP, R_ALPHA, R_BIN, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT
+from .._types import R_LOG_COST, R_MISSING_LEFT, R_RIGHT, R_THRESHOLD, REJECT, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
 from .histogram import build_histograms
 from .split import best_feature, best_split_per_feature, leaf_value, side_weights
 from .update import apply_stump, update_weights
@@ -47,16 +49,15 @@ LOOP_SIG = types.UniTuple(types.int64, 2)(
     u1_2d, u1_1d, f8_1d,  # codes, y, p
     i8_1d, types.int64, f8_2d, types.int64,  # n_value_bins, missing_code, thresholds, criterion
     types.FunctionType(TRANSFORM_SIG), types.FunctionType(STEP_SIG),
-    types.FunctionType(STOP_SIG), types.FunctionType(COST_SIG), f8_1d,  # rule, params
+    types.FunctionType(STOP_SIG), types.FunctionType(COST_SIG), f8_1d,  # rule (log_cost), params
     f8_1d, f8_1d, f8_3d, s1_1d, f8_2d, f8_1d,  # w, u, hist, yh, block_sums, sums
     f8_1d, i8_1d, i8_1d, f8_1d,  # fvalue, fbin, fmissing_left, state
     types.int64, types.int64, i8_2d, f8_2d,  # t_start, t_stop, irec, frec
 )
 
 
-@njit(LOOP_SIG, cache=True, nogil=True, fastmath=FASTMATH)
-def boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
-          transform, step, stop, cost, params,
+def _boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
+          transform, step, stop, log_cost, params,
           w, u, hist, yh, block_sums, sums, fvalue, fbin, fmissing_left, state,
           t_start, t_stop, irec, frec):
     """Run rounds ``t_start .. t_stop - 1`` of stump boosting.
@@ -79,7 +80,10 @@ def boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
         transform(w, p, u, params)
         build_histograms(codes, y, u, hist)
         best_split_per_feature(hist, n_value_bins, missing_code, criterion, fvalue, fbin, fmissing_left)
-        f = best_feature(fvalue)
+        total = 0.0
+        for b in range(missing_code + 1):
+            total += hist[0, b, 0] + hist[0, b, 1]
+        f = best_feature(fvalue, total)
         if f < 0:
             # no feature splits the weighted rows: fall back to the constant weak hypothesis
             f = 0
@@ -116,7 +120,23 @@ def boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
         frec[t, R_ALPHA] = alpha
         frec[t, R_ERROR] = sums[SUM_WJ]
         frec[t, R_LEARNER_ERROR] = sums[SUM_UJ] / (sums[SUM_UI] + sums[SUM_UJ])
-        frec[t, R_COST] = cost(state[STATE_LOG_MEAN_LOSS], s2, state[STATE_N], params)
+        frec[t, R_LOG_COST] = log_cost(state[STATE_LOG_MEAN_LOSS], s2, state[STATE_N], params)
         if decision == ACCEPT_STOP:
             return t + 1 - t_start, 1
     return t_stop - t_start, 0
+
+
+_boost_typed = None
+
+
+def get_boost():
+    """The typed, cached loop; compiled or loaded from numba's cache on first call.
+
+    Starts numba's thread pool first: cached parallel code links against the
+    pool's scheduler symbols ("Symbol not found: allocate_sched" otherwise).
+    """
+    global _boost_typed
+    if _boost_typed is None:
+        numba.get_num_threads()
+        _boost_typed = njit(LOOP_SIG, cache=True, nogil=True, fastmath=FASTMATH)(_boost)
+    return _boost_typed

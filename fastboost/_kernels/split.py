@@ -4,13 +4,18 @@ A stump on feature f at bin k sends non-missing codes ``<= k`` left and the
 missing code to the side given by ``missing_left``; each side outputs -1 or +1.
 Candidates need positive learner weight on both sides. For each threshold the
 missing-left option is tried before missing-right; among equal criterion values
-the lowest feature, then the lowest bin, then missing-left wins (strict ``<``).
+the lowest feature, then the lowest bin, then missing-left wins. "Equal" allows
+for rounding: the same partition reached through different bins or features
+sums its weights in a different order, so a later candidate must beat the best
+by more than ``TIE_RTOL`` times the total weight.
 """
 import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
 from .._types import CRITERION_GINI
+
+TIE_RTOL = 1e-12
 
 
 @jit
@@ -45,6 +50,7 @@ def best_split_one_feature(hist_f, n_value_bins, missing_code, criterion):
     for b in range(n_value_bins):
         t0 += hist_f[b, 0]
         t1 += hist_f[b, 1]
+    tol = TIE_RTOL * (t0 + t1 + m0 + m1)
     best = np.inf
     best_bin = -1
     best_ml = 1
@@ -60,7 +66,7 @@ def best_split_one_feature(hist_f, n_value_bins, missing_code, criterion):
             a1 = l1 + m1
             if a0 + a1 > 0.0 and r0 + r1 > 0.0:
                 v = stump_criterion(a0, a1, r0, r1, criterion)
-                if v < best:
+                if v < best - tol:
                     best = v
                     best_bin = k
                     best_ml = 1
@@ -68,7 +74,7 @@ def best_split_one_feature(hist_f, n_value_bins, missing_code, criterion):
         b1 = r1 + m1
         if l0 + l1 > 0.0 and b0 + b1 > 0.0:  # missing right
             v = stump_criterion(l0, l1, b0, b1, criterion)
-            if v < best:
+            if v < best - tol:
                 best = v
                 best_bin = k
                 best_ml = 0
@@ -122,12 +128,16 @@ def side_weights(hist_f, k, missing_left, missing_code):
 
 
 @jit
-def best_feature(value):
-    """Index of the smallest criterion (lowest index among ties); -1 if none is finite."""
+def best_feature(value, total):
+    """Index of the smallest criterion (lowest index among ties, see TIE_RTOL); -1 if none is finite.
+
+    total: the learner weights' sum, the scale of the criterion values.
+    """
+    tol = TIE_RTOL * total
     best = np.inf
     best_f = -1
     for f in range(value.shape[0]):
-        if value[f] < best:
+        if value[f] < best - tol:
             best = value[f]
             best_f = f
     return best_f
