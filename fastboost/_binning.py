@@ -116,8 +116,9 @@ class BinMapper:
             rows = np.flatnonzero(sample_weight > 0)
         n_rows = n if rows is None else rows.size
         if n_rows > self.subsample:
-            rng = check_random_state(self.random_state)
-            pick = rng.choice(n_rows, self.subsample, replace=False)
+            # a Generator samples without replacement in O(subsample) memory, not O(n)
+            seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+            pick = np.random.default_rng(seed).choice(n_rows, self.subsample, replace=False)
             rows = np.sort(pick if rows is None else rows[pick])
         weights = None
         if sample_weight is not None and np.any(sample_weight != 1.0):
