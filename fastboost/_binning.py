@@ -120,9 +120,11 @@ class BinMapper:
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
             pick = np.random.default_rng(seed).choice(n_rows, self.subsample, replace=False)
             rows = np.sort(pick if rows is None else rows[pick])
-        weights = None
-        if sample_weight is not None and np.any(sample_weight != 1.0):
+        weights = None  # equal weights give the unweighted CDF: skip the slower weighted path
+        if sample_weight is not None:
             weights = sample_weight if rows is None else sample_weight[rows]
+            if weights.min() == weights.max():
+                weights = None
         sample = X
         if rows is not None and not is_dataframe(X) and rows.size * d * 8 <= 1 << 30:
             sample, rows = X[rows], None  # one gather of the subsample, then columns from it
