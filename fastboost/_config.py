@@ -20,15 +20,12 @@ pjit = functools.partial(numba.njit, cache=True, nogil=True, fastmath=FASTMATH, 
 
 
 def resolve_n_jobs(n_jobs):
-    """Number of numba threads for ``n_jobs`` (joblib semantics, capped at the pool size)."""
+    """Number of numba threads for a validated ``n_jobs`` (None: all; negative: joblib semantics;
+    capped at the pool size). The estimators check the value first."""
     max_threads = numba.config.NUMBA_NUM_THREADS
     if n_jobs is None:
         return max_threads
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int,)) and not hasattr(n_jobs, "__index__"):
-        raise TypeError(f"n_jobs must be an int or None, got {type(n_jobs).__name__}")
     n_jobs = int(n_jobs)
-    if n_jobs == 0:
-        raise ValueError("n_jobs == 0 is not allowed: use None, a positive int, or a negative int as in joblib")
     if n_jobs < 0:
         n_jobs = max(1, max_threads + 1 + n_jobs)
     return min(n_jobs, max_threads)

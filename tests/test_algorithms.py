@@ -74,6 +74,18 @@ def min_weighted_error(X, ys, w):
     return best
 
 
+def fit_full_run(model, X, y, T):
+    """Fit, check that all T rounds ran and are sane, and return (rounds, signed y, staged margins F)."""
+    model.fit(X, y)
+    r = model.rounds_
+    assert len(r) == T
+    check_rounds_sane(model)
+    ys = signed_labels(y, model.classes_)
+    F = staged_margins(X, r)
+    np.testing.assert_allclose(model.decision_function(X), F[-1], rtol=1e-12, atol=1e-12)
+    return r, ys, F
+
+
 def check_rounds_sane(model):
     """No NaN/inf anywhere in the record; every kept round has alpha > 0 and learner error < 1/2.
 
@@ -125,15 +137,9 @@ def intdata():
 def test_adaboost_exponential_loss(dataset, request):
     X, y = request.getfixturevalue(dataset)
     T = 100
-    model = AdaBoostClassifier(n_estimators=T).fit(X, y)
-    r = model.rounds_
+    model = AdaBoostClassifier(n_estimators=T)
+    r, ys, F = fit_full_run(model, X, y, T)
     n = X.shape[0]
-    assert len(r) == T
-    check_rounds_sane(model)
-    ys = signed_labels(y, model.classes_)
-
-    F = staged_margins(X, r)
-    np.testing.assert_allclose(model.decision_function(X), F[-1], rtol=1e-12, atol=1e-12)
     loss = np.exp(-ys * F).sum(axis=1)
     assert loss[0] == n
     assert model.initial_cost_ == pytest.approx(n, rel=1e-12)
@@ -179,15 +185,9 @@ def test_adaboost_error_stump_is_brute_force_minimum(nan_frac):
 def test_vadaboost_cost_decreases_and_matches_record(lam, twonorm):
     X, y = twonorm
     T = 100
-    model = VadaBoostClassifier(n_estimators=T, lam=lam).fit(X, y)
-    r = model.rounds_
+    model = VadaBoostClassifier(n_estimators=T, lam=lam)
+    r, ys, F = fit_full_run(model, X, y, T)
     n = X.shape[0]
-    assert len(r) == T
-    check_rounds_sane(model)
-    ys = signed_labels(y, model.classes_)
-
-    F = staged_margins(X, r)
-    np.testing.assert_allclose(model.decision_function(X), F[-1], rtol=1e-12, atol=1e-12)
     C = vada_cost(F, ys, lam)
     assert C[0] == pytest.approx(n * n, rel=1e-12)
     assert model.initial_cost_ == pytest.approx(n * n, rel=1e-12)

@@ -75,25 +75,21 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
     frec          float64[n_rounds, N_FREC]       OUT
     Returns (number of rounds kept, 1 if the stop rule ended boosting else 0).
     """
-    n_features = codes.shape[0]
     for t in range(t_start, t_stop):
         transform(w, p, u, params)
         build_histograms(codes, y, u, hist)
         best_split_per_feature(hist, n_value_bins, missing_code, criterion, fvalue, fbin, fmissing_left)
-        total = 0.0
+        c0 = 0.0  # class weights of all rows (any feature's histogram holds them all)
+        c1 = 0.0
         for b in range(missing_code + 1):
-            total += hist[0, b, 0] + hist[0, b, 1]
-        f = best_feature(fvalue, total)
+            c0 += hist[0, b, 0]
+            c1 += hist[0, b, 1]
+        f = best_feature(fvalue, c0 + c1)
         if f < 0:
             # no feature splits the weighted rows: fall back to the constant weak hypothesis
             f = 0
             k = missing_code - 1
             ml = 1
-            c0 = 0.0
-            c1 = 0.0
-            for b in range(missing_code + 1):
-                c0 += hist[0, b, 0]
-                c1 += hist[0, b, 1]
             left = leaf_value(c0, c1)
             right = left
             threshold = np.inf

@@ -7,7 +7,7 @@ order, so the sums do not depend on the number of threads.
 import numpy as np
 from numba import prange
 
-from .._config import jit, pjit
+from .._config import pjit
 from .._types import SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
 
 BLOCK = 16384
