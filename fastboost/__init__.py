@@ -3,7 +3,9 @@ from ._cache import ensure_fresh_cache
 
 ensure_fresh_cache()  # before any kernel module is imported
 
-from .estimators import AdaBoostClassifier, VadaBoostClassifier  # noqa: E402
+from .estimators import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier,  # noqa: E402
+                         QuadBoostClassifier, SABoostClassifier, VadaBoostClassifier)
 
 __version__ = "0.1.0"
-__all__ = ["AdaBoostClassifier", "VadaBoostClassifier", "__version__"]
+__all__ = ["AdaBoostClassifier", "EBBoostClassifier", "LazyBoostClassifier", "QuadBoostClassifier",
+           "SABoostClassifier", "VadaBoostClassifier", "__version__"]

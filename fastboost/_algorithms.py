@@ -2,9 +2,10 @@
 
 An algorithm is a weight transform (what the weak learner sees), a step rule
 (alpha from the round's correct/wrong sums), a stop rule and its cost (as a log,
-which cannot underflow), each a
-small njit function with the loop's rule signature. Adding an algorithm is a
-few lines here plus an entry in ``RULES``; it never needs a loop of its own.
+which cannot underflow), each a small njit function with the loop's rule
+signature, plus two flags: an additive (residual) update instead of the
+multiplicative one, and the w**2 histogram. Adding an algorithm is a few lines
+here plus an entry in ``RULES``; it never needs a loop of its own.
 
 Notation (``../shared/spec/algorithms.md`` §0): w are the boosting weights
 (sum 1), p the initial distribution (uniform 1/n without sample weights),
@@ -16,7 +17,8 @@ import numpy as np
 
 from ._config import jit
 from ._kernels.loop import COST_SIG, STEP_SIG, STOP_SIG, TRANSFORM_SIG
-from ._types import ACCEPT_STOP, CONTINUE, REJECT, SUM_UI, SUM_UJ
+from ._types import ACCEPT_STOP, CONTINUE, REJECT, STATE_LOG_MEAN_LOSS, STATE_N, STATE_PENALTY, SUM_QI, SUM_QJ
+from ._types import SUM_UI, SUM_UJ
 
 #: A perfect weak hypothesis (no learner weight on errors) would get an infinite
 #: step; the wrong-side sum is floored at ALPHA_EPS times the total instead, which
@@ -30,52 +32,77 @@ ALPHA_EPS = 1e-10
 #: of the sums' rounding error (an exact error of 1/2 can come out as 1/2 - 1e-16).
 MIN_EDGE = 1e-10
 
-Rule = namedtuple("Rule", ["transform", "step", "stop", "log_cost"])
+Rule = namedtuple("Rule", ["transform", "step", "stop", "cost", "additive", "use_q"])
 
 
 @jit
 def _log_ratio(sums):
     """log(U_I / U_J), with U_J floored at ALPHA_EPS * (U_I + U_J)."""
-    ui = sums[SUM_UI]
-    uj = max(sums[SUM_UJ], ALPHA_EPS * (ui + sums[SUM_UJ]))
-    return np.log(ui / uj)
+    return _floored_log_ratio(sums[SUM_UI], sums[SUM_UJ])
+
+
+@jit
+def _floored_log_ratio(a, b):
+    """log(a / b) with b floored at ALPHA_EPS * (a + b): a finite step for a perfect hypothesis."""
+    return np.log(a / max(b, ALPHA_EPS * (a + b)))
+
+
+@jit
+def _chance_or_worse(a, b):
+    """True if a - b <= MIN_EDGE (a + b): the correct side does not beat the wrong side beyond rounding."""
+    return a - b <= MIN_EDGE * (a + b)
 
 
 # ----------------------------------------------------------------------------- shared rules
 @jit(STOP_SIG)
 def stop_on_nonpositive_step(alpha, sums, t, params):
     """Discard the round and stop if alpha <= 0 (edge <= MIN_EDGE); keep it and stop after a perfect hypothesis."""
-    ui = sums[SUM_UI]
-    uj = sums[SUM_UJ]
-    if not alpha > 0.0 or ui - uj <= MIN_EDGE * (ui + uj):
+    if not alpha > 0.0 or _chance_or_worse(sums[SUM_UI], sums[SUM_UJ]):
         return REJECT
     if sums[SUM_UJ] == 0.0:
         return ACCEPT_STOP
     return CONTINUE
 
 
-# ----------------------------------------------------------------------------- AdaBoost (spec §1)
 @jit(TRANSFORM_SIG)
-def adaboost_transform(w, p, u, params):
-    """u = w."""
+def identity_transform(w, p, y, u, q, ylab, params):
+    """u = w: the learner sees the boosting weights."""
     u[:] = w
 
 
+@jit(COST_SIG)
+def exponential_log_cost(state, alpha, z, s2, params):
+    """log of the exponential loss sum_i exp(-y_i F(x_i)) (n * sum_i p_i exp(-y_i F) with sample weights).
+
+    The loss is multiplied by the round's normaliser Z (spec §1 (6)).
+    """
+    state[STATE_LOG_MEAN_LOSS] += np.log(z)
+    return np.log(state[STATE_N]) + state[STATE_LOG_MEAN_LOSS]
+
+
+@jit(COST_SIG)
+def variance_log_cost(state, alpha, z, s2, params):
+    """log C_lam, C_lam = (1 - lam) S1**2 + lam n S2 with l_i = exp(-y_i F(x_i)), S1 = sum l, S2 = sum l**2.
+
+    VadaBoost's cost (3), also EBBoost's. From the loop's state: S1 = n M and
+    S2 = n**2 M**2 sum_i w_i**2 / p_i / n with M = sum_i p_i l_i, so
+    C = n**2 M**2 ((1 - lam) + lam s2).
+    """
+    lam = params[0]
+    state[STATE_LOG_MEAN_LOSS] += np.log(z)
+    return 2.0 * (np.log(state[STATE_N]) + state[STATE_LOG_MEAN_LOSS]) + np.log((1.0 - lam) + lam * s2)
+
+
+# ----------------------------------------------------------------------------- AdaBoost (spec §1), LazyBoost (§4)
 @jit(STEP_SIG)
 def adaboost_step(sums, t, params):
     """alpha = 1/2 log(W_I / W_J)."""
     return 0.5 * _log_ratio(sums)
 
 
-@jit(COST_SIG)
-def adaboost_log_cost(log_mean_loss, s2, n, params):
-    """log of the exponential loss sum_i exp(-y_i F(x_i)) (n * sum_i p_i exp(-y_i F) with sample weights)."""
-    return np.log(n) + log_mean_loss
-
-
 # ----------------------------------------------------------------------------- VadaBoost (spec §2)
 @jit(TRANSFORM_SIG)
-def vadaboost_transform(w, p, u, params):
+def vadaboost_transform(w, p, y, u, q, ylab, params):
     """u = lam * n * w**2 + (1 - lam) * w (with sample weights: lam * w**2 / p + (1 - lam) * w).
 
     With p = 1/n this is the paper's u; with sample weights it is the same cost
@@ -96,18 +123,134 @@ def vadaboost_step(sums, t, params):
     return 0.25 * _log_ratio(sums)
 
 
-@jit(COST_SIG)
-def vadaboost_log_cost(log_mean_loss, s2, n, params):
-    """log C, C = (1 - lam) S1**2 + lam n S2 with l_i = exp(-y_i F(x_i)), S1 = sum l, S2 = sum l**2.
+# ----------------------------------------------------------------------------- EBBoost (spec §3)
+@jit(TRANSFORM_SIG)
+def ebboost_transform(w, p, y, u, q, ylab, params):
+    """u = w, and q = w**2 / p (n w**2 for uniform p) for the second histogram."""
+    for i in range(w.shape[0]):
+        u[i] = w[i]
+        q[i] = w[i] * w[i] / p[i] if p[i] > 0.0 else 0.0
 
-    From the loop's state: S1 = n M and S2 = n**2 M**2 sum_i w_i**2 / p_i / n with
-    M = sum_i p_i l_i, so C = n**2 M**2 ((1 - lam) + lam s2).
-    """
+
+@jit
+def _eb_ab(sums, lam):
+    a = (1.0 - lam) * sums[SUM_UI] * sums[SUM_UI] + lam * sums[SUM_QI]
+    b = (1.0 - lam) * sums[SUM_UJ] * sums[SUM_UJ] + lam * sums[SUM_QJ]
+    return a, b
+
+
+@jit(STEP_SIG)
+def ebboost_step(sums, t, params):
+    """alpha = 1/4 log(A / B), A = (1 - lam) W_I**2 + lam n Q_I, B likewise for J."""
+    a, b = _eb_ab(sums, params[0])
+    return 0.25 * _floored_log_ratio(a, b)
+
+
+@jit(STOP_SIG)
+def ebboost_stop(alpha, sums, t, params):
+    """Stop without the round when A <= B (alpha = 0 up to rounding: no progress, [R]); keep it and stop if perfect."""
+    a, b = _eb_ab(sums, params[0])
+    if not alpha > 0.0 or _chance_or_worse(a, b):
+        return REJECT
+    if b == 0.0:
+        return ACCEPT_STOP
+    return CONTINUE
+
+
+# ----------------------------------------------------------------------------- SABoost (spec §5)
+SCHEDULE_INVERSE = 0  # a_t = gamma / t
+SCHEDULE_POWER = 1  # a_t = t ** -gamma
+SCHEDULE_CONSTANT = 2  # a_t = gamma
+SCHEDULES = {"inverse": SCHEDULE_INVERSE, "power": SCHEDULE_POWER, "constant": SCHEDULE_CONSTANT}
+
+
+@jit(STEP_SIG)
+def saboost_step(sums, t, params):
+    """a_t from the deterministic schedule params[1] with gamma = params[0] (t = 1, 2, ...). [R]"""
+    gamma = params[0]
+    kind = params[1]
+    if kind == SCHEDULE_INVERSE:
+        return gamma / t
+    if kind == SCHEDULE_POWER:
+        return np.float64(t) ** -gamma
+    return gamma
+
+
+@jit(STOP_SIG)
+def saboost_stop(alpha, sums, t, params):
+    """No alpha <= 0 break; stop (without the round) only when the learner's error reaches 1/2 ([R], spec §5 (5))."""
+    if _chance_or_worse(sums[SUM_UI], sums[SUM_UJ]):
+        return REJECT
+    return CONTINUE
+
+
+# ----------------------------------------------------------------------------- QuadBoost (spec §6)
+PENALTY_NONE = 0
+PENALTY_L1 = 1
+PENALTY_L2 = 2
+PENALTY_LINF = 3
+PENALTIES = {None: PENALTY_NONE, "l1": PENALTY_L1, "l2": PENALTY_L2, "linf": PENALTY_LINF}
+
+
+@jit(TRANSFORM_SIG)
+def quadboost_transform(w, p, y, u, q, ylab, params):
+    """The residuals r = y - F (held in w) as a weighted classification: labels sign(r), weights p |r|."""
+    for i in range(w.shape[0]):
+        r = w[i]
+        ylab[i] = 1 if r > 0.0 else 0
+        u[i] = p[i] * abs(r)
+
+
+@jit
+def quad_alpha(g, params):
+    """The variant's minimiser along a +-1 voter (eta = 1) with correlation g = <h, r>_p (spec §6 (3))."""
     lam = params[0]
-    return 2.0 * (np.log(n) + log_mean_loss) + np.log((1.0 - lam) + lam * s2)
+    kind = params[1]
+    if kind == PENALTY_L1:
+        return np.sign(g) * max(abs(g) - lam, 0.0)
+    if kind == PENALTY_L2:
+        return g / (1.0 + lam)
+    if kind == PENALTY_LINF:
+        return min(max(g, -params[2]), params[2])
+    return g
+
+
+@jit(STEP_SIG)
+def quadboost_step(sums, t, params):
+    """alpha = rule(g) with g = U_I - U_J = sum_i p_i h_i r_i (the residual reduction, spec §6 (2))."""
+    return quad_alpha(sums[SUM_UI] - sums[SUM_UJ], params)
+
+
+@jit(STOP_SIG)
+def quadboost_stop(alpha, sums, t, params):
+    """Stop without the round when alpha = 0 (L1: |g| <= lam) or the voter has no edge beyond rounding."""
+    if alpha == 0.0 or _chance_or_worse(sums[SUM_UI], sums[SUM_UJ]):
+        return REJECT
+    return CONTINUE
+
+
+@jit
+def quad_penalty(alpha, params):
+    """The variant's penalty of one weight: 2 lam |alpha| (L1), lam alpha**2 (L2), 0 (vanilla, box)."""
+    kind = params[1]
+    if kind == PENALTY_L1:
+        return 2.0 * params[0] * abs(alpha)
+    if kind == PENALTY_L2:
+        return params[0] * alpha * alpha
+    return 0.0
+
+
+@jit(COST_SIG)
+def quadboost_log_cost(state, alpha, risk, unused, params):
+    """log of the objective: risk sum_i p_i (y_i - F_i)**2 plus the penalty of all weights."""
+    state[STATE_PENALTY] += quad_penalty(alpha, params)
+    return np.log(risk + state[STATE_PENALTY])
 
 
 RULES = {
-    "adaboost": Rule(adaboost_transform, adaboost_step, stop_on_nonpositive_step, adaboost_log_cost),
-    "vadaboost": Rule(vadaboost_transform, vadaboost_step, stop_on_nonpositive_step, vadaboost_log_cost),
+    "adaboost": Rule(identity_transform, adaboost_step, stop_on_nonpositive_step, exponential_log_cost, False, False),
+    "vadaboost": Rule(vadaboost_transform, vadaboost_step, stop_on_nonpositive_step, variance_log_cost, False, False),
+    "ebboost": Rule(ebboost_transform, ebboost_step, ebboost_stop, variance_log_cost, False, True),
+    "saboost": Rule(identity_transform, saboost_step, saboost_stop, exponential_log_cost, False, False),
+    "quadboost": Rule(quadboost_transform, quadboost_step, quadboost_stop, quadboost_log_cost, True, False),
 }

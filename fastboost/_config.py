@@ -19,6 +19,24 @@ jit = functools.partial(numba.njit, cache=True, nogil=True, fastmath=FASTMATH)
 pjit = functools.partial(numba.njit, cache=True, nogil=True, fastmath=FASTMATH, parallel=True)
 
 
+def lazy_typed(signature, fn):
+    """A getter for ``fn`` compiled to one explicit signature (cached on disk), built on first call.
+
+    Used for the entry points that take rules as first-class functions (the loop,
+    QuadBoost's re-weighting). The thread pool is started first: cached parallel
+    code links against the pool's scheduler symbols ("Symbol not found: allocate_sched").
+    """
+    compiled = []
+
+    def get():
+        if not compiled:
+            numba.get_num_threads()
+            compiled.append(numba.njit(signature, cache=True, nogil=True, fastmath=FASTMATH)(fn))
+        return compiled[0]
+
+    return get
+
+
 def resolve_n_jobs(n_jobs):
     """Number of numba threads for a validated ``n_jobs`` (None: all; negative: joblib semantics;
     capped at the pool size). The estimators check the value first."""

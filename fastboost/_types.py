@@ -26,13 +26,16 @@ N_HIST_FIELDS = 2  # learner weight of class 0 (y=-1), learner weight of class 1
 CRITERION_ERROR = 0  # weighted misclassification error: what the papers' learners minimise
 CRITERION_GINI = 1  # weighted Gini impurity, as scikit-learn's trees
 CRITERIA = {"error": CRITERION_ERROR, "gini": CRITERION_GINI}
+CRITERION_EB = 2  # EBBoost's V* (spec §3); needs the per-class sums of w**2 / p (a second histogram)
 
 # Round statistics handed to an algorithm's step and stop rules (float64[N_SUMS]).
 SUM_UI = 0  # learner weight of the examples the weak hypothesis gets right
 SUM_UJ = 1  # learner weight of the examples it gets wrong
 SUM_WI = 2  # boosting weight (sum 1) of the correct examples
 SUM_WJ = 3  # boosting weight of the wrong examples
-N_SUMS = 8  # room for later rules' statistics (e.g. sums of w**2)
+SUM_QI = 4  # sum of w**2 / p over the correct examples (filled only for rules that ask for it)
+SUM_QJ = 5  # ... over the wrong examples
+N_SUMS = 8
 
 # Per-round integer record: int64[n_rounds, N_IREC]
 R_FEATURE = 0  # feature index of the stump
@@ -48,9 +51,33 @@ R_ALPHA = 1  # step size of the round
 R_ERROR = 2  # error under the boosting weights w (sum 1)
 R_LEARNER_ERROR = 3  # error under the learner's weights u, normalised
 R_LOG_COST = 4  # log of the algorithm's cost after the round (no underflow)
-N_FREC = 5
+R_EDGE = 5  # U_I - U_J: the learner-weighted edge (QuadBoost's g = <h, r>)
+R_VAL_ERROR = 6  # weighted validation error after the round (NaN without a validation set)
+N_FREC = 7
+
+# Loop options: int64[N_OPTS]
+OPT_CRITERION = 0  # CRITERION_*
+OPT_FEATURE_RANK = 1  # use the k-th best feature (1: the best)
+OPT_ADDITIVE = 2  # 0: w <- w exp(-alpha y h) / Z; 1: w holds residuals r <- r - alpha h (QuadBoost)
+OPT_USE_Q = 3  # 1: build the w**2 / p histogram too (EBBoost)
+OPT_PATIENCE = 4  # stop after this many rounds without a new best validation error (0: never)
+N_OPTS = 5
+
+# Loop state carried across calls: float64[N_STATE]
+STATE_LOG_MEAN_LOSS = 0  # log(sum_i p_i exp(-y_i F(x_i))) (multiplicative rules)
+STATE_N = 1  # number of examples with positive sample weight
+STATE_PENALTY = 2  # QuadBoost: the penalty of the current weights
+STATE_BEST_VAL = 3  # best validation error so far (inf before the first round)
+STATE_BEST_T = 4  # number of rounds at the best validation error
+STATE_SINCE_BEST = 5  # rounds since then
+N_STATE = 6
 
 # Stop-rule answers.
 CONTINUE = 0  # keep the round and go on
 REJECT = 1  # discard the round and stop (e.g. alpha <= 0)
 ACCEPT_STOP = 2  # keep the round and stop (e.g. a perfect weak hypothesis)
+
+# Why the loop returned (its second result).
+RAN_ALL = 0  # the requested rounds ran
+STOPPED_BY_RULE = 1  # the stop rule ended boosting
+STOPPED_EARLY = 2  # no new best validation error for OPT_PATIENCE rounds

@@ -240,3 +240,10 @@ def decision_function_naive(X, rounds):
         out = np.where(go_left, float(r["left"]), float(r["right"]))
         margin = margin + float(r["alpha"]) * out
     return margin
+
+
+def assert_rounds_equal(a, b, err_msg=""):
+    """Two round records are identical field by field (NaN equals NaN, e.g. val_error without validation)."""
+    assert a.dtype == b.dtype and a.shape == b.shape, f"{err_msg}: {a.dtype} {a.shape} vs {b.dtype} {b.shape}"
+    for name in a.dtype.names:
+        np.testing.assert_array_equal(a[name], b[name], err_msg=f"{err_msg} field {name}")

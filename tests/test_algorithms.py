@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from fastboost import AdaBoostClassifier, VadaBoostClassifier
-from fastboost._algorithms import adaboost_step, adaboost_transform, vadaboost_step, vadaboost_transform
+from fastboost._algorithms import adaboost_step, vadaboost_step, vadaboost_transform
+from fastboost._algorithms import identity_transform as adaboost_transform
 from fastboost._types import N_SUMS, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
 from fastboost.datasets import make_twonorm
 
@@ -234,7 +235,8 @@ def _round_sums(w, correct, transform, lam):
     n = w.shape[0]
     p = np.full(n, 1.0 / n)
     u = np.full(n, np.nan)
-    transform(w, p, u, np.array([lam], dtype=np.float64))
+    ylab = np.zeros(n, np.uint8)
+    transform(w, p, ylab, u, np.empty(0), ylab, np.array([lam], dtype=np.float64))
     sums = np.zeros(N_SUMS)
     sums[SUM_UI] = u[correct].sum()
     sums[SUM_UJ] = u[~correct].sum()

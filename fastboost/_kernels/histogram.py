@@ -26,3 +26,26 @@ def build_histograms(codes, y, u, hist):
     """
     for f in prange(codes.shape[0]):
         _histogram_one_feature(codes[f], y, u, hist[f])
+
+
+@jit
+def _histogram_one_feature_q(codes_f, y, u, q, hist_f, histq_f):
+    """hist_f as _histogram_one_feature, and histq_f[b, c] = sum of q[i] over the same rows, in one pass."""
+    hist_f[:] = 0.0
+    histq_f[:] = 0.0
+    for i in range(codes_f.shape[0]):
+        b = codes_f[i]
+        c = y[i]
+        hist_f[b, c] += u[i]
+        histq_f[b, c] += q[i]
+
+
+@pjit
+def build_histograms_q(codes, y, u, q, hist, histq):
+    """build_histograms plus a second per-class histogram of q (EBBoost's w**2 / p); threads over features.
+
+    q      float64[n_samples]                    IN
+    histq  float64[n_features, n_bins, 2]        OUT
+    """
+    for f in prange(codes.shape[0]):
+        _histogram_one_feature_q(codes[f], y, u, q, hist[f], histq[f])

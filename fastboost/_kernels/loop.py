@@ -1,14 +1,21 @@
 """The one compiled boosting loop.
 
-Every algorithm is four small njit functions handed to :func:`boost` as
-first-class function values (see ``fastboost._algorithms``):
+Every algorithm is four small njit functions handed to the loop as first-class
+function values, plus two flags (see ``fastboost._algorithms``):
 
-- ``transform(w, p, u, params)``: the learner's weights u from the boosting
-  weights w (sum 1) and the initial distribution p;
-- ``step(sums, t, params) -> alpha``: the step from the round's correct/wrong sums;
+- ``transform(w, p, y, u, q, ylab, params)``: what the weak learner sees: its
+  weights u (and, for EBBoost, q = w**2 / p) from the boosting state w and the
+  initial distribution p; a rule may also set the learner's labels ylab (which
+  start equal to y: QuadBoost hands over sign(r) with weights p |r|);
+- ``step(sums, t, params) -> alpha``: the step from the round's sums (``SUM_*``);
 - ``stop(alpha, sums, t, params) -> CONTINUE | REJECT | ACCEPT_STOP``;
-- ``log_cost(log_mean_loss, s2, n, params) -> float``: log of the algorithm's
-  cost, from log(sum_i p_i exp(-y_i F_i)), s2 = sum_i w_i**2 / p_i and n.
+- ``cost(state, alpha, a, b, params) -> log cost``: the algorithm's cost after the
+  round from the update's results (a, b) = (Z, sum_i w_i**2 / p_i) for the
+  multiplicative update or (sum_i p_i r_i**2, 0) for the additive one; it may keep
+  its own running quantities in ``state``;
+- ``opts[OPT_ADDITIVE]``: w <- w exp(-alpha y h) / Z (AdaBoost family) or
+  residuals r <- r - alpha h (QuadBoost); ``opts[OPT_USE_Q]``: also build the
+  w**2 / p histogram (EBBoost's exact search, ``CRITERION_EB``).
 
 Because the rules are typed by signature (``numba.types.FunctionType``), the
 loop is compiled once for all algorithms and its machine code is cached on
@@ -16,16 +23,18 @@ disk; passing plain dispatchers instead would specialise it per algorithm and
 miss the cache in every new process. The typed loop is built on first use
 (:func:`get_boost`), after numba's thread pool is up.
 """
-import numba
 import numpy as np
-from numba import njit, types
+from numba import types
 
-from .._config import FASTMATH
-from .._types import ACCEPT_STOP, R_ALPHA, R_BIN, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT
-from .._types import R_LOG_COST, R_MISSING_LEFT, R_RIGHT, R_THRESHOLD, REJECT, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
-from .histogram import build_histograms
-from .split import best_feature, best_split_per_feature, leaf_value, side_weights
-from .update import apply_stump, update_weights
+from .._config import lazy_typed
+from .._types import ACCEPT_STOP, CRITERION_EB, OPT_ADDITIVE, OPT_CRITERION, OPT_FEATURE_RANK, OPT_PATIENCE
+from .._types import OPT_USE_Q, R_ALPHA, R_BIN, R_EDGE, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT, R_LOG_COST
+from .._types import R_MISSING_LEFT, R_RIGHT, R_THRESHOLD, R_VAL_ERROR, RAN_ALL, REJECT, STATE_BEST_T
+from .._types import STATE_BEST_VAL, STATE_SINCE_BEST, STOPPED_BY_RULE, STOPPED_EARLY, SUM_QI, SUM_QJ, SUM_UI
+from .._types import SUM_UJ, SUM_WI, SUM_WJ
+from .histogram import build_histograms, build_histograms_q
+from .split import best_split_per_feature_q, eb_terms, kth_best_feature, leaf_value, side_weights
+from .update import apply_stump, update_residuals, update_validation, update_weights
 
 f8_1d = types.Array(types.float64, 1, "C")
 f8_2d = types.Array(types.float64, 2, "C")
@@ -36,29 +45,27 @@ u1_1d = types.Array(types.uint8, 1, "C")
 u1_2d = types.Array(types.uint8, 2, "C")
 s1_1d = types.Array(types.int8, 1, "C")
 
-TRANSFORM_SIG = types.void(f8_1d, f8_1d, f8_1d, f8_1d)
+TRANSFORM_SIG = types.void(f8_1d, f8_1d, u1_1d, f8_1d, f8_1d, u1_1d, f8_1d)
 STEP_SIG = types.float64(f8_1d, types.int64, f8_1d)
 STOP_SIG = types.int64(types.float64, f8_1d, types.int64, f8_1d)
-COST_SIG = types.float64(types.float64, types.float64, types.float64, f8_1d)
-
-STATE_LOG_MEAN_LOSS = 0  # log(sum_i p_i exp(-y_i F(x_i)))
-STATE_N = 1  # number of examples with positive sample weight
-N_STATE = 2
+COST_SIG = types.float64(f8_1d, types.float64, types.float64, types.float64, f8_1d)
 
 LOOP_SIG = types.UniTuple(types.int64, 2)(
     u1_2d, u1_1d, f8_1d,  # codes, y, p
-    i8_1d, types.int64, f8_2d, types.int64,  # n_value_bins, missing_code, thresholds, criterion
+    i8_1d, types.int64, f8_2d, i8_1d,  # n_value_bins, missing_code, thresholds, opts
     types.FunctionType(TRANSFORM_SIG), types.FunctionType(STEP_SIG),
-    types.FunctionType(STOP_SIG), types.FunctionType(COST_SIG), f8_1d,  # rule (log_cost), params
-    f8_1d, f8_1d, f8_3d, s1_1d, f8_2d, f8_1d,  # w, u, hist, yh, block_sums, sums
+    types.FunctionType(STOP_SIG), types.FunctionType(COST_SIG), f8_1d,  # rule, params
+    f8_1d, f8_1d, f8_1d, u1_1d, f8_3d, f8_3d, s1_1d, f8_2d, f8_1d,  # w, u, q, ylab, hist, histq, yh, bsums, sums
     f8_1d, i8_1d, i8_1d, f8_1d,  # fvalue, fbin, fmissing_left, state
+    u1_2d, u1_1d, f8_1d, f8_1d, f8_2d,  # vcodes, vy, vp, vmargin, vblock_sums
     types.int64, types.int64, i8_2d, f8_2d,  # t_start, t_stop, irec, frec
 )
 
 
-def _boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
-          transform, step, stop, log_cost, params,
-          w, u, hist, yh, block_sums, sums, fvalue, fbin, fmissing_left, state,
+def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts,
+          transform, step, stop, cost, params,
+          w, u, q, ylab, hist, histq, yh, block_sums, sums, fvalue, fbin, fmissing_left, state,
+          vcodes, vy, vp, vmargin, vblock_sums,
           t_start, t_stop, irec, frec):
     """Run rounds ``t_start .. t_stop - 1`` of stump boosting.
 
@@ -67,24 +74,40 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
     p             float64[n_samples]              IN   initial distribution (sample weights, sum 1)
     n_value_bins  int64[n_features]               IN   non-missing bins per feature
     thresholds    float64[n_features, 256]        IN   raw threshold of "code <= k" (inf past the last edge)
-    w             float64[n_samples]              IN/OUT boosting weights (sum 1)
+    opts          int64[N_OPTS]                   IN   OPT_* (criterion, feature rank, flags, patience)
+    params        float64[:]                      IN   the rule's parameters
+    w             float64[n_samples]              IN/OUT boosting weights (sum 1), or residuals (additive)
+    ylab          uint8[n_samples]                IN/OUT learner labels (equal to y unless the rule sets them)
     state         float64[N_STATE]                IN/OUT
-    u, hist, yh, block_sums, sums, fvalue, fbin, fmissing_left: scratch, preallocated
-    (block_sums: float64[update.n_blocks(n_samples), 4])
+    vcodes, vy, vp  uint8[n_features, n_val], uint8[n_val], float64[n_val]  IN  binned validation set
+    vmargin       float64[n_val]                  IN/OUT validation margins (n_val may be 0)
+    u, q, hist, histq, yh, block_sums, sums, fvalue, fbin, fmissing_left, vblock_sums: scratch
+    (hist, histq: float64[n_features, n_bins, 2], histq only read with OPT_USE_Q;
+    block_sums / vblock_sums: float64[update.n_blocks(n), 4])
     irec          int64[n_rounds, N_IREC]         OUT  rows t_start.. of the round record
     frec          float64[n_rounds, N_FREC]       OUT
-    Returns (number of rounds kept, 1 if the stop rule ended boosting else 0).
+    Returns (number of rounds kept, RAN_ALL | STOPPED_BY_RULE | STOPPED_EARLY).
     """
+    criterion = opts[OPT_CRITERION]
+    use_q = opts[OPT_USE_Q] != 0
+    lam = params[0]  # EBBoost's lambda (only read with CRITERION_EB)
+    n_val = vy.shape[0]
     for t in range(t_start, t_stop):
-        transform(w, p, u, params)
-        build_histograms(codes, y, u, hist)
-        best_split_per_feature(hist, n_value_bins, missing_code, criterion, fvalue, fbin, fmissing_left)
+        transform(w, p, y, u, q, ylab, params)
+        if use_q:
+            build_histograms_q(codes, ylab, u, q, hist, histq)
+        else:
+            build_histograms(codes, ylab, u, hist)
+        best_split_per_feature_q(hist, histq, n_value_bins, missing_code, criterion, lam, fvalue, fbin,
+                                 fmissing_left)
         c0 = 0.0  # class weights of all rows (any feature's histogram holds them all)
         c1 = 0.0
         for b in range(missing_code + 1):
             c0 += hist[0, b, 0]
             c1 += hist[0, b, 1]
-        f = best_feature(fvalue, c0 + c1)
+        f = kth_best_feature(fvalue, c0 + c1, opts[OPT_FEATURE_RANK])
+        sums[SUM_QI] = 0.0
+        sums[SUM_QJ] = 0.0
         if f < 0:
             # no feature splits the weighted rows: fall back to the constant weak hypothesis
             f = 0
@@ -97,16 +120,31 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
             k = fbin[f]
             ml = fmissing_left[f]
             l0, l1, r0, r1 = side_weights(hist[f], k, ml, missing_code)
-            left = leaf_value(l0, l1)
-            right = leaf_value(r0, r1)
             threshold = thresholds[f, k]
-        apply_stump(codes[f], k, ml, missing_code, left, right, y, u, w, yh, block_sums, sums)
+            if criterion == CRITERION_EB:
+                # polarity with A >= B (alpha >= 0): -1 left / +1 right, or the reverse
+                lq0, lq1, rq0, rq1 = side_weights(histq[f], k, ml, missing_code)
+                a, bb, wi, wj = eb_terms(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam)
+                left = -1 if a >= bb else 1
+                right = -left
+                sums[SUM_QI] = lq0 + rq1 if left < 0 else lq1 + rq0
+                sums[SUM_QJ] = lq1 + rq0 if left < 0 else lq0 + rq1
+            else:
+                left = leaf_value(l0, l1)
+                right = leaf_value(r0, r1)
+        qi = sums[SUM_QI]
+        qj = sums[SUM_QJ]
+        apply_stump(codes[f], k, ml, missing_code, left, right, ylab, u, w, yh, block_sums, sums)
+        sums[SUM_QI] = qi
+        sums[SUM_QJ] = qj
         alpha = step(sums, t + 1, params)
         decision = stop(alpha, sums, t + 1, params)
         if decision == REJECT:
-            return t - t_start, 1
-        z, s2 = update_weights(w, p, yh, alpha, sums[SUM_WI], sums[SUM_WJ], block_sums)
-        state[STATE_LOG_MEAN_LOSS] += np.log(z)
+            return t - t_start, STOPPED_BY_RULE
+        if opts[OPT_ADDITIVE] != 0:
+            a, bb = update_residuals(w, p, yh, ylab, alpha, block_sums)
+        else:
+            a, bb = update_weights(w, p, yh, alpha, sums[SUM_WI], sums[SUM_WJ], block_sums)
         irec[t, R_FEATURE] = f
         irec[t, R_BIN] = k
         irec[t, R_MISSING_LEFT] = ml
@@ -114,25 +152,27 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, criterion,
         irec[t, R_RIGHT] = right
         frec[t, R_THRESHOLD] = threshold
         frec[t, R_ALPHA] = alpha
-        frec[t, R_ERROR] = sums[SUM_WJ]
+        frec[t, R_ERROR] = sums[SUM_WJ] if opts[OPT_ADDITIVE] == 0 else np.nan
         frec[t, R_LEARNER_ERROR] = sums[SUM_UJ] / (sums[SUM_UI] + sums[SUM_UJ])
-        frec[t, R_LOG_COST] = log_cost(state[STATE_LOG_MEAN_LOSS], s2, state[STATE_N], params)
+        frec[t, R_EDGE] = sums[SUM_UI] - sums[SUM_UJ]
+        frec[t, R_LOG_COST] = cost(state, alpha, a, bb, params)
+        frec[t, R_VAL_ERROR] = np.nan
+        if n_val > 0:
+            err = update_validation(vcodes[f], k, ml, missing_code, left, right, alpha, vy, vp, vmargin,
+                                    vblock_sums)
+            frec[t, R_VAL_ERROR] = err
+            if err < state[STATE_BEST_VAL]:
+                state[STATE_BEST_VAL] = err
+                state[STATE_BEST_T] = t + 1
+                state[STATE_SINCE_BEST] = 0.0
+            else:
+                state[STATE_SINCE_BEST] += 1.0
+                if opts[OPT_PATIENCE] > 0 and state[STATE_SINCE_BEST] >= opts[OPT_PATIENCE]:
+                    return t + 1 - t_start, STOPPED_EARLY
         if decision == ACCEPT_STOP:
-            return t + 1 - t_start, 1
-    return t_stop - t_start, 0
+            return t + 1 - t_start, STOPPED_BY_RULE
+    return t_stop - t_start, RAN_ALL
 
 
-_boost_typed = None
-
-
-def get_boost():
-    """The typed, cached loop; compiled or loaded from numba's cache on first call.
-
-    Starts numba's thread pool first: cached parallel code links against the
-    pool's scheduler symbols ("Symbol not found: allocate_sched" otherwise).
-    """
-    global _boost_typed
-    if _boost_typed is None:
-        numba.get_num_threads()
-        _boost_typed = njit(LOOP_SIG, cache=True, nogil=True, fastmath=FASTMATH)(_boost)
-    return _boost_typed
+#: The typed, cached loop: ``get_boost()(...)`` (compiled or loaded from numba's cache on first call).
+get_boost = lazy_typed(LOOP_SIG, _boost)

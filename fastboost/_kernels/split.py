@@ -13,7 +13,7 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .._types import CRITERION_GINI
+from .._types import CRITERION_EB, CRITERION_GINI
 
 TIE_RTOL = 1e-12
 
@@ -31,6 +31,27 @@ def stump_criterion(l0, l1, r0, r1, criterion):
 
 
 @jit
+def eb_terms(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam):
+    """EBBoost's (A, B, W_I, W_J) for the stump predicting -1 left and +1 right (spec §3).
+
+    W: sums of w per side and class; Q: sums of w**2 / p (n w**2 for uniform p).
+    A = (1 - lam) W_I**2 + lam Q_I, B likewise on the wrong side J.
+    """
+    wi = l0 + r1
+    wj = l1 + r0
+    a = (1.0 - lam) * wi * wi + lam * (lq0 + rq1)
+    b = (1.0 - lam) * wj * wj + lam * (lq1 + rq0)
+    return a, b, wi, wj
+
+
+@jit
+def eb_criterion(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam):
+    """EBBoost's optimal cost factor V* = 2 sqrt(A B) + 2 (1 - lam) W_I W_J; symmetric in the polarity."""
+    a, b, wi, wj = eb_terms(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam)
+    return 2.0 * np.sqrt(max(a * b, 0.0)) + 2.0 * (1.0 - lam) * wi * wj
+
+
+@jit
 def leaf_value(c0, c1):
     """Output of a side: +1 if class 1 is strictly heavier, else -1 (ties go to class 0, as argmax)."""
     return 1 if c1 > c0 else -1
@@ -43,29 +64,59 @@ def best_split_one_feature(hist_f, n_value_bins, missing_code, criterion):
     hist_f        float64[n_bins, 2]   IN
     n_value_bins  number of non-missing bins of the feature
     """
+    return best_split_one_feature_q(hist_f, hist_f, n_value_bins, missing_code, criterion, 0.0)
+
+
+@jit
+def best_split_one_feature_q(hist_f, histq_f, n_value_bins, missing_code, criterion, lam):
+    """As :func:`best_split_one_feature`; with ``criterion == CRITERION_EB`` also reads histq_f.
+
+    histq_f  float64[n_bins, 2]  IN  per-class sums of w**2 / p (read only for CRITERION_EB)
+    lam      EBBoost's lambda (ignored by the other criteria)
+    """
+    eb = criterion == CRITERION_EB
     m0 = hist_f[missing_code, 0]
     m1 = hist_f[missing_code, 1]
     t0 = 0.0
     t1 = 0.0
+    mq0 = 0.0
+    mq1 = 0.0
+    tq0 = 0.0
+    tq1 = 0.0
     for b in range(n_value_bins):
         t0 += hist_f[b, 0]
         t1 += hist_f[b, 1]
-    tol = TIE_RTOL * (t0 + t1 + m0 + m1)
+    if eb:
+        mq0 = histq_f[missing_code, 0]
+        mq1 = histq_f[missing_code, 1]
+        for b in range(n_value_bins):
+            tq0 += histq_f[b, 0]
+            tq1 += histq_f[b, 1]
+    total = t0 + t1 + m0 + m1
+    tol = TIE_RTOL * (total * total if eb else total)
     best = np.inf
     best_bin = -1
     best_ml = 1
     l0 = 0.0
     l1 = 0.0
+    lq0 = 0.0
+    lq1 = 0.0
     for k in range(n_value_bins):
         l0 += hist_f[k, 0]
         l1 += hist_f[k, 1]
+        if eb:
+            lq0 += histq_f[k, 0]
+            lq1 += histq_f[k, 1]
         r0 = t0 - l0
         r1 = t1 - l1
         if k < n_value_bins - 1:  # missing left (for k == last, everything would go left)
             a0 = l0 + m0
             a1 = l1 + m1
             if a0 + a1 > 0.0 and r0 + r1 > 0.0:
-                v = stump_criterion(a0, a1, r0, r1, criterion)
+                if eb:
+                    v = eb_criterion(a0, a1, lq0 + mq0, lq1 + mq1, r0, r1, tq0 - lq0, tq1 - lq1, lam)
+                else:
+                    v = stump_criterion(a0, a1, r0, r1, criterion)
                 if v < best - tol:
                     best = v
                     best_bin = k
@@ -73,7 +124,10 @@ def best_split_one_feature(hist_f, n_value_bins, missing_code, criterion):
         b0 = r0 + m0
         b1 = r1 + m1
         if l0 + l1 > 0.0 and b0 + b1 > 0.0:  # missing right
-            v = stump_criterion(l0, l1, b0, b1, criterion)
+            if eb:
+                v = eb_criterion(l0, l1, lq0, lq1, b0, b1, tq0 - lq0 + mq0, tq1 - lq1 + mq1, lam)
+            else:
+                v = stump_criterion(l0, l1, b0, b1, criterion)
             if v < best - tol:
                 best = v
                 best_bin = k
@@ -87,7 +141,7 @@ def best_split_one_feature(hist_f, n_value_bins, missing_code, criterion):
     return best, best_bin, best_ml
 
 
-@pjit
+@jit
 def best_split_per_feature(hist, n_value_bins, missing_code, criterion, value, bin_, missing_left):
     """Per-feature best stumps, threads over features.
 
@@ -97,8 +151,14 @@ def best_split_per_feature(hist, n_value_bins, missing_code, criterion, value, b
     bin_          int64[n_features]               OUT
     missing_left  int64[n_features]               OUT
     """
+    best_split_per_feature_q(hist, hist, n_value_bins, missing_code, criterion, 0.0, value, bin_, missing_left)
+
+
+@pjit
+def best_split_per_feature_q(hist, histq, n_value_bins, missing_code, criterion, lam, value, bin_, missing_left):
+    """As :func:`best_split_per_feature`; EBBoost's criterion also reads histq (see best_split_one_feature_q)."""
     for f in prange(hist.shape[0]):
-        v, b, ml = best_split_one_feature(hist[f], n_value_bins[f], missing_code, criterion)
+        v, b, ml = best_split_one_feature_q(hist[f], histq[f], n_value_bins[f], missing_code, criterion, lam)
         value[f] = v
         bin_[f] = b
         missing_left[f] = ml
@@ -140,4 +200,24 @@ def best_feature(value, total):
         if value[f] < best - tol:
             best = value[f]
             best_f = f
+    return best_f
+
+
+@jit
+def kth_best_feature(value, total, k):
+    """Index of the k-th smallest criterion value (k >= 1; ties by lowest index, as best_feature).
+
+    Features with no valid split (inf) are never ranked; k beyond the number of
+    ranked features gives the last ranked one; -1 if none is finite.
+    value  float64[n_features]  IN/OUT  ranked entries are overwritten with inf
+    """
+    best_f = best_feature(value, total)
+    for _ in range(k - 1):
+        if best_f < 0:
+            break
+        value[best_f] = np.inf
+        nxt = best_feature(value, total)
+        if nxt < 0:
+            break
+        best_f = nxt
     return best_f

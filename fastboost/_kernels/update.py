@@ -7,7 +7,7 @@ order, so the sums do not depend on the number of threads.
 import numpy as np
 from numba import prange
 
-from .._config import pjit
+from .._config import jit, pjit
 from .._types import SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
 
 BLOCK = 16384
@@ -95,3 +95,62 @@ def update_weights(w, p, yh, alpha, w_correct, w_wrong, block_sums):
     for b in range(nb):
         s2 += block_sums[b, 0]
     return z, s2
+
+
+@pjit
+def update_residuals(r, p, yh, ylab, alpha, block_sums):
+    """r_i <- r_i - alpha * h_i in place (QuadBoost), with h_i = yh_i * (+1 if ylab_i == 1 else -1).
+
+    r           float64[n_samples]  IN/OUT residuals y - F
+    p           float64[n_samples]  IN     sample-weight distribution (sum 1)
+    yh          int8[n_samples]     IN     ylab_i * h_i, from apply_stump on the learner's labels
+    ylab        uint8[n_samples]    IN     the learner's class index (1 where r > 0)
+    block_sums  float64[n_blocks, >=1]     scratch
+    Returns (the risk sum_i p_i r_i**2 after the update, 0.0).
+    """
+    n = r.shape[0]
+    nb = -(-n // BLOCK)
+    for b in prange(nb):
+        risk = 0.0
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            h = np.float64(yh[i]) if ylab[i] == 1 else -np.float64(yh[i])
+            ri = r[i] - alpha * h
+            r[i] = ri
+            risk += p[i] * ri * ri
+        block_sums[b, 0] = risk
+    risk = 0.0
+    for b in range(nb):
+        risk += block_sums[b, 0]
+    return risk, 0.0
+
+
+@jit
+def stump_output_code(c, k, missing_left, missing_code, left, right):
+    """Output (left or right, as float64) of the stump (k, missing_left) on one bin code."""
+    go_left = c <= k if c != missing_code else missing_left != 0
+    return np.float64(left) if go_left else np.float64(right)
+
+
+@pjit
+def update_validation(codes_f, k, missing_left, missing_code, left, right, alpha, y, p, margin, block_sums):
+    """margin_i += alpha * h(x_i) on binned validation rows; returns the weighted error sum_i p_i [wrong_i].
+
+    codes_f  uint8[n_val]    IN      validation codes of the stump's feature
+    y        uint8[n_val]    IN      class index; a row is predicted class 1 iff its margin > 0
+    p        float64[n_val]  IN      validation weights (sum 1)
+    margin   float64[n_val]  IN/OUT  validation margins, updated as the raw-X prediction adds rounds
+    """
+    n = codes_f.shape[0]
+    nb = -(-n // BLOCK)
+    for b in prange(nb):
+        err = 0.0
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            m = margin[i] + alpha * stump_output_code(codes_f[i], k, missing_left, missing_code, left, right)
+            margin[i] = m
+            if (m > 0.0) != (y[i] == 1):
+                err += p[i]
+        block_sums[b, 0] = err
+    err = 0.0
+    for b in range(nb):
+        err += block_sums[b, 0]
+    return err
