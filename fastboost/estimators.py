@@ -337,7 +337,8 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return self._margin_to_proba(self.decision_function(X))
 
     def predict_log_proba(self, X):
-        return np.log(self.predict_proba(X))
+        with np.errstate(divide="ignore"):  # log 0 = -inf (QuadBoost's clipped probabilities)
+            return np.log(self.predict_proba(X))
 
     def staged_predict(self, X):
         for margin in self.staged_decision_function(X):
@@ -426,6 +427,12 @@ class LazyBoostClassifier(AdaBoostClassifier):
         super().__init__(n_estimators, criterion=criterion, max_bins=max_bins, feature_rank=feature_rank,
                          validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
                          n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # by design it never uses the best feature: on two features only the weaker one
+        tags.classifier_tags.poor_score = True
+        return tags
 
 
 class VadaBoostClassifier(_BaseBoostClassifier):
