@@ -96,8 +96,19 @@ def variance_log_cost(state, alpha, z, s2, params):
 # ----------------------------------------------------------------------------- AdaBoost (spec §1), LazyBoost (§4)
 @jit(STEP_SIG)
 def adaboost_step(sums, t, params):
-    """alpha = 1/2 log(W_I / W_J)."""
-    return 0.5 * _log_ratio(sums)
+    """alpha = 1/2 log(W_I / W_J) + 1/2 log(K - 1), K = params[0] classes (SAMME; the second term is 0 for K = 2)."""
+    return 0.5 * (_log_ratio(sums) + np.log(params[0] - 1.0))
+
+
+@jit(STOP_SIG)
+def adaboost_stop(alpha, sums, t, params):
+    """As stop_on_nonpositive_step with SAMME's chance level: reject unless (K - 1) W_I beats W_J."""
+    k1 = params[0] - 1.0
+    if not alpha > 0.0 or _chance_or_worse(k1 * sums[SUM_UI], sums[SUM_UJ]):
+        return REJECT
+    if sums[SUM_UJ] == 0.0:
+        return ACCEPT_STOP
+    return CONTINUE
 
 
 # ----------------------------------------------------------------------------- VadaBoost (spec §2)
@@ -248,7 +259,7 @@ def quadboost_log_cost(state, alpha, risk, unused, params):
 
 
 RULES = {
-    "adaboost": Rule(identity_transform, adaboost_step, stop_on_nonpositive_step, exponential_log_cost, False, False),
+    "adaboost": Rule(identity_transform, adaboost_step, adaboost_stop, exponential_log_cost, False, False),
     "vadaboost": Rule(vadaboost_transform, vadaboost_step, stop_on_nonpositive_step, variance_log_cost, False, False),
     "ebboost": Rule(ebboost_transform, ebboost_step, ebboost_stop, variance_log_cost, False, True),
     "saboost": Rule(identity_transform, saboost_step, saboost_stop, exponential_log_cost, False, False),

@@ -27,6 +27,26 @@ CRITERION_ERROR = 0  # weighted misclassification error: what the papers' learne
 CRITERION_GINI = 1  # weighted Gini impurity, as scikit-learn's trees
 CRITERIA = {"error": CRITERION_ERROR, "gini": CRITERION_GINI}
 CRITERION_EB = 2  # EBBoost's V* (spec §3); needs the per-class sums of w**2 / p (a second histogram)
+CRITERION_Z = 3  # confidence-rated trees: sum over sides of 2 sqrt(W+ W-) (spec §1 (7), §2 (7))
+
+# Tree learner (``_kernels/tree.py``). A tree histogram is float64[n_features, n_bins, n_classes + 1]:
+# per bin the learner weight of each class, then the count of rows with positive weight.
+LEAF_DISCRETE = 0  # each leaf outputs a class (binary: -1 / +1); the rule's step alpha
+LEAF_REAL = 1  # confidence-rated leaves kappa * log((U+ + delta) / (U- + delta)), alpha = 1
+LEAF_KINDS = {"discrete": LEAF_DISCRETE, "real": LEAF_REAL}
+# Tree node record, per round: int64[max_nodes, N_NODE_I] and float64[max_nodes, N_NODE_F]; node 0 is the root.
+N_FEATURE = 0  # split feature (internal nodes)
+N_BIN = 1  # left is code <= N_BIN
+N_MISSING_LEFT = 2  # 1 if missing values go left
+N_LEFT = 3  # index of the left child; -1 for a leaf
+N_RIGHT = 4  # index of the right child; -1 for a leaf
+N_CLASS = 5  # leaf: the class it names (discrete leaves)
+N_NODE_I = 6
+N_THRESHOLD = 0  # raw threshold: left is x <= N_THRESHOLD
+N_VALUE = 1  # leaf output: -1 / +1 (binary discrete) or the confidence-rated value
+N_GAIN = 2  # internal node: decrease of the split criterion (feature importances)
+N_WEIGHT = 3  # learner weight of the node's rows
+N_NODE_F = 4
 
 # Round statistics handed to an algorithm's step and stop rules (float64[N_SUMS]).
 SUM_UI = 0  # learner weight of the examples the weak hypothesis gets right
@@ -61,7 +81,17 @@ OPT_FEATURE_RANK = 1  # use the k-th best feature (1: the best)
 OPT_ADDITIVE = 2  # 0: w <- w exp(-alpha y h) / Z; 1: w holds residuals r <- r - alpha h (QuadBoost)
 OPT_USE_Q = 3  # 1: build the w**2 / p histogram too (EBBoost)
 OPT_PATIENCE = 4  # stop after this many rounds without a new best validation error (0: never)
-N_OPTS = 5
+OPT_MAX_DEPTH = 5  # 0: the stump fast path (binary); >= 1: the tree learner of this depth
+OPT_MIN_SAMPLES_LEAF = 6  # rows with positive weight each leaf needs (trees)
+OPT_N_CLASSES = 7  # classes the learner sees (2, or K for SAMME)
+OPT_LEAF = 8  # LEAF_DISCRETE or LEAF_REAL (trees)
+N_OPTS = 9
+
+# Float loop options: float64[N_FOPTS]
+FOPT_MIN_WEIGHT_LEAF = 0  # fraction of the round's learner weight each leaf needs (min_weight_fraction_leaf)
+FOPT_LEAF_SCALE = 1  # kappa of confidence-rated leaves (1/2 AdaBoost, 1/4 VadaBoost)
+FOPT_LEAF_SMOOTHING = 2  # delta of confidence-rated leaves, relative to the total learner weight
+N_FOPTS = 3
 
 # Loop state carried across calls: float64[N_STATE]
 STATE_LOG_MEAN_LOSS = 0  # log(sum_i p_i exp(-y_i F(x_i))) (multiplicative rules)

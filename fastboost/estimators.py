@@ -12,10 +12,14 @@ from ._algorithms import PENALTIES, RULES, SCHEDULES, quad_penalty
 from ._binning import BinMapper
 from ._config import n_threads
 from ._kernels.loop import get_boost
-from ._kernels.predict import add_stump, decision_function as _decision_kernel
+from ._kernels.predict import add_stump, add_trees, decision_function as _decision_kernel
 from ._kernels.reweight import add_voter, get_reweight
 from ._kernels.update import n_blocks, update_validation
-from ._types import CRITERIA, CRITERION_EB, MAX_BINS, N_FREC, N_HIST_FIELDS, N_IREC, N_OPTS, N_STATE, N_SUMS
+from ._types import CRITERIA, CRITERION_EB, CRITERION_Z, FOPT_LEAF_SCALE, FOPT_LEAF_SMOOTHING
+from ._types import FOPT_MIN_WEIGHT_LEAF, LEAF_KINDS, MAX_BINS, N_BIN, N_CLASS, N_FEATURE, N_FOPTS, N_FREC, N_GAIN
+from ._types import N_HIST_FIELDS, N_IREC, N_LEFT, N_MISSING_LEFT, N_NODE_F, N_NODE_I, N_OPTS, N_RIGHT, N_STATE
+from ._types import N_SUMS, N_THRESHOLD, N_VALUE, N_WEIGHT, OPT_LEAF, OPT_MAX_DEPTH, OPT_MIN_SAMPLES_LEAF
+from ._types import OPT_N_CLASSES
 from ._types import OPT_ADDITIVE, OPT_CRITERION, OPT_FEATURE_RANK, OPT_PATIENCE, OPT_USE_Q, R_ALPHA, R_BIN
 from ._types import R_EDGE, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT, R_LOG_COST, R_MISSING_LEFT, R_RIGHT
 from ._types import R_THRESHOLD, R_VAL_ERROR, STATE_BEST_T, STATE_BEST_VAL, STATE_N, STATE_PENALTY
@@ -38,6 +42,24 @@ ROUND_DTYPE = np.dtype([
     ("val_error", np.float64),    # weighted validation error after the round (NaN without one)
 ])
 
+#: Tree nodes, one row of ``nodes_`` per kept round (``max_depth`` > 1, ``leaf="real"`` or K > 2 classes).
+NODE_DTYPE = np.dtype([
+    ("feature", np.int64),       # split feature (internal nodes; -1 at leaves)
+    ("bin", np.int64),           # left is bin code <= bin
+    ("threshold", np.float64),   # left is x <= threshold (raw value)
+    ("missing_left", np.int64),  # 1 if NaN goes left
+    ("left", np.int64),          # index of the left child in the same tree; -1 at a leaf (and unused slots)
+    ("right", np.int64),         # index of the right child
+    ("class_", np.int64),        # leaf: index into classes_ of the class it names
+    ("value", np.float64),       # leaf output (binary: -1 / +1, or the confidence-rated value)
+    ("gain", np.float64),        # internal node: decrease of the split criterion
+    ("weight", np.float64),      # learner weight of the node's rows
+])
+_NODE_I_FIELDS = (("feature", N_FEATURE), ("bin", N_BIN), ("missing_left", N_MISSING_LEFT), ("left", N_LEFT),
+                  ("right", N_RIGHT), ("class_", N_CLASS))
+_NODE_F_FIELDS = (("threshold", N_THRESHOLD), ("value", N_VALUE), ("gain", N_GAIN), ("weight", N_WEIGHT))
+MAX_DEPTH = 8
+
 _CHUNK = 64  # rounds per compiled call: Python handles Ctrl-C and grows the record in between
 _PROGRESS_CHUNK = 10
 
@@ -50,6 +72,9 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict for stump boosting; subclasses name their rule and its parameters."""
 
     _algorithm = None
+    _samme = False  # True: K > 2 classes with SAMME in the one loop (discrete leaves); False: one-vs-rest
+    _n_classes = 2  # classes the learner of the current fit sees
+    _empty_reason = "no weak hypothesis did better than chance on the training weights;"
 
     def _rule_params(self):
         return np.zeros(1, dtype=np.float64)
@@ -75,6 +100,20 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"validation_fraction must be in (0, 1) or None, got {self.validation_fraction}.")
         if self.n_iter_no_change is not None:
             v.check_int(self.n_iter_no_change, "n_iter_no_change", 1)
+        v.check_int(self.max_depth, "max_depth", 1, MAX_DEPTH)
+        v.check_int(self.min_samples_leaf, "min_samples_leaf", 1)
+        v.check_real(self.min_weight_fraction_leaf, "min_weight_fraction_leaf", 0.0, 0.5)
+        if getattr(self, "leaf", "discrete") not in LEAF_KINDS:
+            raise ValueError(f"leaf must be one of {sorted(LEAF_KINDS)}, got {self.leaf!r}.")
+
+    def _tree_depth(self, n_classes):
+        """Depth of the tree learner, or 0 for the binary stump fast path."""
+        tree = (n_classes > 2 or self.max_depth > 1 or self.min_samples_leaf > 1
+                or self.min_weight_fraction_leaf > 0 or getattr(self, "leaf", "discrete") == "real")
+        if tree and self.feature_rank != 1:
+            raise ValueError("feature_rank > 1 (lazy stumps) works with binary stumps only: use max_depth=1, "
+                             "min_samples_leaf=1, min_weight_fraction_leaf=0 and two classes.")
+        return self.max_depth if tree else 0
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y, sample_weight=None, eval_set=None):
@@ -98,12 +137,8 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         classes, y_idx = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
             raise ValueError(f"{name} needs samples of at least 2 classes in y; got 1 class ({classes[0]!r}).")
-        if classes.shape[0] > 2:
-            raise ValueError(
-                "Only binary classification is supported. The type of the target is multiclass: "
-                f"y has {classes.shape[0]} classes, and {name} takes two (multiclass "
-                "support is planned)."
-            )
+        if classes.shape[0] > 2 and not (self._samme and getattr(self, "leaf", "discrete") == "discrete"):
+            return self._fit_one_vs_rest(X, y, classes, sample_weight, eval_set)
         sw = v.check_sample_weight(sample_weight, n_samples)
         X, y_idx, sw, val = self._validation_split(X, y_idx, sw, classes, eval_set)
         p = v.as_distribution(sw)
@@ -121,10 +156,32 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             if val is not None:
                 val = (mapper.transform(val[0]), val[1], val[2])
             t1 = time.perf_counter()
-            irec, frec = self._boost(codes, y_idx, p, mapper, val)
+            irec, frec, tree_i, tree_f = self._boost(codes, y_idx, p, mapper, val, classes.shape[0])
         self.bin_time_ = t1 - t0
         self.fit_time_ = time.perf_counter() - t0
-        self._set_rounds(irec, frec)
+        self._set_rounds(irec, frec, tree_i, tree_f)
+        return self
+
+    def _fit_one_vs_rest(self, X, y, classes, sample_weight, eval_set):
+        """K > 2 classes for the binary algorithms: one model per class against the rest."""
+        from sklearn.base import clone
+
+        self._check_params()
+        v.check_sample_weight(sample_weight, X.shape[0])
+        if eval_set is not None or self.validation_fraction is not None:
+            raise ValueError(f"{type(self).__name__} fits {classes.shape[0]} classes one-vs-rest; validation "
+                             "early stopping is available for two classes (and for AdaBoost's SAMME).")
+        models = []
+        t0 = time.perf_counter()
+        for c in classes:
+            models.append(clone(self).fit(X, np.where(y == c, 1, 0), sample_weight))
+        for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
+            delattr(self, attr)
+        validate_data(self, X=X, reset=True, skip_check_array=True)
+        self.classes_ = classes
+        self.estimators_ = models
+        self.n_estimators_ = sum(m.n_estimators_ for m in models)
+        self.fit_time_ = time.perf_counter() - t0
         return self
 
     def _validation_split(self, X, y_idx, sw, classes, eval_set):
@@ -176,13 +233,18 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         opts[OPT_PATIENCE] = patience
         return opts
 
+    def _leaf_scale(self):
+        """kappa of confidence-rated leaves (leaf="real"): the step rule's factor."""
+        return 0.5
+
     def _reweight_every(self):
         return None
 
-    def _boost(self, codes, y_idx, p, mapper, val):
-        """Run the one compiled loop in chunks of rounds; return the (integer, float) round records."""
+    def _boost(self, codes, y_idx, p, mapper, val, n_classes):
+        """Run the one compiled loop in chunks of rounds; return the round records (irec, frec, tree_i, tree_f)."""
         boost = get_boost()
         rule = RULES[self._algorithm]
+        self._n_classes = n_classes
         params = self._rule_params()
         n_features, n_samples = codes.shape
         n_bins = mapper.missing_code + 1
@@ -195,12 +257,39 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             vcodes, vy, vp = np.empty((n_features, 0), np.uint8), np.empty(0, np.uint8), np.empty(0)
         else:
             vcodes, vy, vp = val
-        vmargin = np.zeros(vy.shape[0], dtype=np.float64)
+        vmargin = np.zeros(vy.shape[0] * (1 if n_classes == 2 else n_classes), dtype=np.float64)
         opts = self._options(rule, self.n_iter_no_change or 0)
+        depth = self._tree_depth(n_classes)
+        opts[OPT_MAX_DEPTH] = depth
+        opts[OPT_MIN_SAMPLES_LEAF] = self.min_samples_leaf
+        opts[OPT_N_CLASSES] = n_classes
+        leaf = getattr(self, "leaf", "discrete")
+        opts[OPT_LEAF] = LEAF_KINDS[leaf]
+        if leaf == "real":
+            opts[OPT_CRITERION] = CRITERION_Z
+        fopts = np.zeros(N_FOPTS, dtype=np.float64)
+        fopts[FOPT_MIN_WEIGHT_LEAF] = self.min_weight_fraction_leaf
+        fopts[FOPT_LEAF_SCALE] = self._leaf_scale()
+        fopts[FOPT_LEAF_SMOOTHING] = 0.5 / max(1, np.count_nonzero(p))
+        max_nodes = 2 ** (depth + 1) - 1 if depth else 1
+        slots = 2 ** (depth - 1) if depth else 1
+        tree_scratch = (
+            np.empty(n_samples if depth else 0, np.int64),  # idx
+            np.empty(n_samples if depth else 0, np.int64),  # tmp
+            np.empty((slots, n_features, n_bins, n_classes + 1) if depth else (1, 1, 1, 1), np.float64),  # hist_a
+            np.empty((slots, n_features, n_bins, n_classes + 1) if depth else (1, 1, 1, 1), np.float64),  # hist_b
+            np.empty((max_nodes, 2), np.int64),  # node_range
+            np.zeros(n_samples if depth else 0, np.int64),  # leaf_of_row
+            np.zeros((max_nodes, n_classes)),  # leaf_u
+            np.zeros((max_nodes, n_classes)),  # leaf_w
+            np.zeros((max_nodes, 2)),  # factor
+        )
         T = self.n_estimators
         capacity = min(T, 4 * _CHUNK)
         irec = np.zeros((capacity, N_IREC), dtype=np.int64)
         frec = np.zeros((capacity, N_FREC), dtype=np.float64)
+        tree_i = np.zeros((capacity if depth else 0, max_nodes, N_NODE_I), dtype=np.int64)
+        tree_f = np.zeros((capacity if depth else 0, max_nodes, N_NODE_F), dtype=np.float64)
         scratch = (
             np.empty(n_samples, np.float64),  # u
             np.empty(n_samples if rule.use_q else 0, np.float64),  # q
@@ -227,12 +316,17 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                 stop_at = min(stop_at, (done // every + 1) * every)
             if stop_at > irec.shape[0]:  # grow the record (a huge n_estimators costs nothing up front)
                 capacity = min(T, max(stop_at, 2 * irec.shape[0]))
-                irec = np.concatenate([irec, np.zeros((capacity - irec.shape[0], N_IREC), np.int64)])
-                frec = np.concatenate([frec, np.zeros((capacity - frec.shape[0], N_FREC), np.float64)])
+                more = capacity - irec.shape[0]
+                irec = np.concatenate([irec, np.zeros((more, N_IREC), np.int64)])
+                frec = np.concatenate([frec, np.zeros((more, N_FREC), np.float64)])
+                if depth:
+                    tree_i = np.concatenate([tree_i, np.zeros((more, max_nodes, N_NODE_I), np.int64)])
+                    tree_f = np.concatenate([tree_f, np.zeros((more, max_nodes, N_NODE_F), np.float64)])
             kept, why = boost(
-                codes, y_idx, p, mapper.n_value_bins_, mapper.missing_code, mapper.thresholds_, opts,
+                codes, y_idx, p, mapper.n_value_bins_, mapper.missing_code, mapper.thresholds_, opts, fopts,
                 rule.transform, rule.step, rule.stop, rule.cost, params,
-                w, *scratch, state, vcodes, vy, vp, vmargin, vblock_sums, done, stop_at, irec, frec,
+                w, *scratch, state, vcodes, vy, vp, vmargin, vblock_sums, *tree_scratch,
+                done, stop_at, irec, frec, tree_i, tree_f,
             )
             done += kept
             if every and why == 0 and done % every == 0 and done < T:
@@ -247,18 +341,18 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                 break
         self.stopped_early_ = why == STOPPED_EARLY
         self.stopped_by_rule_ = why == STOPPED_BY_RULE
-        irec, frec = irec[:done], frec[:done]
+        kept = done
         if val is not None:
-            self.validation_errors_ = frec[:, R_VAL_ERROR].copy()
-            best = int(state[STATE_BEST_T])
-            irec, frec = irec[:best], frec[:best]
-        return self._finish(codes, mapper, y_idx, p, params, irec, frec)
+            self.validation_errors_ = frec[:done, R_VAL_ERROR].copy()
+            kept = int(state[STATE_BEST_T])
+        irec, frec = self._finish(codes, mapper, y_idx, p, params, irec[:kept], frec[:kept])
+        return irec, frec, (tree_i[:kept] if depth else None), (tree_f[:kept] if depth else None)
 
     def _finish(self, codes, mapper, y_idx, p, params, irec, frec):
         """Hook after the loop (QuadBoost re-weights its voters here)."""
         return irec, frec
 
-    def _set_rounds(self, irec, frec):
+    def _set_rounds(self, irec, frec, tree_i=None, tree_f=None):
         rounds = np.empty(irec.shape[0], dtype=ROUND_DTYPE)
         for name, col in (("feature", R_FEATURE), ("bin", R_BIN), ("missing_left", R_MISSING_LEFT),
                           ("left", R_LEFT), ("right", R_RIGHT)):
@@ -272,21 +366,41 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self.n_estimators_ = rounds.shape[0]
         self.estimator_weights_ = rounds["alpha"].copy()
         self.estimator_errors_ = rounds["error"].copy()
+        self.nodes_ = None
+        if tree_i is not None:
+            nodes = np.empty(tree_i.shape[:2], dtype=NODE_DTYPE)
+            for name, col in _NODE_I_FIELDS:
+                nodes[name] = tree_i[:, :, col]
+            for name, col in _NODE_F_FIELDS:
+                nodes[name] = tree_f[:, :, col]
+            self.nodes_ = nodes
         if self.n_estimators_ == 0:
             import warnings
-            warnings.warn(
-                f"{type(self).__name__}: no weak hypothesis did better than chance on the training "
-                "weights; the ensemble is empty and predicts the first class.", UserWarning, stacklevel=3)
+            warnings.warn(f"{type(self).__name__}: {self._empty_reason} the ensemble is empty and predicts the "
+                          "first class.", UserWarning, stacklevel=3)
 
     # ------------------------------------------------------------------ fitted quantities
     @property
     def feature_importances_(self):
-        """Sum of the step sizes of the (non-constant) stumps on each feature, normalised to 1."""
+        """Normalised importances: stumps, the sum of |alpha| of the (non-constant) stumps on each feature;
+        trees, each tree's criterion gains per feature (normalised per tree) weighted by |alpha|."""
         check_is_fitted(self)
-        r = self.rounds_
-        split = r["left"] != r["right"]
-        imp = np.bincount(r["feature"][split], weights=np.abs(r["alpha"][split]),
-                          minlength=self.n_features_in_).astype(np.float64)
+        if hasattr(self, "estimators_"):
+            imp = np.sum([m.feature_importances_ for m in self.estimators_], axis=0)
+        elif self.nodes_ is not None:
+            nodes = self.nodes_
+            imp = np.zeros(self.n_features_in_)
+            for t in range(nodes.shape[0]):
+                internal = nodes["left"][t] >= 0
+                gains = np.bincount(nodes["feature"][t][internal], weights=nodes["gain"][t][internal],
+                                    minlength=self.n_features_in_)
+                if gains.sum() > 0:
+                    imp += abs(self.rounds_["alpha"][t]) * gains / gains.sum()
+        else:
+            r = self.rounds_
+            split = r["left"] != r["right"]
+            imp = np.bincount(r["feature"][split], weights=np.abs(r["alpha"][split]),
+                              minlength=self.n_features_in_).astype(np.float64)
         total = imp.sum()
         return imp / total if total > 0 else imp
 
@@ -295,45 +409,89 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return tuple(np.ascontiguousarray(r[name]) for name in
                      ("feature", "threshold", "missing_left", "left", "right", "alpha"))
 
+    def _tree_arrays(self):
+        nodes = self.nodes_
+        node_i = np.empty(nodes.shape + (N_NODE_I,), np.int64)
+        node_f = np.empty(nodes.shape + (N_NODE_F,), np.float64)
+        for name, col in _NODE_I_FIELDS:
+            node_i[:, :, col] = nodes[name]
+        for name, col in _NODE_F_FIELDS:
+            node_f[:, :, col] = nodes[name]
+        return node_i, node_f, np.ascontiguousarray(self.rounds_["alpha"])
+
     def _check_predict_X(self, X):
         check_is_fitted(self)
         X = v.check_X(X, type(self).__name__)
         validate_data(self, X=X, reset=False, skip_check_array=True)
         return v.as_float_array(X)
 
+    @property
+    def _n_scores(self):
+        """Columns of the margin: 1 for two classes, K for SAMME and one-vs-rest."""
+        return 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X):
-        """Ensemble margin F(x) = sum_t alpha_t h_t(x); positive means ``classes_[1]``."""
+        """Ensemble margin F(x) = sum_t alpha_t h_t(x); positive means ``classes_[1]``.
+
+        With K > 2 classes, an array (n_samples, K): SAMME's class scores (the sum of the
+        steps of the rounds whose hypothesis names the class) or the one-vs-rest margins.
+        """
         X = self._check_predict_X(X)
-        out = np.empty(X.shape[0], dtype=np.float64)
+        if hasattr(self, "estimators_"):
+            return np.column_stack([m.decision_function(X) for m in self.estimators_])
+        out = np.zeros((X.shape[0], self._n_scores), dtype=np.float64)
         with n_threads(self.n_jobs):
-            _decision_kernel(X, *self._ensemble_arrays(), out)
-        return out
+            if self.nodes_ is not None:
+                add_trees(X, *self._tree_arrays(), self.classes_.shape[0], out)
+            else:
+                _decision_kernel(X, *self._ensemble_arrays(), out[:, 0])
+        return out[:, 0] if self._n_scores == 1 else out
 
     def staged_decision_function(self, X):
         """Margins after each kept round; the last equals ``decision_function(X)``."""
         X = self._check_predict_X(X)
-        margin = np.zeros(X.shape[0], dtype=np.float64)
+        if hasattr(self, "estimators_"):
+            raise NotImplementedError("staged predictions are not available for one-vs-rest models.")
+        margin = np.zeros((X.shape[0], self._n_scores), dtype=np.float64)
+        if self.nodes_ is not None:
+            node_i, node_f, alpha = self._tree_arrays()
+            for t in range(self.n_estimators_):
+                with n_threads(self.n_jobs):
+                    add_trees(X, node_i[t:t + 1], node_f[t:t + 1], alpha[t:t + 1], self.classes_.shape[0], margin)
+                yield margin[:, 0].copy() if self._n_scores == 1 else margin.copy()
+            return
         feature, threshold, missing_left, left, right, alpha = self._ensemble_arrays()
+        m = margin[:, 0]
         for t in range(self.n_estimators_):
             with n_threads(self.n_jobs):
-                add_stump(X, feature[t], threshold[t], missing_left[t], left[t], right[t], alpha[t], margin)
-            yield margin.copy()
+                add_stump(X, feature[t], threshold[t], missing_left[t], left[t], right[t], alpha[t], m)
+            yield m.copy()
 
     def _margin_to_label(self, margin):
+        if margin.ndim == 2:
+            return self.classes_[np.argmax(margin, axis=1)]
         return self.classes_[(margin > 0).astype(np.intp)]
 
-    @staticmethod
-    def _margin_to_proba(margin):
+    def _margin_to_proba(self, margin):
+        if margin.ndim == 2:
+            if hasattr(self, "estimators_"):  # one-vs-rest: each model's probability of its class, normalised
+                q = np.column_stack([m._margin_to_proba(margin[:, k])[:, 1] for k, m in enumerate(self.estimators_)])
+                total = q.sum(axis=1, keepdims=True)
+                return np.where(total > 0, q / np.where(total > 0, total, 1.0), 1.0 / q.shape[1])
+            from scipy.special import softmax
+
+            return softmax(margin, axis=1)  # SAMME's scores
         p1 = expit(2.0 * margin)
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X):
-        """``classes_[1]`` where F(x) > 0, else ``classes_[0]`` (sgn(0) = -1)."""
+        """``classes_[1]`` where F(x) > 0, else ``classes_[0]`` (sgn(0) = -1); K > 2: the top score's class."""
         return self._margin_to_label(self.decision_function(X))
 
     def predict_proba(self, X):
-        """[1 - q, q] with q = 1 / (1 + exp(-2 F(x))), the exponential loss's link."""
+        """[1 - q, q] with q = 1 / (1 + exp(-2 F(x))), the exponential loss's link; K > 2 classes: the
+        softmax of SAMME's scores, or the one-vs-rest models' probabilities normalised to sum 1."""
         return self._margin_to_proba(self.decision_function(X))
 
     def predict_log_proba(self, X):
@@ -356,17 +514,18 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             yield accuracy_score(y, pred, sample_weight=sample_weight)
 
     def __sklearn_is_fitted__(self):
-        return hasattr(self, "rounds_")
+        return hasattr(self, "n_estimators_")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
-        tags.classifier_tags.multi_class = False
         return tags
 
 
 _COMMON_DOC = """
     n_estimators : int >= 1, maximum number of rounds.
+    With K > 2 classes AdaBoostClassifier runs SAMME; the other estimators fit one model
+    per class against the rest (``estimators_``) and predict the top margin.
     max_bins : int in [2, 255], bins per feature (a further bin holds missing values).
     feature_rank : int >= 1, use the k-th best feature's best stump (1: the best; "lazy"
         stumps for k >= 2, spec §4: features ranked by their best split's criterion, ties by
@@ -376,6 +535,10 @@ _COMMON_DOC = """
     n_iter_no_change : int >= 1 or None; with a validation set, stop after this many rounds
         without a new lowest validation error (the papers use 100). With a validation set the
         model keeps the best round either way.
+    max_depth : int in [1, 8], depth of the weak learner: 1 for decision stumps, more for
+        depth-wise trees grown on the same histograms (smaller child built, sibling by subtraction).
+    min_samples_leaf : int >= 1, rows with positive weight each leaf of a tree needs.
+    min_weight_fraction_leaf : float in [0, 0.5], fraction of the round's learner weight each leaf needs.
     n_jobs : threads for fit and predict (None: all); results do not depend on it.
     random_state : seeds the binning subsample (used above 200 000 rows) and the validation split.
     verbose : int, print progress every 10 rounds when > 0.
@@ -397,10 +560,20 @@ class AdaBoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "adaboost"
 
-    def __init__(self, n_estimators=50, *, criterion="error", max_bins=MAX_BINS, feature_rank=1,
-                 validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
+    _samme = True
+
+    def _rule_params(self):
+        return np.array([float(self._n_classes)], dtype=np.float64)
+
+    def __init__(self, n_estimators=50, *, criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1, validation_fraction=None,
+                 n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         self.n_estimators = n_estimators
         self.criterion = criterion
+        self.max_depth = max_depth
+        self.leaf = leaf
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.max_bins = max_bins
         self.feature_rank = feature_rank
         self.validation_fraction = validation_fraction
@@ -422,11 +595,16 @@ class LazyBoostClassifier(AdaBoostClassifier):
     ----------
     criterion : "error" (default) or "gini".""" + _COMMON_DOC
 
-    def __init__(self, n_estimators=50, *, feature_rank=2, criterion="error", max_bins=MAX_BINS,
-                 validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
-        super().__init__(n_estimators, criterion=criterion, max_bins=max_bins, feature_rank=feature_rank,
-                         validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
-                         n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+    _samme = False  # K > 2 classes: one-vs-rest lazy stump models
+
+    def __init__(self, n_estimators=50, *, feature_rank=2, criterion="error", max_depth=1, leaf="discrete",
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, validation_fraction=None,
+                 n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
+        super().__init__(n_estimators, criterion=criterion, max_depth=max_depth, leaf=leaf,
+                         min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
+                         max_bins=max_bins, feature_rank=feature_rank, validation_fraction=validation_fraction,
+                         n_iter_no_change=n_iter_no_change, n_jobs=n_jobs, random_state=random_state,
+                         verbose=verbose)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -447,15 +625,22 @@ class VadaBoostClassifier(_BaseBoostClassifier):
     Parameters
     ----------
     lam : float in [0, 1], the variance penalty.
-    criterion : "error" (default) or "gini".""" + _COMMON_DOC
+    criterion : "error" (default) or "gini" (ignored with leaf="real").
+    leaf : "discrete" or "real" (confidence-rated trees: leaves 1/4 log((U+ + d) / (U- + d)) on the
+        learner weights u, split criterion sum 2 sqrt(U+ U-), alpha = 1; spec §2 (7)).""" + _COMMON_DOC
 
     _algorithm = "vadaboost"
 
-    def __init__(self, n_estimators=50, *, lam=0.5, criterion="error", max_bins=MAX_BINS, feature_rank=1,
+    def __init__(self, n_estimators=50, *, lam=0.5, criterion="error", max_depth=1, leaf="discrete",
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1,
                  validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         self.n_estimators = n_estimators
         self.lam = lam
         self.criterion = criterion
+        self.max_depth = max_depth
+        self.leaf = leaf
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.max_bins = max_bins
         self.feature_rank = feature_rank
         self.validation_fraction = validation_fraction
@@ -470,6 +655,9 @@ class VadaBoostClassifier(_BaseBoostClassifier):
 
     def _rule_params(self):
         return np.array([float(self.lam)], dtype=np.float64)
+
+    def _leaf_scale(self):
+        return 0.25
 
 
 class EBBoostClassifier(_BaseBoostClassifier):
@@ -491,10 +679,14 @@ class EBBoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "ebboost"
 
-    def __init__(self, n_estimators=50, *, lam=0.5, max_bins=MAX_BINS, feature_rank=1, validation_fraction=None,
-                 n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
+    def __init__(self, n_estimators=50, *, lam=0.5, max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_bins=MAX_BINS, feature_rank=1, validation_fraction=None, n_iter_no_change=None, n_jobs=None,
+                 random_state=None, verbose=0):
         self.n_estimators = n_estimators
         self.lam = lam
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.max_bins = max_bins
         self.feature_rank = feature_rank
         self.validation_fraction = validation_fraction
@@ -509,6 +701,13 @@ class EBBoostClassifier(_BaseBoostClassifier):
 
     def _criterion_code(self):
         return CRITERION_EB
+
+    def _tree_depth(self, n_classes):
+        if super()._tree_depth(n_classes):
+            raise ValueError("EBBoost enumerates decision stumps exactly and has no tree form (spec §3 (7)): "
+                             "use max_depth=1, min_samples_leaf=1 and min_weight_fraction_leaf=0 (for trees, "
+                             "VadaBoostClassifier minimises the same cost).")
+        return 0
 
     def _rule_params(self):
         return np.array([float(self.lam)], dtype=np.float64)
@@ -538,13 +737,16 @@ class SABoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "saboost"
 
-    def __init__(self, n_estimators=50, *, gamma=1.0, schedule="inverse", criterion="error", max_bins=MAX_BINS,
-                 feature_rank=1, validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None,
-                 verbose=0):
+    def __init__(self, n_estimators=50, *, gamma=1.0, schedule="inverse", criterion="error", max_depth=1,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1,
+                 validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         self.n_estimators = n_estimators
         self.gamma = gamma
         self.schedule = schedule
         self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.max_bins = max_bins
         self.feature_rank = feature_rank
         self.validation_fraction = validation_fraction
@@ -597,11 +799,16 @@ class QuadBoostClassifier(_BaseBoostClassifier):
     criterion : "error" (default) or "gini".""" + _COMMON_DOC
 
     _algorithm = "quadboost"
+    _empty_reason = "no voter improves the objective (with penalty='l1': none has |<h, r>| > lam);"
 
     def __init__(self, n_estimators=50, *, penalty=None, lam=0.0, alpha_max=1.0, reweight_every=None,
-                 reweight_at_end=True, criterion="error", max_bins=MAX_BINS, feature_rank=1,
-                 validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
+                 reweight_at_end=True, criterion="error", max_depth=1, min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1, validation_fraction=None,
+                 n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.penalty = penalty
         self.lam = lam
         self.alpha_max = alpha_max
@@ -634,6 +841,12 @@ class QuadBoostClassifier(_BaseBoostClassifier):
 
     def _reweight_every(self):
         return self.reweight_every
+
+    def _tree_depth(self, n_classes):
+        if super()._tree_depth(n_classes):
+            raise ValueError("QuadBoostClassifier supports decision stumps only so far (least-squares tree voters "
+                             "are planned): use max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.")
+        return 0
 
     def _reweight(self, codes, missing_code, irec, frec, n_rounds, r, p, params, state, val):
         """One coordinate-descent pass over the kept voters; refreshes the penalty and validation margins."""
@@ -668,5 +881,7 @@ class QuadBoostClassifier(_BaseBoostClassifier):
         return irec, frec
 
     def _margin_to_proba(self, margin):
+        if margin.ndim == 2:
+            return super()._margin_to_proba(margin)
         p1 = np.clip((1.0 + margin) / 2.0, 0.0, 1.0)
         return np.column_stack([1.0 - p1, p1])

@@ -247,3 +247,104 @@ def assert_rounds_equal(a, b, err_msg=""):
     assert a.dtype == b.dtype and a.shape == b.shape, f"{err_msg}: {a.dtype} {a.shape} vs {b.dtype} {b.shape}"
     for name in a.dtype.names:
         np.testing.assert_array_equal(a[name], b[name], err_msg=f"{err_msg} field {name}")
+
+
+# ----------------------------------------------------------------------------- trees
+CRITERION_Z = 3
+TIE_RTOL = 1e-12  # fastboost._kernels.split: candidates within this fraction of the node weight are tied
+
+
+def impurity_naive(c, criterion):
+    """Weighted impurity of one side with class weights c: error W - max, gini W - sum c**2 / W, Z 2 sqrt(c0 c1)."""
+    c = np.asarray(c, dtype=np.float64)
+    total = c.sum()
+    if total <= 0:
+        return 0.0
+    if criterion == CRITERION_GINI:
+        return total - (c ** 2).sum() / total
+    if criterion == CRITERION_Z:
+        return 2.0 * math.sqrt(max(c[0], 0) * max(c[1], 0))
+    return total - c.max()
+
+
+def node_histogram_naive(codes, y, u, rows, n_bins, n_classes):
+    """Brute-force histogram of a node's rows: [f, b, class weights..., count of positive-weight rows]."""
+    d = codes.shape[0]
+    hist = np.zeros((d, n_bins, n_classes + 1))
+    pos = rows[u[rows] > 0]
+    for f in range(d):
+        for c in range(n_classes):
+            r = pos[y[pos] == c]
+            hist[f, :, c] = np.bincount(codes[f, r].astype(np.int64), weights=u[r], minlength=n_bins)
+        hist[f, :, n_classes] = np.bincount(codes[f, pos].astype(np.int64), minlength=n_bins)
+    return hist
+
+
+def grow_tree_naive(codes, y, u, n_value_bins, missing_code, n_classes, criterion, max_depth, min_leaf=1,
+                    min_weight_fraction=0.0):
+    """Reference tree, breadth first, from brute-force histograms of every node's rows (no subtraction).
+
+    Returns a list of node dicts in the kernel's order (children appended level by level, left then
+    right): feature, bin, missing_left, left, right (-1 at leaves), rows, and for leaves class_
+    (heaviest class under u, lowest on ties).
+    """
+    n_bins = missing_code + 1
+    min_weight = min_weight_fraction * u.sum()
+    nodes = [dict(rows=np.arange(len(y)), depth=0)]
+    level = [0]
+    for depth in range(max_depth):
+        nxt = []
+        for j in level:
+            node = nodes[j]
+            rows = node["rows"]
+            cw = np.array([u[rows][y[rows] == c].sum() for c in range(n_classes)])
+            total = cw.sum()
+            if total <= 0 or cw.max() >= total * (1 - 1e-12):
+                continue
+            hist = node_histogram_naive(codes, y, u, rows, n_bins, n_classes)
+            tol = TIE_RTOL * total  # the documented tie rule: a later candidate must win by more than this
+            best = None
+            for f in range(codes.shape[0]):
+                fb = None
+                hf = hist[f]
+                nvb = int(n_value_bins[f])
+                for k in range(nvb):
+                    for ml in (1, 0):
+                        if ml == 1 and k == nvb - 1:
+                            continue
+                        left = hf[: k + 1].sum(axis=0) + (hf[missing_code] if ml else 0)
+                        right = hf[k + 1: nvb].sum(axis=0) + (0 if ml else hf[missing_code])
+                        ok = all(side[n_classes] >= max(1, min_leaf) and side[:n_classes].sum() >= min_weight
+                                 and side[:n_classes].sum() > 0 for side in (left, right))
+                        if not ok:
+                            continue
+                        v = impurity_naive(left[:n_classes], criterion) + impurity_naive(right[:n_classes], criterion)
+                        if fb is None or v < fb[0] - tol:
+                            fb = (v, k, ml)
+                if fb is None:
+                    continue
+                v, k, ml = fb
+                if hf[missing_code, n_classes] == 0:
+                    lw = hf[: k + 1, :n_classes].sum()
+                    ml = 1 if lw >= hf[:nvb, :n_classes].sum() - lw else 0
+                if best is None or v < best[0] - tol:
+                    best = (v, f, k, ml)
+            if best is None:
+                continue
+            v, f, k, ml = best
+            c = codes[f, rows].astype(np.int64)
+            go_left = np.where(c == missing_code, bool(ml), c <= k)
+            node.update(feature=f, bin=k, missing_left=ml, left=len(nodes), right=len(nodes) + 1)
+            nodes.append(dict(rows=rows[go_left], depth=depth + 1))
+            nodes.append(dict(rows=rows[~go_left], depth=depth + 1))
+            nxt += [node["left"], node["right"]]
+        level = nxt
+        if not level:
+            break
+    for node in nodes:
+        if "left" not in node:
+            rows = node["rows"]
+            node.update(feature=-1, left=-1, right=-1)
+            cw = np.array([u[rows][y[rows] == c].sum() for c in range(n_classes)])
+            node["class_"] = int(np.argmax(cw))
+    return nodes

@@ -273,7 +273,7 @@ def test_adaboost_step_on_spec_vector():
     correct = np.array([True, True, True, False])
     u, sums = _round_sums(w, correct, adaboost_transform, 0.0)
     np.testing.assert_array_equal(u, w)
-    assert adaboost_step(sums, 1, np.zeros(1)) == pytest.approx(0.5 * np.log(9.0), rel=1e-12)
+    assert adaboost_step(sums, 1, np.array([2.0])) == pytest.approx(0.5 * np.log(9.0), rel=1e-12)
 
 
 def test_vadaboost_lam0_normaliser_formula():

@@ -31,14 +31,19 @@ from .._types import ACCEPT_STOP, CRITERION_EB, OPT_ADDITIVE, OPT_CRITERION, OPT
 from .._types import OPT_USE_Q, R_ALPHA, R_BIN, R_EDGE, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT, R_LOG_COST
 from .._types import R_MISSING_LEFT, R_RIGHT, R_THRESHOLD, R_VAL_ERROR, RAN_ALL, REJECT, STATE_BEST_T
 from .._types import STATE_BEST_VAL, STATE_SINCE_BEST, STOPPED_BY_RULE, STOPPED_EARLY, SUM_QI, SUM_QJ, SUM_UI
-from .._types import SUM_UJ, SUM_WI, SUM_WJ
+from .._types import FOPT_LEAF_SCALE, FOPT_LEAF_SMOOTHING, FOPT_MIN_WEIGHT_LEAF, LEAF_REAL, N_BIN, N_FEATURE
+from .._types import N_LEFT, N_MISSING_LEFT, N_THRESHOLD, N_VALUE, OPT_LEAF, OPT_MAX_DEPTH, OPT_MIN_SAMPLES_LEAF
+from .._types import OPT_N_CLASSES, SUM_UJ, SUM_WI, SUM_WJ
 from .histogram import build_histograms, build_histograms_q
 from .split import best_split_per_feature_q, eb_terms, kth_best_feature, leaf_value, side_weights
-from .update import apply_stump, update_residuals, update_validation, update_weights
+from .tree import grow_tree, tree_outputs, tree_round_sums, update_validation_tree
+from .update import apply_stump, update_residuals, update_validation, update_weights, update_weights_table
 
 f8_1d = types.Array(types.float64, 1, "C")
 f8_2d = types.Array(types.float64, 2, "C")
 f8_3d = types.Array(types.float64, 3, "C")
+f8_4d = types.Array(types.float64, 4, "C")
+i8_3d = types.Array(types.int64, 3, "C")
 i8_1d = types.Array(types.int64, 1, "C")
 i8_2d = types.Array(types.int64, 2, "C")
 u1_1d = types.Array(types.uint8, 1, "C")
@@ -52,21 +57,24 @@ COST_SIG = types.float64(f8_1d, types.float64, types.float64, types.float64, f8_
 
 LOOP_SIG = types.UniTuple(types.int64, 2)(
     u1_2d, u1_1d, f8_1d,  # codes, y, p
-    i8_1d, types.int64, f8_2d, i8_1d,  # n_value_bins, missing_code, thresholds, opts
+    i8_1d, types.int64, f8_2d, i8_1d, f8_1d,  # n_value_bins, missing_code, thresholds, opts, fopts
     types.FunctionType(TRANSFORM_SIG), types.FunctionType(STEP_SIG),
     types.FunctionType(STOP_SIG), types.FunctionType(COST_SIG), f8_1d,  # rule, params
     f8_1d, f8_1d, f8_1d, u1_1d, f8_3d, f8_3d, s1_1d, f8_2d, f8_1d,  # w, u, q, ylab, hist, histq, yh, bsums, sums
     f8_1d, i8_1d, i8_1d, f8_1d,  # fvalue, fbin, fmissing_left, state
     u1_2d, u1_1d, f8_1d, f8_1d, f8_2d,  # vcodes, vy, vp, vmargin, vblock_sums
-    types.int64, types.int64, i8_2d, f8_2d,  # t_start, t_stop, irec, frec
+    i8_1d, i8_1d, f8_4d, f8_4d, i8_2d, i8_1d,  # tree scratch: idx, tmp, hist_a, hist_b, node_range, leaf_of_row
+    f8_2d, f8_2d, f8_2d,  # leaf_u, leaf_w, factor
+    types.int64, types.int64, i8_2d, f8_2d, i8_3d, f8_3d,  # t_start, t_stop, irec, frec, tree_i, tree_f
 )
 
 
-def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts,
+def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts, fopts,
           transform, step, stop, cost, params,
           w, u, q, ylab, hist, histq, yh, block_sums, sums, fvalue, fbin, fmissing_left, state,
           vcodes, vy, vp, vmargin, vblock_sums,
-          t_start, t_stop, irec, frec):
+          idx, tmp, hist_a, hist_b, node_range, leaf_of_row, leaf_u, leaf_w, factor,
+          t_start, t_stop, irec, frec, tree_i, tree_f):
     """Run rounds ``t_start .. t_stop - 1`` of stump boosting.
 
     codes         uint8[n_features, n_samples]    IN   binned X, feature-major
@@ -74,7 +82,8 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts,
     p             float64[n_samples]              IN   initial distribution (sample weights, sum 1)
     n_value_bins  int64[n_features]               IN   non-missing bins per feature
     thresholds    float64[n_features, 256]        IN   raw threshold of "code <= k" (inf past the last edge)
-    opts          int64[N_OPTS]                   IN   OPT_* (criterion, feature rank, flags, patience)
+    opts          int64[N_OPTS]                   IN   OPT_* (criterion, feature rank, flags, patience, tree)
+    fopts         float64[N_FOPTS]                IN   FOPT_* (tree leaves)
     params        float64[:]                      IN   the rule's parameters
     w             float64[n_samples]              IN/OUT boosting weights (sum 1), or residuals (additive)
     ylab          uint8[n_samples]                IN/OUT learner labels (equal to y unless the rule sets them)
@@ -84,67 +93,109 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts,
     u, q, hist, histq, yh, block_sums, sums, fvalue, fbin, fmissing_left, vblock_sums: scratch
     (hist, histq: float64[n_features, n_bins, 2], histq only read with OPT_USE_Q;
     block_sums / vblock_sums: float64[update.n_blocks(n), 4])
-    irec          int64[n_rounds, N_IREC]         OUT  rows t_start.. of the round record
+    idx .. factor: the tree learner's scratch (see tree.grow_tree); unused by stumps (OPT_MAX_DEPTH 0)
+    irec          int64[n_rounds, N_IREC]         OUT  rows t_start.. of the round record (trees: the root split)
     frec          float64[n_rounds, N_FREC]       OUT
+    tree_i, tree_f  int64 / float64[n_rounds, max_nodes, N_NODE_I / N_NODE_F]  OUT  the trees (trees only)
     Returns (number of rounds kept, RAN_ALL | STOPPED_BY_RULE | STOPPED_EARLY).
     """
     criterion = opts[OPT_CRITERION]
     use_q = opts[OPT_USE_Q] != 0
+    max_depth = opts[OPT_MAX_DEPTH]
+    n_classes = opts[OPT_N_CLASSES]
+    real_leaves = opts[OPT_LEAF] == LEAF_REAL
     lam = params[0]  # EBBoost's lambda (only read with CRITERION_EB)
     n_val = vy.shape[0]
     for t in range(t_start, t_stop):
+        alpha = 0.0
+        decision = 0
+        a = 0.0
+        bb = 0.0
         transform(w, p, y, u, q, ylab, params)
-        if use_q:
-            build_histograms_q(codes, ylab, u, q, hist, histq)
-        else:
-            build_histograms(codes, ylab, u, hist)
-        best_split_per_feature_q(hist, histq, n_value_bins, missing_code, criterion, lam, fvalue, fbin,
-                                 fmissing_left)
-        c0 = 0.0  # class weights of all rows (any feature's histogram holds them all)
-        c1 = 0.0
-        for b in range(missing_code + 1):
-            c0 += hist[0, b, 0]
-            c1 += hist[0, b, 1]
-        f = kth_best_feature(fvalue, c0 + c1, opts[OPT_FEATURE_RANK])
-        sums[SUM_QI] = 0.0
-        sums[SUM_QJ] = 0.0
-        if f < 0:
-            # no feature splits the weighted rows: fall back to the constant weak hypothesis
-            f = 0
-            k = missing_code - 1
-            ml = 1
-            left = leaf_value(c0, c1)
-            right = left
-            threshold = np.inf
-        else:
-            k = fbin[f]
-            ml = fmissing_left[f]
-            l0, l1, r0, r1 = side_weights(hist[f], k, ml, missing_code)
-            threshold = thresholds[f, k]
-            if criterion == CRITERION_EB:
-                # polarity with A >= B (alpha >= 0): -1 left / +1 right, or the reverse
-                lq0, lq1, rq0, rq1 = side_weights(histq[f], k, ml, missing_code)
-                a, bb, wi, wj = eb_terms(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam)
-                left = -1 if a >= bb else 1
-                right = -left
-                sums[SUM_QI] = lq0 + rq1 if left < 0 else lq1 + rq0
-                sums[SUM_QJ] = lq1 + rq0 if left < 0 else lq0 + rq1
+        if max_depth > 0:
+            # ------------------------------------------------ tree learner
+            n_nodes = grow_tree(codes, ylab, u, w, n_value_bins, missing_code, thresholds, n_classes, criterion,
+                                max_depth, opts[OPT_MIN_SAMPLES_LEAF], fopts[FOPT_MIN_WEIGHT_LEAF], opts[OPT_LEAF],
+                                fopts[FOPT_LEAF_SCALE], fopts[FOPT_LEAF_SMOOTHING], idx, tmp, hist_a, hist_b,
+                                tree_i[t], tree_f[t], node_range, leaf_of_row, leaf_u, leaf_w)
+            tree_round_sums(tree_i[t], n_nodes, n_classes, leaf_u, leaf_w, sums)
+            f = max(tree_i[t, 0, N_FEATURE], 0)
+            k = tree_i[t, 0, N_BIN]
+            ml = tree_i[t, 0, N_MISSING_LEFT]
+            left = 0
+            right = 0
+            threshold = tree_f[t, 0, N_THRESHOLD] if tree_i[t, 0, N_LEFT] >= 0 else np.inf
+            if not real_leaves:
+                tree_outputs(leaf_of_row, tree_i[t], ylab, yh)
             else:
-                left = leaf_value(l0, l1)
-                right = leaf_value(r0, r1)
-        qi = sums[SUM_QI]
-        qj = sums[SUM_QJ]
-        apply_stump(codes[f], k, ml, missing_code, left, right, ylab, u, w, yh, block_sums, sums)
-        sums[SUM_QI] = qi
-        sums[SUM_QJ] = qj
-        alpha = step(sums, t + 1, params)
-        decision = stop(alpha, sums, t + 1, params)
-        if decision == REJECT:
-            return t - t_start, STOPPED_BY_RULE
-        if opts[OPT_ADDITIVE] != 0:
-            a, bb = update_residuals(w, p, yh, ylab, alpha, block_sums)
+                # confidence-rated leaves, alpha = 1: w <- w exp(-y v_leaf) / Z, Z from the leaves' sums
+                z = 0.0
+                for node in range(n_nodes):
+                    if tree_i[t, node, N_LEFT] < 0:
+                        v = tree_f[t, node, N_VALUE]
+                        z += leaf_w[node, 1] * np.exp(-v) + leaf_w[node, 0] * np.exp(v)
+                if not z < 1.0 - 1e-12:
+                    return t - t_start, STOPPED_BY_RULE  # no leaf value lowers the loss
+                for node in range(n_nodes):
+                    v = tree_f[t, node, N_VALUE]
+                    factor[node, 1] = np.exp(-v) / z
+                    factor[node, 0] = np.exp(v) / z
+                alpha = 1.0
+                decision = 0
+                a = z
+                bb = update_weights_table(w, p, leaf_of_row, ylab, factor, block_sums)
         else:
-            a, bb = update_weights(w, p, yh, alpha, sums[SUM_WI], sums[SUM_WJ], block_sums)
+            # ------------------------------------------------ stump fast path (binary)
+            if use_q:
+                build_histograms_q(codes, ylab, u, q, hist, histq)
+            else:
+                build_histograms(codes, ylab, u, hist)
+            best_split_per_feature_q(hist, histq, n_value_bins, missing_code, criterion, lam, fvalue, fbin,
+                                     fmissing_left)
+            c0 = 0.0  # class weights of all rows (any feature's histogram holds them all)
+            c1 = 0.0
+            for b in range(missing_code + 1):
+                c0 += hist[0, b, 0]
+                c1 += hist[0, b, 1]
+            f = kth_best_feature(fvalue, c0 + c1, opts[OPT_FEATURE_RANK])
+            qi = 0.0
+            qj = 0.0
+            if f < 0:
+                # no feature splits the weighted rows: fall back to the constant weak hypothesis
+                f = 0
+                k = missing_code - 1
+                ml = 1
+                left = leaf_value(c0, c1)
+                right = left
+                threshold = np.inf
+            else:
+                k = fbin[f]
+                ml = fmissing_left[f]
+                l0, l1, r0, r1 = side_weights(hist[f], k, ml, missing_code)
+                threshold = thresholds[f, k]
+                if criterion == CRITERION_EB:
+                    # polarity with A >= B (alpha >= 0): -1 left / +1 right, or the reverse
+                    lq0, lq1, rq0, rq1 = side_weights(histq[f], k, ml, missing_code)
+                    ea, eb, wi, wj = eb_terms(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam)
+                    left = -1 if ea >= eb else 1
+                    right = -left
+                    qi = lq0 + rq1 if left < 0 else lq1 + rq0
+                    qj = lq1 + rq0 if left < 0 else lq0 + rq1
+                else:
+                    left = leaf_value(l0, l1)
+                    right = leaf_value(r0, r1)
+            apply_stump(codes[f], k, ml, missing_code, left, right, ylab, u, w, yh, block_sums, sums)
+            sums[SUM_QI] = qi
+            sums[SUM_QJ] = qj
+        if not (max_depth > 0 and real_leaves):
+            alpha = step(sums, t + 1, params)
+            decision = stop(alpha, sums, t + 1, params)
+            if decision == REJECT:
+                return t - t_start, STOPPED_BY_RULE
+            if opts[OPT_ADDITIVE] != 0:
+                a, bb = update_residuals(w, p, yh, ylab, alpha, block_sums)
+            else:
+                a, bb = update_weights(w, p, yh, alpha, sums[SUM_WI], sums[SUM_WJ], block_sums)
         irec[t, R_FEATURE] = f
         irec[t, R_BIN] = k
         irec[t, R_MISSING_LEFT] = ml
@@ -153,13 +204,17 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts,
         frec[t, R_THRESHOLD] = threshold
         frec[t, R_ALPHA] = alpha
         frec[t, R_ERROR] = sums[SUM_WJ] if opts[OPT_ADDITIVE] == 0 else np.nan
-        frec[t, R_LEARNER_ERROR] = sums[SUM_UJ] / (sums[SUM_UI] + sums[SUM_UJ])
+        frec[t, R_LEARNER_ERROR] = sums[SUM_UJ] / (sums[SUM_UI] + sums[SUM_UJ])  # trees: by the leaves' classes
         frec[t, R_EDGE] = sums[SUM_UI] - sums[SUM_UJ]
         frec[t, R_LOG_COST] = cost(state, alpha, a, bb, params)
         frec[t, R_VAL_ERROR] = np.nan
         if n_val > 0:
-            err = update_validation(vcodes[f], k, ml, missing_code, left, right, alpha, vy, vp, vmargin,
-                                    vblock_sums)
+            if max_depth > 0:
+                err = update_validation_tree(vcodes, missing_code, tree_i[t], tree_f[t], alpha, n_classes, vy, vp,
+                                             vmargin, vblock_sums)
+            else:
+                err = update_validation(vcodes[f], k, ml, missing_code, left, right, alpha, vy, vp, vmargin,
+                                        vblock_sums)
             frec[t, R_VAL_ERROR] = err
             if err < state[STATE_BEST_VAL]:
                 state[STATE_BEST_VAL] = err

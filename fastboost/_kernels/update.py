@@ -154,3 +154,27 @@ def update_validation(codes_f, k, missing_left, missing_code, left, right, alpha
     for b in range(nb):
         err += block_sums[b, 0]
     return err
+
+
+@pjit
+def update_weights_table(w, p, leaf, y, factor, block_sums):
+    """w_i <- w_i * factor[leaf_i, y_i] in place (confidence-rated trees: factor = exp(-v_leaf y) / Z).
+
+    leaf    int64[n_samples]            IN  leaf node of each row
+    factor  float64[n_nodes, n_classes] IN  per leaf and class multiplier, normaliser included
+    Returns sum_i w_i**2 / p_i over p_i > 0 after the update.
+    """
+    n = w.shape[0]
+    nb = -(-n // BLOCK)
+    for b in prange(nb):
+        s2 = 0.0
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            wi = w[i] * factor[leaf[i], y[i]]
+            w[i] = wi
+            if p[i] > 0.0:
+                s2 += wi * wi / p[i]
+        block_sums[b, 0] = s2
+    s2 = 0.0
+    for b in range(nb):
+        s2 += block_sums[b, 0]
+    return s2

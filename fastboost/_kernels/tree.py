@@ -1,0 +1,484 @@
+"""Depth-wise tree learner on histograms (binary or K classes).
+
+A tree histogram is ``float64[n_features, n_bins, K + 1]``: per bin the learner
+weight of each class and the number of rows with positive weight (rows of zero
+weight are absent for the learner, as in scikit-learn). Growth is level by level:
+each node's split is the best over features (threads over features), bins and the
+side of missing values, exactly as the stump search (``split.py``: missing-left
+first, ties to the lowest feature, bin, then missing-left; "equal" within
+``TIE_RTOL``). A node's rows are a contiguous range of ``idx``, partitioned in
+place (stably, so rows stay in increasing order); the smaller child's histogram
+is built from its rows and the larger one's is the parent's minus it.
+
+Split criteria (lower is better), summed over the two sides:
+error ``W - max_c W_c``; gini ``W - sum_c W_c**2 / W``; Z (confidence-rated
+leaves, binary) ``2 sqrt(W_0 W_1)``. A split needs ``min_leaf`` positive-weight rows
+and ``min_weight`` learner weight on each side. A node becomes a leaf at
+``max_depth``, when it is pure (one class carries all its weight) or when no split
+is valid.
+"""
+import numpy as np
+from numba import prange
+
+from .._config import jit, pjit
+from .._types import CRITERION_GINI, CRITERION_Z, LEAF_REAL, N_BIN, N_CLASS, N_FEATURE, N_GAIN, N_LEFT
+from .._types import N_MISSING_LEFT, N_RIGHT, N_THRESHOLD, N_VALUE, N_WEIGHT, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
+from .split import TIE_RTOL, best_feature
+from .update import BLOCK
+
+
+@jit
+def _rows_histogram_one_feature(codes_f, idx, start, stop, y, u, n_classes, hist_f):
+    hist_f[:] = 0.0
+    for j in range(start, stop):
+        i = idx[j]
+        if u[i] > 0.0:
+            b = codes_f[i]
+            hist_f[b, y[i]] += u[i]
+            hist_f[b, n_classes] += 1.0
+
+
+@pjit
+def rows_histograms(codes, idx, start, stop, y, u, n_classes, hist):
+    """Tree histograms of the rows idx[start:stop]; threads over features, rows in order.
+
+    codes  uint8[n_features, n_samples]  IN;  idx int64[n_samples]  IN
+    y      uint8[n_samples] class index   IN;  u float64[n_samples] learner weights  IN
+    hist   float64[n_features, n_bins, n_classes + 1]  OUT
+    """
+    for f in prange(codes.shape[0]):
+        _rows_histogram_one_feature(codes[f], idx, start, stop, y, u, n_classes, hist[f])
+
+
+@jit
+def impurity(c, n_classes, criterion):
+    """Weighted impurity of one side with class weights c[:n_classes] (0 for no weight)."""
+    total = 0.0
+    for k in range(n_classes):
+        total += c[k]
+    if total <= 0.0:
+        return 0.0
+    if criterion == CRITERION_GINI:
+        s = 0.0
+        for k in range(n_classes):
+            s += c[k] * c[k]
+        return total - s / total
+    if criterion == CRITERION_Z:
+        return 2.0 * np.sqrt(max(c[0], 0.0) * max(c[1], 0.0))
+    top = c[0]
+    for k in range(1, n_classes):
+        top = max(top, c[k])
+    return total - top
+
+
+@jit
+def _side_ok(c, n_classes, min_leaf, min_weight):
+    """A side is valid with >= max(1, min_leaf) positive-weight rows and >= min_weight weight."""
+    w = 0.0
+    for k in range(n_classes):
+        w += c[k]
+    return c[n_classes] >= max(1.0, min_leaf) and w >= min_weight and w > 0.0
+
+
+@jit
+def _impurity2(c0, c1, criterion):
+    """impurity() for two classes, on scalars."""
+    total = c0 + c1
+    if total <= 0.0:
+        return 0.0
+    if criterion == CRITERION_GINI:
+        return 2.0 * c0 * c1 / total
+    if criterion == CRITERION_Z:
+        return 2.0 * np.sqrt(max(c0, 0.0) * max(c1, 0.0))
+    return min(c0, c1)
+
+
+@jit
+def _ok2(c0, c1, count, min_leaf, min_weight):
+    w = c0 + c1
+    return count >= max(1.0, min_leaf) and w >= min_weight and w > 0.0
+
+
+@jit
+def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight):
+    """best_split_tree_feature for two classes with scalar accumulators (the common case, ~10x faster)."""
+    m0 = hist_f[missing_code, 0]
+    m1 = hist_f[missing_code, 1]
+    mc = hist_f[missing_code, 2]
+    t0 = 0.0
+    t1 = 0.0
+    tc = 0.0
+    for b in range(n_value_bins):
+        t0 += hist_f[b, 0]
+        t1 += hist_f[b, 1]
+        tc += hist_f[b, 2]
+    tol = TIE_RTOL * (t0 + t1 + m0 + m1)
+    best = np.inf
+    best_bin = -1
+    best_ml = 1
+    l0 = 0.0
+    l1 = 0.0
+    lc = 0.0
+    for k in range(n_value_bins):
+        l0 += hist_f[k, 0]
+        l1 += hist_f[k, 1]
+        lc += hist_f[k, 2]
+        r0 = t0 - l0
+        r1 = t1 - l1
+        rc = tc - lc
+        if k < n_value_bins - 1 and _ok2(l0 + m0, l1 + m1, lc + mc, min_leaf, min_weight) and _ok2(
+                r0, r1, rc, min_leaf, min_weight):
+            v = _impurity2(l0 + m0, l1 + m1, criterion) + _impurity2(r0, r1, criterion)
+            if v < best - tol:
+                best = v
+                best_bin = k
+                best_ml = 1
+        if _ok2(l0, l1, lc, min_leaf, min_weight) and _ok2(r0 + m0, r1 + m1, rc + mc, min_leaf, min_weight):
+            v = _impurity2(l0, l1, criterion) + _impurity2(r0 + m0, r1 + m1, criterion)
+            if v < best - tol:
+                best = v
+                best_bin = k
+                best_ml = 0
+    if best_bin >= 0 and mc == 0.0:
+        lw = 0.0
+        for b in range(best_bin + 1):
+            lw += hist_f[b, 0] + hist_f[b, 1]
+        best_ml = 1 if lw >= t0 + t1 - lw else 0
+    return best, best_bin, best_ml
+
+
+@jit
+def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight):
+    """Best (criterion, bin, missing_left) of one feature of a node; criterion inf when no split is valid.
+
+    hist_f  float64[n_bins, n_classes + 1]  IN
+    """
+    if n_classes == 2:
+        return _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight)
+    nf = n_classes + 1
+    tot = np.zeros(nf)
+    left = np.zeros(nf)
+    a = np.empty(nf)
+    b = np.empty(nf)
+    for bb in range(n_value_bins):
+        for k in range(nf):
+            tot[k] += hist_f[bb, k]
+    scale = 0.0
+    for k in range(n_classes):
+        scale += tot[k] + hist_f[missing_code, k]
+    tol = TIE_RTOL * scale
+    best = np.inf
+    best_bin = -1
+    best_ml = 1
+    for kb in range(n_value_bins):
+        for k in range(nf):
+            left[k] += hist_f[kb, k]
+        if kb < n_value_bins - 1:  # missing left
+            for k in range(nf):
+                a[k] = left[k] + hist_f[missing_code, k]
+                b[k] = tot[k] - left[k]
+            if _side_ok(a, n_classes, min_leaf, min_weight) and _side_ok(b, n_classes, min_leaf, min_weight):
+                v = impurity(a, n_classes, criterion) + impurity(b, n_classes, criterion)
+                if v < best - tol:
+                    best = v
+                    best_bin = kb
+                    best_ml = 1
+        for k in range(nf):  # missing right
+            a[k] = left[k]
+            b[k] = tot[k] - left[k] + hist_f[missing_code, k]
+        if _side_ok(a, n_classes, min_leaf, min_weight) and _side_ok(b, n_classes, min_leaf, min_weight):
+            v = impurity(a, n_classes, criterion) + impurity(b, n_classes, criterion)
+            if v < best - tol:
+                best = v
+                best_bin = kb
+                best_ml = 0
+    if best_bin >= 0 and hist_f[missing_code, n_classes] == 0.0:
+        # no weighted missing rows here: missing values (zero-weight rows, prediction) go to the heavier side
+        lw = 0.0
+        for bb in range(best_bin + 1):
+            for k in range(n_classes):
+                lw += hist_f[bb, k]
+        tw = 0.0
+        for k in range(n_classes):
+            tw += tot[k]
+        best_ml = 1 if lw >= tw - lw else 0
+    return best, best_bin, best_ml
+
+
+@pjit
+def level_splits(hist, n_nodes, active, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight,
+                 value, bin_, missing_left):
+    """Per-feature best splits of every active node of a level, threads over features (one launch per level).
+
+    hist    float64[slots, n_features, n_bins, n_classes + 1]  IN   the level's node histograms
+    active  uint8[slots]  IN  1 for the nodes to split
+    value, bin_, missing_left  [slots, n_features]  OUT  as best_split_per_feature, per node
+    """
+    for f in prange(hist.shape[1]):
+        for s in range(n_nodes):
+            if active[s]:
+                v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,
+                                                    criterion, min_leaf, min_weight)
+                value[s, f] = v
+                bin_[s, f] = bb
+                missing_left[s, f] = ml
+
+
+@pjit
+def level_child_histograms(codes, idx, small_range, n_split, y, u, n_classes, parent_slot, hist_parent,
+                           hist_children):
+    """Children histograms of a level, threads over features: for split j, the smaller child (slot 2j or
+    2j+1, rows small_range[j]) is built from its rows and its sibling is the parent's minus it.
+
+    small_range  int64[n_split, 3]  IN  (start, stop, slot of the smaller child) per split node
+    parent_slot  int64[n_split]     IN  the parent's slot in hist_parent
+    """
+    for f in prange(codes.shape[0]):
+        for j in range(n_split):
+            small = small_range[j, 2]
+            large = 4 * j + 1 - small  # the sibling's slot: 2j <-> 2j + 1
+            _rows_histogram_one_feature(codes[f], idx, small_range[j, 0], small_range[j, 1], y, u, n_classes,
+                                        hist_children[small, f])
+            hp = hist_parent[parent_slot[j], f]
+            hs = hist_children[small, f]
+            hl = hist_children[large, f]
+            for b in range(hp.shape[0]):
+                for k in range(hp.shape[1]):
+                    hl[b, k] = hp[b, k] - hs[b, k]
+
+
+@jit
+def partition_rows(codes_f, k, missing_left, missing_code, idx, tmp, start, stop):
+    """Stable in-place partition of idx[start:stop] into left (code <= k, or missing and missing_left) then right.
+
+    Returns the number of left rows. tmp int64[>= stop - start]: scratch.
+    """
+    nl = 0
+    nr = 0
+    for j in range(start, stop):
+        i = idx[j]
+        c = codes_f[i]
+        go_left = c <= k if c != missing_code else missing_left != 0
+        if go_left:
+            idx[start + nl] = i
+            nl += 1
+        else:
+            tmp[nr] = i
+            nr += 1
+    for j in range(nr):
+        idx[start + nl + j] = tmp[j]
+    return nl
+
+
+@jit
+def _node_class_weights(hist, missing_code, n_classes, out):
+    """Class weights and positive-weight row count of a node from any feature's histogram (feature 0)."""
+    out[:] = 0.0
+    for b in range(missing_code + 1):
+        for k in range(n_classes + 1):
+            out[k] += hist[0, b, k]
+
+
+@jit
+def grow_tree(codes, y, u, w, n_value_bins, missing_code, thresholds, n_classes, criterion, max_depth, min_leaf,
+              min_weight_fraction, leaf_kind, leaf_scale, leaf_smoothing, idx, tmp, hist_a, hist_b,
+              node_i, node_f, node_range, leaf_of_row, leaf_u, leaf_w):
+    """Grow one tree on the learner weights u; return its number of nodes.
+
+    codes    uint8[n_features, n_samples]; y uint8[n_samples] (class index < n_classes)   IN
+    u, w     float64[n_samples]  IN  learner weights (for the splits) and boosting weights (leaf sums)
+    idx, tmp int64[n_samples]    scratch (row order of the nodes)
+    hist_a, hist_b  float64[2**(max_depth-1), n_features, n_bins, n_classes + 1]  scratch (one level each)
+    node_i   int64[2**(max_depth+1) - 1, N_NODE_I]; node_f float64[..., N_NODE_F]   OUT the tree
+    node_range int64[2**(max_depth+1) - 1, 2]  scratch
+    leaf_of_row int64[n_samples]  OUT  node index of each row's leaf
+    leaf_u, leaf_w  float64[2**(max_depth+1) - 1, n_classes]  OUT  per node and class sums of u and w
+    over the leaf's rows (rows in increasing order), filled for leaves only
+    A split needs min_leaf positive-weight rows and min_weight_fraction * sum(u) weight per side.
+    Leaf values: discrete leaves name their heaviest class under u (ties: the lowest; binary:
+    N_VALUE = -1 / +1); LEAF_REAL: N_VALUE = leaf_scale * log((U1 + d) / (U0 + d)) with
+    d = leaf_smoothing * sum(u).
+    Per level there are two parallel launches (split search, children histograms), both over features.
+    """
+    n = u.shape[0]
+    n_features = codes.shape[0]
+    total_u = 0.0
+    for i in range(n):
+        idx[i] = i
+        total_u += u[i]
+    min_weight = min_weight_fraction * total_u
+    node_i[:, :] = -1
+    node_f[:, :] = 0.0
+    node_range[0, 0] = 0
+    node_range[0, 1] = n
+    slots = hist_a.shape[0]
+    value = np.empty((slots, n_features))
+    bin_ = np.empty((slots, n_features), np.int64)
+    missing_left = np.empty((slots, n_features), np.int64)
+    active = np.zeros(slots, np.uint8)
+    node_total = np.zeros(slots)
+    node_imp = np.zeros(slots)
+    small_range = np.empty((slots, 3), np.int64)
+    parent_slot = np.empty(slots, np.int64)
+    rows_histograms(codes, idx, 0, n, y, u, n_classes, hist_a[0])
+    cw = np.zeros(n_classes + 1)
+    level_first = 0  # node indices of the current level: level_first .. level_first + level_count - 1
+    level_count = 1
+    n_nodes = 1
+    for depth in range(max_depth):
+        any_active = False
+        for s in range(level_count):
+            _node_class_weights(hist_a[s], missing_code, n_classes, cw)
+            total = 0.0
+            top = 0.0
+            for k in range(n_classes):
+                total += cw[k]
+                top = max(top, cw[k])
+            node_f[level_first + s, N_WEIGHT] = total
+            node_total[s] = total
+            node_imp[s] = impurity(cw, n_classes, criterion)
+            active[s] = 1 if (total > 0.0 and top < total * (1.0 - 1e-12)) else 0  # empty or pure: a leaf
+            any_active = any_active or active[s] == 1
+        if not any_active:
+            break
+        level_splits(hist_a, level_count, active, n_value_bins, missing_code, n_classes, criterion, min_leaf,
+                     min_weight, value, bin_, missing_left)
+        n_split = 0
+        for s in range(level_count):
+            if not active[s]:
+                continue
+            f = best_feature(value[s], node_total[s])
+            if f < 0:
+                continue
+            node = level_first + s
+            k = bin_[s, f]
+            ml = missing_left[s, f]
+            start = node_range[node, 0]
+            stop = node_range[node, 1]
+            nl = partition_rows(codes[f], k, ml, missing_code, idx, tmp, start, stop)
+            lc = n_nodes
+            rc = n_nodes + 1
+            n_nodes += 2
+            node_i[node, N_FEATURE] = f
+            node_i[node, N_BIN] = k
+            node_i[node, N_MISSING_LEFT] = ml
+            node_i[node, N_LEFT] = lc
+            node_i[node, N_RIGHT] = rc
+            node_f[node, N_THRESHOLD] = thresholds[f, k]
+            node_f[node, N_GAIN] = node_imp[s] - value[s, f]
+            node_range[lc, 0] = start
+            node_range[lc, 1] = start + nl
+            node_range[rc, 0] = start + nl
+            node_range[rc, 1] = stop
+            left_small = nl <= stop - start - nl
+            small_range[n_split, 0] = start if left_small else start + nl
+            small_range[n_split, 1] = start + nl if left_small else stop
+            small_range[n_split, 2] = 2 * n_split + (0 if left_small else 1)
+            parent_slot[n_split] = s
+            n_split += 1
+        if n_split == 0:
+            break
+        # children of this level are nodes n_nodes - 2 * n_split .. n_nodes - 1, slot j <-> node first + j
+        level_first = n_nodes - 2 * n_split
+        level_count = 2 * n_split
+        if depth + 1 < max_depth:
+            level_child_histograms(codes, idx, small_range, n_split, y, u, n_classes, parent_slot, hist_a, hist_b)
+            hist_a, hist_b = hist_b, hist_a
+    # leaves: row assignment and per-class sums (rows in increasing order within each leaf)
+    delta = leaf_smoothing * total_u
+    for node in range(n_nodes):
+        if node_i[node, N_LEFT] >= 0:
+            continue
+        leaf_u[node, :] = 0.0
+        leaf_w[node, :] = 0.0
+        for j in range(node_range[node, 0], node_range[node, 1]):
+            i = idx[j]
+            leaf_of_row[i] = node
+            leaf_u[node, y[i]] += u[i]
+            leaf_w[node, y[i]] += w[i]
+        best_k = 0
+        for k in range(1, n_classes):
+            if leaf_u[node, k] > leaf_u[node, best_k]:
+                best_k = k
+        node_i[node, N_CLASS] = best_k
+        if leaf_kind == LEAF_REAL:
+            node_f[node, N_VALUE] = leaf_scale * np.log((leaf_u[node, 1] + delta) / (leaf_u[node, 0] + delta))
+        else:
+            node_f[node, N_VALUE] = 1.0 if best_k == 1 else -1.0
+        tw = 0.0
+        for k in range(n_classes):
+            tw += leaf_u[node, k]
+        node_f[node, N_WEIGHT] = tw
+    return n_nodes
+
+
+@pjit
+def tree_outputs(leaf_of_row, node_i, y, yh):
+    """yh_i = +1 if the class named by row i's leaf is y_i, else -1 (discrete leaves)."""
+    for i in prange(y.shape[0]):
+        yh[i] = 1 if node_i[leaf_of_row[i], N_CLASS] == y[i] else -1
+
+
+@jit
+def tree_round_sums(node_i, n_nodes, n_classes, leaf_u, leaf_w, sums):
+    """The round's SUM_UI, SUM_UJ, SUM_WI, SUM_WJ from the leaves' class sums (leaves in node order)."""
+    sums[:] = 0.0
+    for node in range(n_nodes):
+        if node_i[node, N_LEFT] >= 0:
+            continue
+        c = node_i[node, N_CLASS]
+        for k in range(n_classes):
+            if k == c:
+                sums[SUM_UI] += leaf_u[node, k]
+                sums[SUM_WI] += leaf_w[node, k]
+            else:
+                sums[SUM_UJ] += leaf_u[node, k]
+                sums[SUM_WJ] += leaf_w[node, k]
+
+
+@jit
+def leaf_of_codes(codes, i, node_i, missing_code):
+    """Leaf node reached by binned row i (codes uint8[n_features, n_rows])."""
+    node = 0
+    while node_i[node, N_LEFT] >= 0:
+        c = codes[node_i[node, N_FEATURE], i]
+        if c == missing_code:
+            go_left = node_i[node, N_MISSING_LEFT] != 0
+        else:
+            go_left = c <= node_i[node, N_BIN]
+        node = node_i[node, N_LEFT] if go_left else node_i[node, N_RIGHT]
+    return node
+
+
+@pjit
+def update_validation_tree(codes, missing_code, node_i, node_f, alpha, n_classes, y, p, margin, block_sums):
+    """Add alpha * tree to the binned validation rows' margins; return the weighted error sum_i p_i [wrong_i].
+
+    Binary (n_classes == 2): margin[i] += alpha * leaf value, class 1 iff margin > 0.
+    K classes: margin[i * K + leaf class] += alpha, the prediction is the first argmax.
+    codes uint8[n_features, n_val]; y uint8[n_val]; p float64[n_val]; margin float64[n_val * (1 or K)]
+    """
+    n = y.shape[0]
+    nb = -(-n // BLOCK)
+    for b in prange(nb):
+        err = 0.0
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            leaf = leaf_of_codes(codes, i, node_i, missing_code)
+            if n_classes == 2:
+                m = margin[i] + alpha * node_f[leaf, N_VALUE]
+                margin[i] = m
+                wrong = (m > 0.0) != (y[i] == 1)
+            else:
+                margin[i * n_classes + node_i[leaf, N_CLASS]] += alpha
+                top = 0
+                for k in range(1, n_classes):
+                    if margin[i * n_classes + k] > margin[i * n_classes + top]:
+                        top = k
+                wrong = top != y[i]
+            if wrong:
+                err += p[i]
+        block_sums[b, 0] = err
+    err = 0.0
+    for b in range(nb):
+        err += block_sums[b, 0]
+    return err

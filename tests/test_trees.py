@@ -1,0 +1,336 @@
+"""The tree learner (depth 1-8, K classes, missing values), SAMME, confidence-rated trees, tree prediction.
+
+The kernel is checked against ``naive.grow_tree_naive`` (brute-force histograms of every node's rows,
+so the subtraction trick is checked too), and the estimators against scikit-learn where the
+settings coincide.
+"""
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits, load_wine
+from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost
+from sklearn.tree import DecisionTreeClassifier
+
+from fastboost import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier,
+                       SABoostClassifier, VadaBoostClassifier)
+from fastboost._kernels.tree import grow_tree, level_child_histograms, rows_histograms
+from fastboost._types import (CRITERION_ERROR, CRITERION_GINI, CRITERION_Z, LEAF_DISCRETE, LEAF_REAL, N_BIN,
+                              N_CLASS, N_FEATURE, N_LEFT, N_MISSING_LEFT, N_NODE_F, N_NODE_I, N_RIGHT, N_VALUE)
+from fastboost.datasets import make_twonorm
+
+try:
+    from . import naive
+except ImportError:
+    import naive
+
+
+def random_problem(n, d, n_classes, max_bins, seed, nan_frac=0.1, zero_frac=0.1):
+    """Codes with ties, a constant feature, an all-missing feature, missing values and zero weights."""
+    rng = np.random.default_rng(seed)
+    missing_code = max_bins
+    n_value_bins = rng.integers(1, max_bins + 1, d)
+    n_value_bins[0] = 1  # constant
+    codes = np.empty((d, n), np.uint8)
+    for f in range(d):
+        codes[f] = rng.integers(0, n_value_bins[f], n)
+    codes[rng.random((d, n)) < nan_frac] = missing_code
+    if d > 2:
+        codes[2] = missing_code  # all missing
+    y = rng.integers(0, n_classes, n).astype(np.uint8)
+    # labels depend on two features so trees have structure
+    y[(codes[1] < n_value_bins[1] // 2) & (rng.random(n) < 0.6)] = 0
+    u = rng.random(n)
+    u[rng.random(n) < zero_frac] = 0.0
+    u /= u.sum()
+    thresholds = np.full((d, 256), np.inf)
+    thresholds[:, :255] = np.arange(255) + 0.5
+    return codes, y, u, n_value_bins.astype(np.int64), missing_code, thresholds
+
+
+def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, criterion, depth, min_leaf=1,
+                min_weight_fraction=0.0, leaf_kind=LEAF_DISCRETE, leaf_scale=0.5, leaf_smoothing=1e-3):
+    d, n = codes.shape
+    slots = 2 ** (depth - 1)
+    max_nodes = 2 ** (depth + 1) - 1
+    node_i = np.zeros((max_nodes, N_NODE_I), np.int64)
+    node_f = np.zeros((max_nodes, N_NODE_F))
+    leaf_of_row = np.zeros(n, np.int64)
+    leaf_u = np.zeros((max_nodes, n_classes))
+    leaf_w = np.zeros((max_nodes, n_classes))
+    n_nodes = grow_tree(codes, y, u, u, n_value_bins, missing_code, thresholds, n_classes, criterion, depth,
+                        min_leaf, min_weight_fraction, leaf_kind, leaf_scale, leaf_smoothing,
+                        np.empty(n, np.int64), np.empty(n, np.int64),
+                        np.empty((slots, d, missing_code + 1, n_classes + 1)),
+                        np.empty((slots, d, missing_code + 1, n_classes + 1)), node_i, node_f,
+                        np.empty((max_nodes, 2), np.int64), leaf_of_row, leaf_u, leaf_w)
+    return n_nodes, node_i, node_f, leaf_of_row, leaf_u
+
+
+@pytest.mark.parametrize("n_classes, criterion", [(2, CRITERION_ERROR), (2, CRITERION_GINI), (2, CRITERION_Z),
+                                                  (3, CRITERION_GINI), (5, CRITERION_ERROR)])
+@pytest.mark.parametrize("depth, min_leaf, min_wf", [(1, 1, 0.0), (3, 1, 0.0), (4, 5, 0.02), (6, 1, 0.0)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_grow_tree_matches_naive(n_classes, criterion, depth, min_leaf, min_wf, seed):
+    codes, y, u, nvb, mc, thr = random_problem(700, 6, n_classes, 9, seed)
+    n_nodes, node_i, node_f, leaf_of_row, leaf_u = kernel_tree(codes, y, u, nvb, mc, thr, n_classes, criterion,
+                                                               depth, min_leaf, min_wf)
+    ref = naive.grow_tree_naive(codes, y, u, nvb, mc, n_classes, criterion, depth, min_leaf, min_wf)
+    assert n_nodes == len(ref)
+    for j, node in enumerate(ref):
+        got = (node_i[j, N_FEATURE], node_i[j, N_LEFT], node_i[j, N_RIGHT])
+        assert got == (node["feature"], node["left"], node["right"]), f"node {j}"
+        if node["left"] >= 0:
+            assert (node_i[j, N_BIN], node_i[j, N_MISSING_LEFT]) == (node["bin"], node["missing_left"]), j
+        else:
+            assert node_i[j, N_CLASS] == node["class_"], f"leaf {j}"
+            np.testing.assert_array_equal(np.flatnonzero(leaf_of_row == j), np.sort(node["rows"]))
+            np.testing.assert_allclose(leaf_u[j], [u[node["rows"]][y[node["rows"]] == c].sum()
+                                                   for c in range(n_classes)], rtol=1e-12, atol=1e-300)
+    assert np.all(np.diff(node_i[:n_nodes, N_LEFT][node_i[:n_nodes, N_LEFT] >= 0]) > 0)
+
+
+def test_child_histograms_subtraction_equals_brute_force():
+    codes, y, u, nvb, mc, thr = random_problem(2000, 5, 3, 17, 4)
+    n = len(y)
+    idx = np.arange(n)
+    rng = np.random.default_rng(0)
+    rng.shuffle(idx[:1200])
+    idx[:1200].sort()
+    idx[1200:].sort()
+    parent = np.empty((1, 5, mc + 1, 4))
+    rows_histograms(codes, np.arange(n), 0, n, y, u, 3, parent[0])
+    children = np.empty((2, 5, mc + 1, 4))
+    # the smaller child (rows 1200..n) in slot 1, its sibling by subtraction in slot 0
+    level_child_histograms(codes, idx, np.array([[1200, n, 1]]), 1, y, u, 3, np.array([0]), parent, children)
+    for slot, rows in ((0, idx[:1200]), (1, idx[1200:])):
+        want = naive.node_histogram_naive(codes, y, u, rows, mc + 1, 3)
+        np.testing.assert_allclose(children[slot], want, rtol=1e-12, atol=1e-15)
+
+
+def test_real_leaves_values():
+    codes, y, u, nvb, mc, thr = random_problem(600, 4, 2, 7, 3, zero_frac=0.0)
+    n_nodes, node_i, node_f, leaf_of_row, leaf_u = kernel_tree(codes, y, u, nvb, mc, thr, 2, CRITERION_Z, 3,
+                                                               leaf_kind=LEAF_REAL, leaf_scale=0.25,
+                                                               leaf_smoothing=0.01)
+    for j in range(n_nodes):
+        if node_i[j, N_LEFT] < 0:
+            want = 0.25 * np.log((leaf_u[j, 1] + 0.01) / (leaf_u[j, 0] + 0.01))
+            assert node_f[j, N_VALUE] == pytest.approx(want, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- estimators with trees
+@pytest.fixture(scope="module")
+def digits_pair():
+    X, y = load_digits(return_X_y=True)
+    keep = (y == 3) | (y == 8)
+    X, y = X[keep], y[keep]
+    rng = np.random.default_rng(0)
+    perm = rng.permutation(len(y))
+    X, y = X[perm], y[perm]
+    half = len(y) // 2
+    return X[:half], y[:half], X[half:], y[half:]
+
+
+def _best_gini(x, y):
+    """Lowest weighted Gini (unit weights) over the thresholds of one feature; inf if x is constant."""
+    best = np.inf
+    for t in np.unique(x)[:-1]:
+        v = 0.0
+        for side in (x <= t, x > t):
+            q = np.mean(y[side] == y[0])
+            v += side.sum() * 2 * q * (1 - q)
+        best = min(best, v)
+    return best
+
+
+def test_first_tree_matches_sklearn_decision_tree(digits_pair):
+    X, y, _, _ = digits_pair
+    model = AdaBoostClassifier(n_estimators=1, max_depth=3, criterion="gini").fit(X, y)
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y).tree_
+    nodes = model.nodes_[0]
+    # walk both trees together from the roots (sklearn's node order is depth first, ours breadth first)
+    stack = [(0, 0, np.ones(len(y), bool))]
+    compared = ties = 0
+    while stack:
+        ours, theirs, rows = stack.pop()
+        is_leaf = tree.children_left[theirs] < 0
+        assert (nodes["left"][ours] < 0) == is_leaf
+        if is_leaf:
+            assert nodes["class_"][ours] == np.argmax(tree.value[theirs][0])
+            continue
+        f = nodes["feature"][ours]
+        if f != tree.feature[theirs]:
+            # only allowed on an exact tie between the two features (scikit-learn draws among tied features)
+            a = _best_gini(X[rows, f], y[rows])
+            b = _best_gini(X[rows, tree.feature[theirs]], y[rows])
+            assert a == pytest.approx(b, rel=1e-12), f"node {ours}: not a tie ({a} vs {b})"
+            ties += 1
+            continue
+        x = X[:, f]
+        below = np.unique(x[rows & (x <= tree.threshold[theirs])]).max()
+        above = np.unique(x[rows & (x > tree.threshold[theirs])]).min()
+        assert below <= nodes["threshold"][ours] < above, "same partition of the node's training values"
+        compared += 1
+        go_left = x <= nodes["threshold"][ours]
+        stack += [(nodes["left"][ours], tree.children_left[theirs], rows & go_left),
+                  (nodes["right"][ours], tree.children_right[theirs], rows & ~go_left)]
+    assert compared >= 5 and ties <= 2
+
+
+@pytest.mark.parametrize("pair, least", [((0, 9), 0.99), ((2, 7), 0.99), ((1, 4), 0.95), ((3, 8), 0.95),
+                                         ((5, 6), 0.95)])
+def test_depth3_adaboost_agrees_with_sklearn(pair, least):
+    """20 rounds of depth-3 Gini trees. Both libraries stop after a perfect tree (usually the first here),
+    so agreement is the trees' agreement: 0/9 and 2/7 have no tied splits (>= 99%); on 1/4, 3/8 and 5/6
+    scikit-learn draws among exactly tied features (see the first-tree test), which moves a few test rows."""
+    X, y = load_digits(return_X_y=True)
+    keep = np.isin(y, pair)
+    X, y = X[keep], y[keep]
+    perm = np.random.default_rng(0).permutation(len(y))
+    X, y = X[perm], y[perm]
+    h = len(y) // 2
+    ours = AdaBoostClassifier(n_estimators=20, max_depth=3, criterion="gini").fit(X[:h], y[:h])
+    sk = SkAdaBoost(DecisionTreeClassifier(max_depth=3), n_estimators=20, random_state=0).fit(X[:h], y[:h])
+    agree = np.mean(ours.predict(X[h:]) == sk.predict(X[h:]))
+    assert agree >= least, agree
+
+
+@pytest.mark.parametrize("loader", [load_digits, load_wine], ids=["digits", "wine"])
+def test_samme_stumps_agree_with_sklearn(loader):
+    X, y = loader(return_X_y=True)
+    rng = np.random.default_rng(1)
+    perm = rng.permutation(len(y))
+    X, y = X[perm], y[perm]
+    half = len(y) // 2
+    ours = AdaBoostClassifier(n_estimators=50, criterion="gini").fit(X[:half], y[:half])
+    sk = SkAdaBoost(DecisionTreeClassifier(max_depth=1), n_estimators=50, random_state=0).fit(X[:half], y[:half])
+    assert ours.nodes_ is not None and ours.decision_function(X[:3]).shape == (3, len(np.unique(y)))
+    np.testing.assert_allclose(2 * ours.estimator_weights_[:len(sk.estimator_weights_)],
+                               sk.estimator_weights_[:ours.n_estimators_], rtol=1e-6)
+    agree = np.mean(ours.predict(X[half:]) == sk.predict(X[half:]))
+    assert agree >= 0.99, agree
+    proba = ours.predict_proba(X[half:])
+    np.testing.assert_allclose(proba.sum(axis=1), 1)
+    np.testing.assert_array_equal(ours.classes_[proba.argmax(axis=1)], ours.predict(X[half:]))
+
+
+def test_one_vs_rest_for_the_other_algorithms():
+    X, y = load_wine(return_X_y=True)
+    model = VadaBoostClassifier(n_estimators=30, lam=0.3).fit(X, y)
+    assert len(model.estimators_) == 3
+    scores = model.decision_function(X)
+    for k, m in enumerate(model.estimators_):
+        np.testing.assert_allclose(scores[:, k], m.decision_function(X))
+    np.testing.assert_array_equal(model.predict(X), model.classes_[scores.argmax(axis=1)])
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1)
+    assert np.mean(model.predict(X) == y) > 0.9
+
+
+def test_missing_values_route_to_the_side_of_their_class():
+    rng = np.random.default_rng(5)
+    n = 2000
+    X = rng.normal(size=(n, 4))
+    y = (X[:, 1] + 0.3 * rng.normal(size=n) > 0).astype(int)
+    X[y == 1, 0] = np.where(rng.random((y == 1).sum()) < 0.5, np.nan, X[y == 1, 0])  # NaN only in class 1
+    X[:, 3] = np.nan  # all missing: never chosen
+    for make in (lambda: AdaBoostClassifier(1, max_depth=2), lambda: AdaBoostClassifier(1)):
+        model = make().fit(X, y)
+        Xq = np.array([[np.nan, -1.0, 0.0, np.nan], [np.nan, -2.0, 0.0, 0.0]])
+        if model.nodes_ is not None:
+            assert 3 not in model.nodes_["feature"][0]
+        # a row whose only class-1 evidence is the missing feature 0 still reaches a class-1 leaf
+        # when the model splits on feature 0; either way predicting NaN rows works
+        assert model.predict(Xq).shape == (2,)
+    deep = AdaBoostClassifier(30, max_depth=3).fit(X, y)
+    nodes = deep.nodes_
+    used = nodes["feature"][nodes["left"] >= 0]
+    assert 3 not in used and 0 in used
+    # where feature 0 is split, NaN rows (all class 1) must go to the side that predicts class 1 more often
+    miss = np.isnan(X[:, 0])
+    assert np.mean(deep.predict(X[miss]) == 1) > 0.95
+
+
+@pytest.mark.parametrize("make", [lambda: AdaBoostClassifier(40, max_depth=3, leaf="real"),
+                                  lambda: AdaBoostClassifier(40, max_depth=3),
+                                  lambda: VadaBoostClassifier(40, max_depth=3, lam=0.5, leaf="real"),
+                                  lambda: VadaBoostClassifier(40, max_depth=2, lam=0.5),
+                                  lambda: SABoostClassifier(40, max_depth=3)])
+def test_tree_costs_and_staged(make):
+    X, y = make_twonorm(1500, random_state=3)
+    model = make().fit(X, y)
+    assert model.n_estimators_ == 40
+    F = np.array(list(model.staged_decision_function(X)))
+    np.testing.assert_array_equal(F[-1], model.decision_function(X))
+    ys = np.where(y == model.classes_[1], 1.0, -1.0)
+    loss = np.exp(-ys * F)
+    lam = getattr(model, "lam", None)
+    if lam is None:
+        cost = loss.sum(axis=1)
+    else:
+        n = len(ys)
+        cost = (1 - lam) * loss.sum(axis=1) ** 2 + lam * n * (loss ** 2).sum(axis=1)
+    np.testing.assert_allclose(model.rounds_["cost"], cost, rtol=1e-8)
+    if not isinstance(model, SABoostClassifier):
+        assert np.all(np.diff(cost) < 0), "the cost must decrease with every tree"
+    imp = model.feature_importances_
+    assert imp.shape == (20,) and imp.sum() == pytest.approx(1.0) and np.all(imp >= 0)
+
+
+def test_tree_feature_importances_by_gain():
+    X, y = make_twonorm(800, random_state=4)
+    model = AdaBoostClassifier(5, max_depth=2).fit(X, y)
+    imp = np.zeros(20)
+    for t, tree in enumerate(model.nodes_):
+        internal = tree["left"] >= 0
+        g = np.bincount(tree["feature"][internal], weights=tree["gain"][internal], minlength=20)
+        imp += model.estimator_weights_[t] * g / g.sum()
+    np.testing.assert_allclose(model.feature_importances_, imp / imp.sum())
+    assert np.all(model.nodes_["gain"][model.nodes_["left"] >= 0] >= -1e-12)
+
+
+def test_tree_validation_margins_equal_staged():
+    X, y = make_twonorm(1500, random_state=6)
+    Xv, yv = make_twonorm(700, random_state=7)
+    Xv[::7, 2] = np.nan
+    for make in (lambda: AdaBoostClassifier(500, max_depth=3, n_iter_no_change=15),
+                 lambda: VadaBoostClassifier(500, max_depth=2, leaf="real", n_iter_no_change=15)):
+        model = make().fit(X, y, eval_set=(Xv, yv))
+        staged = np.array([np.mean(p != yv) for p in model.staged_predict(Xv)])
+        np.testing.assert_allclose(staged, model.validation_errors_[:model.n_estimators_], atol=1e-12)
+        assert model.n_estimators_ == np.argmin(model.validation_errors_) + 1
+    Xd, yd = load_wine(return_X_y=True)
+    model = AdaBoostClassifier(300, criterion="gini", n_iter_no_change=10).fit(Xd[::2], yd[::2],
+                                                                               eval_set=(Xd[1::2], yd[1::2]))
+    staged = np.array([np.mean(p != yd[1::2]) for p in model.staged_predict(Xd[1::2])])
+    np.testing.assert_allclose(staged, model.validation_errors_[:model.n_estimators_], atol=1e-12)
+
+
+def test_tree_errors():
+    X, y = make_twonorm(200, random_state=0)
+    with pytest.raises(ValueError, match="EBBoost"):
+        EBBoostClassifier(max_depth=3).fit(X, y)
+    with pytest.raises(ValueError, match="stumps only"):
+        QuadBoostClassifier(max_depth=2).fit(X, y)
+    with pytest.raises(ValueError, match="max_depth"):
+        AdaBoostClassifier(max_depth=9).fit(X, y)
+    with pytest.raises(ValueError, match="feature_rank"):
+        LazyBoostClassifier(max_depth=2).fit(X, y)
+    with pytest.raises(ValueError, match="leaf"):
+        AdaBoostClassifier(leaf="soft").fit(X, y)
+
+
+@pytest.mark.parametrize("make", [lambda: AdaBoostClassifier(15, max_depth=4, min_samples_leaf=3),
+                                  lambda: VadaBoostClassifier(15, max_depth=3, leaf="real"),
+                                  lambda: AdaBoostClassifier(15, criterion="gini")])
+def test_trees_bit_identical_across_thread_counts(make):
+    import numba
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 threads")
+    X, y = make_twonorm(40_000, random_state=8)
+    if make().max_depth == 1:
+        X, y = load_digits(return_X_y=True)
+    a = make().set_params(n_jobs=1).fit(X, y)
+    b = make().set_params(n_jobs=2).fit(X, y)
+    naive.assert_rounds_equal(a.rounds_, b.rounds_)
+    np.testing.assert_array_equal(a.nodes_.view(np.uint8), b.nodes_.view(np.uint8))
