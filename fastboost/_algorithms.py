@@ -18,7 +18,7 @@ import numpy as np
 from ._config import jit
 from ._kernels.loop import COST_SIG, STEP_SIG, STOP_SIG, TRANSFORM_SIG
 from ._types import ACCEPT_STOP, CONTINUE, REJECT, STATE_LOG_MEAN_LOSS, STATE_N, STATE_PENALTY, SUM_QI, SUM_QJ
-from ._types import SUM_UI, SUM_UJ
+from ._types import SUM_ETA, SUM_UI, SUM_UJ
 
 #: A perfect weak hypothesis (no learner weight on errors) would get an infinite
 #: step; the wrong-side sum is floored at ALPHA_EPS times the total instead, which
@@ -205,31 +205,36 @@ PENALTIES = {None: PENALTY_NONE, "l1": PENALTY_L1, "l2": PENALTY_L2, "linf": PEN
 
 @jit(TRANSFORM_SIG)
 def quadboost_transform(w, p, y, u, q, ylab, params):
-    """The residuals r = y - F (held in w) as a weighted classification: labels sign(r), weights p |r|."""
+    """The residuals r = y - F (held in w) as a weighted classification: labels sign(r), weights p |r|
+    (and q = p when allocated: least-squares trees need sum p per bin)."""
+    with_q = q.shape[0] == w.shape[0]
     for i in range(w.shape[0]):
         r = w[i]
         ylab[i] = 1 if r > 0.0 else 0
         u[i] = p[i] * abs(r)
+        if with_q:
+            q[i] = p[i]
 
 
 @jit
-def quad_alpha(g, params):
-    """The variant's minimiser along a +-1 voter (eta = 1) with correlation g = <h, r>_p (spec §6 (3))."""
+def quad_alpha(g, eta, params):
+    """The variant's minimiser along a voter with correlation g = <h, r>_p and eta = <h, h>_p (spec §6 (3))."""
     lam = params[0]
     kind = params[1]
     if kind == PENALTY_L1:
-        return np.sign(g) * max(abs(g) - lam, 0.0)
+        return np.sign(g) * max(abs(g) - lam, 0.0) / eta
     if kind == PENALTY_L2:
-        return g / (1.0 + lam)
+        return g / (eta + lam)
     if kind == PENALTY_LINF:
-        return min(max(g, -params[2]), params[2])
-    return g
+        return min(max(g / eta, -params[2]), params[2])
+    return g / eta
 
 
 @jit(STEP_SIG)
 def quadboost_step(sums, t, params):
-    """alpha = rule(g) with g = U_I - U_J = sum_i p_i h_i r_i (the residual reduction, spec §6 (2))."""
-    return quad_alpha(sums[SUM_UI] - sums[SUM_UJ], params)
+    """alpha = rule(g, eta) with g = U_I - U_J = sum_i p_i h_i r_i (the residual reduction, spec §6 (2))
+    and eta = SUM_ETA (1 for +-1 voters)."""
+    return quad_alpha(sums[SUM_UI] - sums[SUM_UJ], sums[SUM_ETA], params)
 
 
 @jit(STOP_SIG)

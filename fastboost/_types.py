@@ -28,11 +28,14 @@ CRITERION_GINI = 1  # weighted Gini impurity, as scikit-learn's trees
 CRITERIA = {"error": CRITERION_ERROR, "gini": CRITERION_GINI}
 CRITERION_EB = 2  # EBBoost's V* (spec §3); needs the per-class sums of w**2 / p (a second histogram)
 CRITERION_Z = 3  # confidence-rated trees: sum over sides of 2 sqrt(W+ W-) (spec §1 (7), §2 (7))
+CRITERION_LS = 4  # least-squares trees on QuadBoost's residuals: -(sum p r)**2 / sum p per side
 
 # Tree learner (``_kernels/tree.py``). A tree histogram is float64[n_features, n_bins, n_classes + 1]:
-# per bin the learner weight of each class, then the count of rows with positive weight.
+# per bin the learner weight of each class, then the count of rows with positive weight; least-squares
+# trees add a last field, the sum of p (n_classes + 2 fields).
 LEAF_DISCRETE = 0  # each leaf outputs a class (binary: -1 / +1); the rule's step alpha
 LEAF_REAL = 1  # confidence-rated leaves kappa * log((U+ + delta) / (U- + delta)), alpha = 1
+LEAF_LSQ = 2  # least-squares leaves: the p-weighted mean residual (QuadBoost, spec §6 (7))
 LEAF_KINDS = {"discrete": LEAF_DISCRETE, "real": LEAF_REAL}
 # Tree node record, per round: int64[max_nodes, N_NODE_I] and float64[max_nodes, N_NODE_F]; node 0 is the root.
 N_FEATURE = 0  # split feature (internal nodes)
@@ -55,6 +58,7 @@ SUM_WI = 2  # boosting weight (sum 1) of the correct examples
 SUM_WJ = 3  # boosting weight of the wrong examples
 SUM_QI = 4  # sum of w**2 / p over the correct examples (filled only for rules that ask for it)
 SUM_QJ = 5  # ... over the wrong examples
+SUM_ETA = 6  # sum_i p_i h_i**2 of the weak hypothesis (1 for +-1 outputs; QuadBoost's eta)
 N_SUMS = 8
 
 # Per-round integer record: int64[n_rounds, N_IREC]

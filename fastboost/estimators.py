@@ -14,12 +14,13 @@ from ._config import n_threads
 from ._kernels.loop import get_boost
 from ._kernels.predict import add_stump, add_trees, decision_function as _decision_kernel
 from ._kernels.reweight import add_voter, get_reweight
+from ._kernels.tree import update_validation_tree
 from ._kernels.update import n_blocks, update_validation
 from ._types import CRITERIA, CRITERION_EB, CRITERION_Z, FOPT_LEAF_SCALE, FOPT_LEAF_SMOOTHING
 from ._types import FOPT_MIN_WEIGHT_LEAF, LEAF_KINDS, MAX_BINS, N_BIN, N_CLASS, N_FEATURE, N_FOPTS, N_FREC, N_GAIN
 from ._types import N_HIST_FIELDS, N_IREC, N_LEFT, N_MISSING_LEFT, N_NODE_F, N_NODE_I, N_OPTS, N_RIGHT, N_STATE
 from ._types import N_SUMS, N_THRESHOLD, N_VALUE, N_WEIGHT, OPT_LEAF, OPT_MAX_DEPTH, OPT_MIN_SAMPLES_LEAF
-from ._types import OPT_N_CLASSES
+from ._types import CRITERION_LS, LEAF_LSQ, OPT_N_CLASSES
 from ._types import OPT_ADDITIVE, OPT_CRITERION, OPT_FEATURE_RANK, OPT_PATIENCE, OPT_USE_Q, R_ALPHA, R_BIN
 from ._types import R_EDGE, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT, R_LOG_COST, R_MISSING_LEFT, R_RIGHT
 from ._types import R_THRESHOLD, R_VAL_ERROR, STATE_BEST_T, STATE_BEST_VAL, STATE_N, STATE_PENALTY
@@ -267,6 +268,11 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         opts[OPT_LEAF] = LEAF_KINDS[leaf]
         if leaf == "real":
             opts[OPT_CRITERION] = CRITERION_Z
+        ls = bool(rule.additive and depth)  # QuadBoost's trees: least squares on the residuals
+        if ls:
+            opts[OPT_CRITERION] = CRITERION_LS
+            opts[OPT_LEAF] = LEAF_LSQ
+        n_fields = n_classes + 1 + int(ls)
         fopts = np.zeros(N_FOPTS, dtype=np.float64)
         fopts[FOPT_MIN_WEIGHT_LEAF] = self.min_weight_fraction_leaf
         fopts[FOPT_LEAF_SCALE] = self._leaf_scale()
@@ -276,11 +282,11 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         tree_scratch = (
             np.empty(n_samples if depth else 0, np.int64),  # idx
             np.empty(n_samples if depth else 0, np.int64),  # tmp
-            np.empty((slots, n_features, n_bins, n_classes + 1) if depth else (1, 1, 1, 1), np.float64),  # hist_a
-            np.empty((slots, n_features, n_bins, n_classes + 1) if depth else (1, 1, 1, 1), np.float64),  # hist_b
+            np.empty((slots, n_features, n_bins, n_fields) if depth else (1, 1, 1, 1), np.float64),  # hist_a
+            np.empty((slots, n_features, n_bins, n_fields) if depth else (1, 1, 1, 1), np.float64),  # hist_b
             np.empty((max_nodes, 2), np.int64),  # node_range
             np.zeros(n_samples if depth else 0, np.int64),  # leaf_of_row
-            np.zeros((max_nodes, n_classes)),  # leaf_u
+            np.zeros((max_nodes, n_classes + 1)),  # leaf_u
             np.zeros((max_nodes, n_classes)),  # leaf_w
             np.zeros((max_nodes, 2)),  # factor
         )
@@ -292,7 +298,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         tree_f = np.zeros((capacity if depth else 0, max_nodes, N_NODE_F), dtype=np.float64)
         scratch = (
             np.empty(n_samples, np.float64),  # u
-            np.empty(n_samples if rule.use_q else 0, np.float64),  # q
+            np.empty(n_samples if (rule.use_q or ls) else 0, np.float64),  # q
             y_idx.copy(),  # ylab
             np.empty((n_features, n_bins, N_HIST_FIELDS), np.float64),  # hist
             np.empty((n_features, n_bins if rule.use_q else 1, N_HIST_FIELDS), np.float64),  # histq
@@ -330,8 +336,8 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             )
             done += kept
             if every and why == 0 and done % every == 0 and done < T:
-                self._reweight(codes, mapper.missing_code, irec, frec, done, w, p, params, state,
-                               (vcodes, vy, vp, vmargin, vblock_sums))
+                self._reweight(codes, mapper.missing_code, irec, frec, tree_i[:done], tree_f[:done], done, w, p,
+                               params, state, (vcodes, vy, vp, vmargin, vblock_sums))
             if self.verbose:
                 cost = np.exp(frec[done - 1, R_LOG_COST]) if done else self.initial_cost_
                 verr = f"  validation error {frec[done - 1, R_VAL_ERROR]:.4f}" if done and val is not None else ""
@@ -345,12 +351,13 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         if val is not None:
             self.validation_errors_ = frec[:done, R_VAL_ERROR].copy()
             kept = int(state[STATE_BEST_T])
-        irec, frec = self._finish(codes, mapper, y_idx, p, params, irec[:kept], frec[:kept])
-        return irec, frec, (tree_i[:kept] if depth else None), (tree_f[:kept] if depth else None)
+        irec, frec, tree_i, tree_f = self._finish(codes, mapper, y_idx, p, params, irec[:kept], frec[:kept],
+                                                  tree_i[:kept], tree_f[:kept])
+        return irec, frec, (tree_i if depth else None), (tree_f if depth else None)
 
-    def _finish(self, codes, mapper, y_idx, p, params, irec, frec):
+    def _finish(self, codes, mapper, y_idx, p, params, irec, frec, tree_i, tree_f):
         """Hook after the loop (QuadBoost re-weights its voters here)."""
-        return irec, frec
+        return irec, frec, tree_i, tree_f
 
     def _set_rounds(self, irec, frec, tree_i=None, tree_f=None):
         rounds = np.empty(irec.shape[0], dtype=ROUND_DTYPE)
@@ -782,6 +789,10 @@ class QuadBoostClassifier(_BaseBoostClassifier):
     - ``"l2"``: objective R + lam ||alpha||_2**2 (the squared norm), alpha = g / (1 + lam);
     - ``"linf"``: R with |alpha_j| <= alpha_max, alpha = clip(g, -alpha_max, alpha_max).
 
+    With ``max_depth`` > 1 the voters are least-squares trees fitted to r (split criterion: the
+    p-weighted squared error; leaves: the mean residual), with eta = <h, h>_p in the rules
+    (vanilla: alpha = g / eta = 1, spec §6 (7)).
+
     No per-example exponential weights. Every ``reweight_every`` rounds (if set) and
     once at the end, one coordinate-descent pass re-fits each kept voter's weight by
     the same rule (the objective never increases); voters whose weight becomes 0
@@ -842,43 +853,44 @@ class QuadBoostClassifier(_BaseBoostClassifier):
     def _reweight_every(self):
         return self.reweight_every
 
-    def _tree_depth(self, n_classes):
-        if super()._tree_depth(n_classes):
-            raise ValueError("QuadBoostClassifier supports decision stumps only so far (least-squares tree voters "
-                             "are planned): use max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.")
-        return 0
-
-    def _reweight(self, codes, missing_code, irec, frec, n_rounds, r, p, params, state, val):
+    def _reweight(self, codes, missing_code, irec, frec, tree_i, tree_f, n_rounds, r, p, params, state, val):
         """One coordinate-descent pass over the kept voters; refreshes the penalty and validation margins."""
         rule = RULES[self._algorithm]
         sums = np.zeros(N_SUMS, np.float64)
-        get_reweight()(codes, missing_code, irec, frec, n_rounds, r, p, rule.step, params, sums,
+        get_reweight()(codes, missing_code, irec, frec, tree_i, tree_f, n_rounds, r, p, rule.step, params, sums,
                        np.empty((n_blocks(r.shape[0]), 4), np.float64))
         state[STATE_PENALTY] = sum(quad_penalty(a, params) for a in frec[:n_rounds, R_ALPHA])
-        if val is not None:
+        if val is not None and val[1].shape[0]:
             vcodes, vy, vp, vmargin, vblock_sums = val
             vmargin[:] = 0.0
             for j in range(n_rounds):
-                f, k, ml, left, right = irec[j, [R_FEATURE, R_BIN, R_MISSING_LEFT, R_LEFT, R_RIGHT]]
-                if vy.shape[0]:
+                if tree_i.shape[0]:
+                    update_validation_tree(vcodes, missing_code, tree_i[j], tree_f[j], frec[j, R_ALPHA], 2, vy, vp,
+                                           vmargin, vblock_sums)
+                else:
+                    f, k, ml, left, right = irec[j, [R_FEATURE, R_BIN, R_MISSING_LEFT, R_LEFT, R_RIGHT]]
                     update_validation(vcodes[f], k, ml, missing_code, left, right, frec[j, R_ALPHA], vy, vp,
                                       vmargin, vblock_sums)
 
-    def _finish(self, codes, mapper, y_idx, p, params, irec, frec):
+    def _finish(self, codes, mapper, y_idx, p, params, irec, frec, tree_i, tree_f):
         """Residuals of the kept voters, the final re-weighting pass, zero-weight voters dropped."""
         r = 2.0 * y_idx - 1.0
-        for j in range(irec.shape[0]):
-            f, k, ml, left, right = irec[j, [R_FEATURE, R_BIN, R_MISSING_LEFT, R_LEFT, R_RIGHT]]
-            add_voter(codes[f], k, ml, mapper.missing_code, left, right, frec[j, R_ALPHA], r)
         irec = np.ascontiguousarray(irec)
         frec = np.ascontiguousarray(frec)
+        tree_i = np.ascontiguousarray(tree_i)
+        tree_f = np.ascontiguousarray(tree_f)
+        for j in range(irec.shape[0]):
+            add_voter(codes, irec, tree_i, tree_f, j, mapper.missing_code, frec[j, R_ALPHA], r)
         if self.reweight_at_end and irec.shape[0]:
             state = np.zeros(N_STATE)
-            self._reweight(codes, mapper.missing_code, irec, frec, irec.shape[0], r, p, params, state, None)
+            self._reweight(codes, mapper.missing_code, irec, frec, tree_i, tree_f, irec.shape[0], r, p, params,
+                           state, None)
         keep = frec[:, R_ALPHA] != 0.0
         irec, frec = irec[keep], frec[keep]
+        if tree_i.shape[0]:
+            tree_i, tree_f = tree_i[keep], tree_f[keep]
         self.objective_ = float(np.dot(p, r * r) + sum(quad_penalty(a, params) for a in frec[:, R_ALPHA]))
-        return irec, frec
+        return irec, frec, tree_i, tree_f
 
     def _margin_to_proba(self, margin):
         if margin.ndim == 2:

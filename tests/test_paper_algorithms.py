@@ -277,8 +277,8 @@ def test_quadboost_reweighting_never_increases_objective(variant):
     params = model._rule_params()
     obj = quad_objective(ys - res, ys, frec[:, R_ALPHA], **variant)
     for _ in range(4):
-        get_reweight()(codes, mapper.missing_code, irec, frec, len(r), res, p, RULES["quadboost"].step, params,
-                       np.zeros(N_SUMS), np.empty((1, 4)))
+        get_reweight()(codes, mapper.missing_code, irec, frec, np.zeros((0, 1, 6), np.int64), np.zeros((0, 1, 4)),
+                       len(r), res, p, RULES["quadboost"].step, params, np.zeros(N_SUMS), np.empty((1, 4)))
         rounds = r.copy()
         rounds["alpha"] = frec[:, R_ALPHA]
         F = staged_margins(X, rounds)[-1]

@@ -54,9 +54,9 @@ def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, 
     node_i = np.zeros((max_nodes, N_NODE_I), np.int64)
     node_f = np.zeros((max_nodes, N_NODE_F))
     leaf_of_row = np.zeros(n, np.int64)
-    leaf_u = np.zeros((max_nodes, n_classes))
+    leaf_u = np.zeros((max_nodes, n_classes + 1))
     leaf_w = np.zeros((max_nodes, n_classes))
-    n_nodes = grow_tree(codes, y, u, u, n_value_bins, missing_code, thresholds, n_classes, criterion, depth,
+    n_nodes = grow_tree(codes, y, u, u, u, n_value_bins, missing_code, thresholds, n_classes, criterion, depth,
                         min_leaf, min_weight_fraction, leaf_kind, leaf_scale, leaf_smoothing,
                         np.empty(n, np.int64), np.empty(n, np.int64),
                         np.empty((slots, d, missing_code + 1, n_classes + 1)),
@@ -83,7 +83,7 @@ def test_grow_tree_matches_naive(n_classes, criterion, depth, min_leaf, min_wf, 
         else:
             assert node_i[j, N_CLASS] == node["class_"], f"leaf {j}"
             np.testing.assert_array_equal(np.flatnonzero(leaf_of_row == j), np.sort(node["rows"]))
-            np.testing.assert_allclose(leaf_u[j], [u[node["rows"]][y[node["rows"]] == c].sum()
+            np.testing.assert_allclose(leaf_u[j, :n_classes], [u[node["rows"]][y[node["rows"]] == c].sum()
                                                    for c in range(n_classes)], rtol=1e-12, atol=1e-300)
     assert np.all(np.diff(node_i[:n_nodes, N_LEFT][node_i[:n_nodes, N_LEFT] >= 0]) > 0)
 
@@ -97,10 +97,10 @@ def test_child_histograms_subtraction_equals_brute_force():
     idx[:1200].sort()
     idx[1200:].sort()
     parent = np.empty((1, 5, mc + 1, 4))
-    rows_histograms(codes, np.arange(n), 0, n, y, u, 3, parent[0])
+    rows_histograms(codes, np.arange(n), 0, n, y, u, u, 3, parent[0])
     children = np.empty((2, 5, mc + 1, 4))
     # the smaller child (rows 1200..n) in slot 1, its sibling by subtraction in slot 0
-    level_child_histograms(codes, idx, np.array([[1200, n, 1]]), 1, y, u, 3, np.array([0]), parent, children)
+    level_child_histograms(codes, idx, np.array([[1200, n, 1]]), 1, y, u, u, 3, np.array([0]), parent, children)
     for slot, rows in ((0, idx[:1200]), (1, idx[1200:])):
         want = naive.node_histogram_naive(codes, y, u, rows, mc + 1, 3)
         np.testing.assert_allclose(children[slot], want, rtol=1e-12, atol=1e-15)
@@ -309,8 +309,6 @@ def test_tree_errors():
     X, y = make_twonorm(200, random_state=0)
     with pytest.raises(ValueError, match="EBBoost"):
         EBBoostClassifier(max_depth=3).fit(X, y)
-    with pytest.raises(ValueError, match="stumps only"):
-        QuadBoostClassifier(max_depth=2).fit(X, y)
     with pytest.raises(ValueError, match="max_depth"):
         AdaBoostClassifier(max_depth=9).fit(X, y)
     with pytest.raises(ValueError, match="feature_rank"):
@@ -334,3 +332,49 @@ def test_trees_bit_identical_across_thread_counts(make):
     b = make().set_params(n_jobs=2).fit(X, y)
     naive.assert_rounds_equal(a.rounds_, b.rounds_)
     np.testing.assert_array_equal(a.nodes_.view(np.uint8), b.nodes_.view(np.uint8))
+
+
+@pytest.mark.parametrize("variant", [dict(penalty=None), dict(penalty="l1", lam=0.01), dict(penalty="l2", lam=0.5),
+                                     dict(penalty="linf", alpha_max=0.3)], ids=["vanilla", "l1", "l2", "linf"])
+def test_quadboost_least_squares_trees(variant):
+    """Least-squares tree voters: leaves are the mean residual, vanilla alpha = 1, exact decrease identities
+    with eta = <h, h> (spec §6 (3), (7)), and re-weighting keeps the objective from increasing."""
+    X, y = make_twonorm(1200, random_state=9)
+    X[::11, 4] = np.nan
+    ys = np.where(y == 1, 1.0, -1.0)
+    model = QuadBoostClassifier(25, max_depth=3, reweight_at_end=False, **variant).fit(X, y)
+    F = np.array([np.zeros(len(y))] + list(model.staged_decision_function(X)))
+    lam = variant.get("lam", 0.0)
+    pen = variant.get("penalty")
+    obj_prev = 1.0
+    for t in range(model.n_estimators_):
+        h = (F[t + 1] - F[t]) / model.rounds_["alpha"][t]
+        r = ys - F[t]
+        # the leaves are the mean residual of their rows
+        leaves = h.round(12)
+        for v in np.unique(leaves):
+            assert np.mean(r[leaves == v]) == pytest.approx(v, rel=1e-9, abs=1e-12)
+        g, eta = np.mean(h * r), np.mean(h * h)
+        a = model.rounds_["alpha"][t]
+        if pen is None:
+            assert a == pytest.approx(1.0, rel=1e-9)
+            dec = g * g / eta
+        elif pen == "l1":
+            dec = (abs(g) - lam) ** 2 / eta
+        elif pen == "l2":
+            dec = g * g / (eta + lam)
+        else:
+            dec = 2 * a * g - a * a * eta
+        alphas = model.rounds_["alpha"][: t + 1]
+        obj = np.mean((ys - F[t + 1]) ** 2) + (2 * lam * np.abs(alphas).sum() if pen == "l1" else 0.0) + (
+            lam * (alphas ** 2).sum() if pen == "l2" else 0.0)
+        assert obj_prev - obj == pytest.approx(dec, abs=1e-10), f"round {t}"
+        assert model.rounds_["cost"][t] == pytest.approx(obj, rel=1e-9)
+        obj_prev = obj
+    again = QuadBoostClassifier(25, max_depth=3, reweight_every=5, **variant).fit(X, y)
+    assert again.objective_ <= obj_prev + 1e-12
+    Fa = again.decision_function(X)
+    alphas = again.rounds_["alpha"]
+    obj = np.mean((ys - Fa) ** 2) + (2 * lam * np.abs(alphas).sum() if pen == "l1" else 0.0) + (
+        lam * (alphas ** 2).sum() if pen == "l2" else 0.0)
+    assert again.objective_ == pytest.approx(obj, rel=1e-9)

@@ -31,13 +31,15 @@ from .._types import ACCEPT_STOP, CRITERION_EB, OPT_ADDITIVE, OPT_CRITERION, OPT
 from .._types import OPT_USE_Q, R_ALPHA, R_BIN, R_EDGE, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT, R_LOG_COST
 from .._types import R_MISSING_LEFT, R_RIGHT, R_THRESHOLD, R_VAL_ERROR, RAN_ALL, REJECT, STATE_BEST_T
 from .._types import STATE_BEST_VAL, STATE_SINCE_BEST, STOPPED_BY_RULE, STOPPED_EARLY, SUM_QI, SUM_QJ, SUM_UI
-from .._types import FOPT_LEAF_SCALE, FOPT_LEAF_SMOOTHING, FOPT_MIN_WEIGHT_LEAF, LEAF_REAL, N_BIN, N_FEATURE
+from .._types import FOPT_LEAF_SCALE, FOPT_LEAF_SMOOTHING, FOPT_MIN_WEIGHT_LEAF, LEAF_LSQ, LEAF_REAL, N_BIN
+from .._types import N_FEATURE, SUM_ETA
 from .._types import N_LEFT, N_MISSING_LEFT, N_THRESHOLD, N_VALUE, OPT_LEAF, OPT_MAX_DEPTH, OPT_MIN_SAMPLES_LEAF
 from .._types import OPT_N_CLASSES, SUM_UJ, SUM_WI, SUM_WJ
 from .histogram import build_histograms, build_histograms_q
 from .split import best_split_per_feature_q, eb_terms, kth_best_feature, leaf_value, side_weights
 from .tree import grow_tree, tree_outputs, tree_round_sums, update_validation_tree
-from .update import apply_stump, update_residuals, update_validation, update_weights, update_weights_table
+from .update import apply_stump, update_residuals, update_residuals_leaves, update_validation, update_weights
+from .update import update_weights_table
 
 f8_1d = types.Array(types.float64, 1, "C")
 f8_2d = types.Array(types.float64, 2, "C")
@@ -104,6 +106,7 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts, fopts,
     max_depth = opts[OPT_MAX_DEPTH]
     n_classes = opts[OPT_N_CLASSES]
     real_leaves = opts[OPT_LEAF] == LEAF_REAL
+    ls_leaves = opts[OPT_LEAF] == LEAF_LSQ
     lam = params[0]  # EBBoost's lambda (only read with CRITERION_EB)
     n_val = vy.shape[0]
     for t in range(t_start, t_stop):
@@ -114,18 +117,32 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts, fopts,
         transform(w, p, y, u, q, ylab, params)
         if max_depth > 0:
             # ------------------------------------------------ tree learner
-            n_nodes = grow_tree(codes, ylab, u, w, n_value_bins, missing_code, thresholds, n_classes, criterion,
+            n_nodes = grow_tree(codes, ylab, u, q, w, n_value_bins, missing_code, thresholds, n_classes, criterion,
                                 max_depth, opts[OPT_MIN_SAMPLES_LEAF], fopts[FOPT_MIN_WEIGHT_LEAF], opts[OPT_LEAF],
                                 fopts[FOPT_LEAF_SCALE], fopts[FOPT_LEAF_SMOOTHING], idx, tmp, hist_a, hist_b,
                                 tree_i[t], tree_f[t], node_range, leaf_of_row, leaf_u, leaf_w)
             tree_round_sums(tree_i[t], n_nodes, n_classes, leaf_u, leaf_w, sums)
+            sums[SUM_ETA] = 1.0
             f = max(tree_i[t, 0, N_FEATURE], 0)
             k = tree_i[t, 0, N_BIN]
             ml = tree_i[t, 0, N_MISSING_LEFT]
             left = 0
             right = 0
             threshold = tree_f[t, 0, N_THRESHOLD] if tree_i[t, 0, N_LEFT] >= 0 else np.inf
-            if not real_leaves:
+            if ls_leaves:
+                # least-squares voter h = mean residual per leaf: g = <h, r>_p, eta = <h, h>_p (spec §6 (7))
+                g = 0.0
+                eta = 0.0
+                for node in range(n_nodes):
+                    if tree_i[t, node, N_LEFT] < 0:
+                        v = tree_f[t, node, N_VALUE]
+                        g += v * (leaf_u[node, 1] - leaf_u[node, 0])
+                        eta += v * v * leaf_u[node, n_classes]
+                        factor[node, 0] = v
+                sums[SUM_UI] = max(g, 0.0)
+                sums[SUM_UJ] = max(-g, 0.0)
+                sums[SUM_ETA] = eta
+            elif not real_leaves:
                 tree_outputs(leaf_of_row, tree_i[t], ylab, yh)
             else:
                 # confidence-rated leaves, alpha = 1: w <- w exp(-y v_leaf) / Z, Z from the leaves' sums
@@ -187,12 +204,15 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts, fopts,
             apply_stump(codes[f], k, ml, missing_code, left, right, ylab, u, w, yh, block_sums, sums)
             sums[SUM_QI] = qi
             sums[SUM_QJ] = qj
+            sums[SUM_ETA] = 1.0
         if not (max_depth > 0 and real_leaves):
             alpha = step(sums, t + 1, params)
             decision = stop(alpha, sums, t + 1, params)
             if decision == REJECT:
                 return t - t_start, STOPPED_BY_RULE
-            if opts[OPT_ADDITIVE] != 0:
+            if max_depth > 0 and ls_leaves:
+                a, bb = update_residuals_leaves(w, p, leaf_of_row, factor, alpha, block_sums)
+            elif opts[OPT_ADDITIVE] != 0:
                 a, bb = update_residuals(w, p, yh, ylab, alpha, block_sums)
             else:
                 a, bb = update_weights(w, p, yh, alpha, sums[SUM_WI], sums[SUM_WJ], block_sums)

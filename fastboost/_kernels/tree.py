@@ -21,33 +21,37 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .._types import CRITERION_GINI, CRITERION_Z, LEAF_REAL, N_BIN, N_CLASS, N_FEATURE, N_GAIN, N_LEFT
+from .._types import CRITERION_GINI, CRITERION_LS, CRITERION_Z, LEAF_LSQ, LEAF_REAL, N_BIN, N_CLASS, N_FEATURE, N_GAIN, N_LEFT
 from .._types import N_MISSING_LEFT, N_RIGHT, N_THRESHOLD, N_VALUE, N_WEIGHT, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
 from .split import TIE_RTOL, best_feature
 from .update import BLOCK
 
 
 @jit
-def _rows_histogram_one_feature(codes_f, idx, start, stop, y, u, n_classes, hist_f):
+def _rows_histogram_one_feature(codes_f, idx, start, stop, y, u, q, n_classes, hist_f):
     hist_f[:] = 0.0
+    with_q = hist_f.shape[1] > n_classes + 1
     for j in range(start, stop):
         i = idx[j]
+        b = codes_f[i]
         if u[i] > 0.0:
-            b = codes_f[i]
             hist_f[b, y[i]] += u[i]
             hist_f[b, n_classes] += 1.0
+        if with_q:
+            hist_f[b, n_classes + 1] += q[i]
 
 
 @pjit
-def rows_histograms(codes, idx, start, stop, y, u, n_classes, hist):
+def rows_histograms(codes, idx, start, stop, y, u, q, n_classes, hist):
     """Tree histograms of the rows idx[start:stop]; threads over features, rows in order.
 
     codes  uint8[n_features, n_samples]  IN;  idx int64[n_samples]  IN
     y      uint8[n_samples] class index   IN;  u float64[n_samples] learner weights  IN
-    hist   float64[n_features, n_bins, n_classes + 1]  OUT
+    q      float64[n_samples]  IN  summed into the last field when hist has n_classes + 2 fields
+    hist   float64[n_features, n_bins, n_classes + 1 (+1)]  OUT
     """
     for f in prange(codes.shape[0]):
-        _rows_histogram_one_feature(codes[f], idx, start, stop, y, u, n_classes, hist[f])
+        _rows_histogram_one_feature(codes[f], idx, start, stop, y, u, q, n_classes, hist[f])
 
 
 @jit
@@ -65,6 +69,9 @@ def impurity(c, n_classes, criterion):
         return total - s / total
     if criterion == CRITERION_Z:
         return 2.0 * np.sqrt(max(c[0], 0.0) * max(c[1], 0.0))
+    if criterion == CRITERION_LS:
+        s1 = c[1] - c[0]
+        return -s1 * s1 / c[n_classes + 1] if c[n_classes + 1] > 0.0 else 0.0
     top = c[0]
     for k in range(1, n_classes):
         top = max(top, c[k])
@@ -81,8 +88,10 @@ def _side_ok(c, n_classes, min_leaf, min_weight):
 
 
 @jit
-def _impurity2(c0, c1, criterion):
-    """impurity() for two classes, on scalars."""
+def _impurity2(c0, c1, criterion, pw):
+    """impurity() for two classes, on scalars (pw: the side's sum of p, least squares only)."""
+    if criterion == CRITERION_LS:
+        return -(c1 - c0) * (c1 - c0) / pw if pw > 0.0 else 0.0
     total = c0 + c1
     if total <= 0.0:
         return 0.0
@@ -102,16 +111,21 @@ def _ok2(c0, c1, count, min_leaf, min_weight):
 @jit
 def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight):
     """best_split_tree_feature for two classes with scalar accumulators (the common case, ~10x faster)."""
+    ls = criterion == CRITERION_LS
     m0 = hist_f[missing_code, 0]
     m1 = hist_f[missing_code, 1]
     mc = hist_f[missing_code, 2]
+    mp = hist_f[missing_code, 3] if ls else 0.0
     t0 = 0.0
     t1 = 0.0
     tc = 0.0
+    tp = 0.0
     for b in range(n_value_bins):
         t0 += hist_f[b, 0]
         t1 += hist_f[b, 1]
         tc += hist_f[b, 2]
+        if ls:
+            tp += hist_f[b, 3]
     tol = TIE_RTOL * (t0 + t1 + m0 + m1)
     best = np.inf
     best_bin = -1
@@ -119,22 +133,26 @@ def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, 
     l0 = 0.0
     l1 = 0.0
     lc = 0.0
+    lp = 0.0
     for k in range(n_value_bins):
         l0 += hist_f[k, 0]
         l1 += hist_f[k, 1]
         lc += hist_f[k, 2]
+        if ls:
+            lp += hist_f[k, 3]
         r0 = t0 - l0
         r1 = t1 - l1
         rc = tc - lc
+        rp = tp - lp
         if k < n_value_bins - 1 and _ok2(l0 + m0, l1 + m1, lc + mc, min_leaf, min_weight) and _ok2(
                 r0, r1, rc, min_leaf, min_weight):
-            v = _impurity2(l0 + m0, l1 + m1, criterion) + _impurity2(r0, r1, criterion)
+            v = _impurity2(l0 + m0, l1 + m1, criterion, lp + mp) + _impurity2(r0, r1, criterion, rp)
             if v < best - tol:
                 best = v
                 best_bin = k
                 best_ml = 1
         if _ok2(l0, l1, lc, min_leaf, min_weight) and _ok2(r0 + m0, r1 + m1, rc + mc, min_leaf, min_weight):
-            v = _impurity2(l0, l1, criterion) + _impurity2(r0 + m0, r1 + m1, criterion)
+            v = _impurity2(l0, l1, criterion, lp) + _impurity2(r0 + m0, r1 + m1, criterion, rp + mp)
             if v < best - tol:
                 best = v
                 best_bin = k
@@ -155,7 +173,7 @@ def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, crite
     """
     if n_classes == 2:
         return _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight)
-    nf = n_classes + 1
+    nf = hist_f.shape[1]
     tot = np.zeros(nf)
     left = np.zeros(nf)
     a = np.empty(nf)
@@ -225,7 +243,7 @@ def level_splits(hist, n_nodes, active, n_value_bins, missing_code, n_classes, c
 
 
 @pjit
-def level_child_histograms(codes, idx, small_range, n_split, y, u, n_classes, parent_slot, hist_parent,
+def level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes, parent_slot, hist_parent,
                            hist_children):
     """Children histograms of a level, threads over features: for split j, the smaller child (slot 2j or
     2j+1, rows small_range[j]) is built from its rows and its sibling is the parent's minus it.
@@ -237,7 +255,7 @@ def level_child_histograms(codes, idx, small_range, n_split, y, u, n_classes, pa
         for j in range(n_split):
             small = small_range[j, 2]
             large = 4 * j + 1 - small  # the sibling's slot: 2j <-> 2j + 1
-            _rows_histogram_one_feature(codes[f], idx, small_range[j, 0], small_range[j, 1], y, u, n_classes,
+            _rows_histogram_one_feature(codes[f], idx, small_range[j, 0], small_range[j, 1], y, u, q, n_classes,
                                         hist_children[small, f])
             hp = hist_parent[parent_slot[j], f]
             hs = hist_children[small, f]
@@ -275,29 +293,31 @@ def _node_class_weights(hist, missing_code, n_classes, out):
     """Class weights and positive-weight row count of a node from any feature's histogram (feature 0)."""
     out[:] = 0.0
     for b in range(missing_code + 1):
-        for k in range(n_classes + 1):
+        for k in range(hist.shape[2]):
             out[k] += hist[0, b, k]
 
 
 @jit
-def grow_tree(codes, y, u, w, n_value_bins, missing_code, thresholds, n_classes, criterion, max_depth, min_leaf,
+def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_classes, criterion, max_depth, min_leaf,
               min_weight_fraction, leaf_kind, leaf_scale, leaf_smoothing, idx, tmp, hist_a, hist_b,
               node_i, node_f, node_range, leaf_of_row, leaf_u, leaf_w):
     """Grow one tree on the learner weights u; return its number of nodes.
 
     codes    uint8[n_features, n_samples]; y uint8[n_samples] (class index < n_classes)   IN
     u, w     float64[n_samples]  IN  learner weights (for the splits) and boosting weights (leaf sums)
+    q        float64[n_samples]  IN  least-squares trees (LEAF_LSQ, CRITERION_LS): the sample distribution p
     idx, tmp int64[n_samples]    scratch (row order of the nodes)
     hist_a, hist_b  float64[2**(max_depth-1), n_features, n_bins, n_classes + 1]  scratch (one level each)
     node_i   int64[2**(max_depth+1) - 1, N_NODE_I]; node_f float64[..., N_NODE_F]   OUT the tree
     node_range int64[2**(max_depth+1) - 1, 2]  scratch
     leaf_of_row int64[n_samples]  OUT  node index of each row's leaf
-    leaf_u, leaf_w  float64[2**(max_depth+1) - 1, n_classes]  OUT  per node and class sums of u and w
-    over the leaf's rows (rows in increasing order), filled for leaves only
+    leaf_u   float64[2**(max_depth+1) - 1, n_classes + 1]  OUT  per leaf: sums of u per class, then of q
+    leaf_w   float64[2**(max_depth+1) - 1, n_classes]      OUT  per leaf and class: sums of w
+    (rows in increasing order; filled for leaves only)
     A split needs min_leaf positive-weight rows and min_weight_fraction * sum(u) weight per side.
     Leaf values: discrete leaves name their heaviest class under u (ties: the lowest; binary:
     N_VALUE = -1 / +1); LEAF_REAL: N_VALUE = leaf_scale * log((U1 + d) / (U0 + d)) with
-    d = leaf_smoothing * sum(u).
+    d = leaf_smoothing * sum(u); LEAF_LSQ: N_VALUE = (U1 - U0) / sum q, the mean residual.
     Per level there are two parallel launches (split search, children histograms), both over features.
     """
     n = u.shape[0]
@@ -320,8 +340,9 @@ def grow_tree(codes, y, u, w, n_value_bins, missing_code, thresholds, n_classes,
     node_imp = np.zeros(slots)
     small_range = np.empty((slots, 3), np.int64)
     parent_slot = np.empty(slots, np.int64)
-    rows_histograms(codes, idx, 0, n, y, u, n_classes, hist_a[0])
-    cw = np.zeros(n_classes + 1)
+    rows_histograms(codes, idx, 0, n, y, u, q, n_classes, hist_a[0])
+    cw = np.zeros(hist_a.shape[3])
+    ls = criterion == CRITERION_LS
     level_first = 0  # node indices of the current level: level_first .. level_first + level_count - 1
     level_count = 1
     n_nodes = 1
@@ -337,7 +358,10 @@ def grow_tree(codes, y, u, w, n_value_bins, missing_code, thresholds, n_classes,
             node_f[level_first + s, N_WEIGHT] = total
             node_total[s] = total
             node_imp[s] = impurity(cw, n_classes, criterion)
-            active[s] = 1 if (total > 0.0 and top < total * (1.0 - 1e-12)) else 0  # empty or pure: a leaf
+            if ls:  # least squares: split while two rows carry residual weight
+                active[s] = 1 if (total > 0.0 and cw[n_classes] >= 2.0) else 0
+            else:  # empty or pure: a leaf
+                active[s] = 1 if (total > 0.0 and top < total * (1.0 - 1e-12)) else 0
             any_active = any_active or active[s] == 1
         if not any_active:
             break
@@ -382,7 +406,8 @@ def grow_tree(codes, y, u, w, n_value_bins, missing_code, thresholds, n_classes,
         level_first = n_nodes - 2 * n_split
         level_count = 2 * n_split
         if depth + 1 < max_depth:
-            level_child_histograms(codes, idx, small_range, n_split, y, u, n_classes, parent_slot, hist_a, hist_b)
+            level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes, parent_slot, hist_a,
+                                   hist_b)
             hist_a, hist_b = hist_b, hist_a
     # leaves: row assignment and per-class sums (rows in increasing order within each leaf)
     delta = leaf_smoothing * total_u
@@ -396,6 +421,8 @@ def grow_tree(codes, y, u, w, n_value_bins, missing_code, thresholds, n_classes,
             leaf_of_row[i] = node
             leaf_u[node, y[i]] += u[i]
             leaf_w[node, y[i]] += w[i]
+            if ls:
+                leaf_u[node, n_classes] += q[i]
         best_k = 0
         for k in range(1, n_classes):
             if leaf_u[node, k] > leaf_u[node, best_k]:
@@ -403,6 +430,9 @@ def grow_tree(codes, y, u, w, n_value_bins, missing_code, thresholds, n_classes,
         node_i[node, N_CLASS] = best_k
         if leaf_kind == LEAF_REAL:
             node_f[node, N_VALUE] = leaf_scale * np.log((leaf_u[node, 1] + delta) / (leaf_u[node, 0] + delta))
+        elif leaf_kind == LEAF_LSQ:
+            pw = leaf_u[node, n_classes]
+            node_f[node, N_VALUE] = (leaf_u[node, 1] - leaf_u[node, 0]) / pw if pw > 0.0 else 0.0
         else:
             node_f[node, N_VALUE] = 1.0 if best_k == 1 else -1.0
         tw = 0.0

@@ -178,3 +178,24 @@ def update_weights_table(w, p, leaf, y, factor, block_sums):
     for b in range(nb):
         s2 += block_sums[b, 0]
     return s2
+
+
+@pjit
+def update_residuals_leaves(r, p, leaf, factor, alpha, block_sums):
+    """r_i <- r_i - alpha * v_leaf(i) in place, v = factor[:, 0] (QuadBoost's least-squares trees).
+
+    Returns (the risk sum_i p_i r_i**2 after the update, 0.0).
+    """
+    n = r.shape[0]
+    nb = -(-n // BLOCK)
+    for b in prange(nb):
+        risk = 0.0
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            ri = r[i] - alpha * factor[leaf[i], 0]
+            r[i] = ri
+            risk += p[i] * ri * ri
+        block_sums[b, 0] = risk
+    risk = 0.0
+    for b in range(nb):
+        risk += block_sums[b, 0]
+    return risk, 0.0
