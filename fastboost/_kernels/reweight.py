@@ -14,7 +14,7 @@ from .._config import jit, lazy_typed, pjit
 from .._types import N_VALUE, R_ALPHA, R_BIN, R_FEATURE, R_LEFT, R_MISSING_LEFT, R_RIGHT, SUM_ETA, SUM_UI, SUM_UJ
 from .loop import STEP_SIG, f8_1d, f8_2d, f8_3d, i8_2d, i8_3d, u1_2d
 from .tree import leaf_of_codes
-from .update import BLOCK, stump_output_code
+from .update import BLOCK, block_total, stump_output_code
 
 
 @jit
@@ -40,12 +40,7 @@ def voter_correlation(codes, irec, tree_i, tree_f, j, missing_code, r, p, block_
             eta += p[i] * h * h
         block_sums[b, 0] = acc
         block_sums[b, 1] = eta
-    acc = 0.0
-    eta = 0.0
-    for b in range(nb):
-        acc += block_sums[b, 0]
-        eta += block_sums[b, 1]
-    return acc, eta
+    return block_total(block_sums, nb, 0), block_total(block_sums, nb, 1)
 
 
 @pjit

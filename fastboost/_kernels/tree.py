@@ -24,7 +24,7 @@ from .._config import jit, pjit
 from .._types import CRITERION_GINI, CRITERION_LS, CRITERION_Z, LEAF_LSQ, LEAF_REAL, N_BIN, N_CLASS, N_FEATURE, N_GAIN, N_LEFT
 from .._types import N_MISSING_LEFT, N_RIGHT, N_THRESHOLD, N_VALUE, N_WEIGHT, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
 from .split import TIE_RTOL, best_feature
-from .update import BLOCK
+from .update import BLOCK, block_total
 
 
 @jit
@@ -508,7 +508,4 @@ def update_validation_tree(codes, missing_code, node_i, node_f, alpha, n_classes
             if wrong:
                 err += p[i]
         block_sums[b, 0] = err
-    err = 0.0
-    for b in range(nb):
-        err += block_sums[b, 0]
-    return err
+    return block_total(block_sums, nb, 0)

@@ -18,6 +18,15 @@ def n_blocks(n_samples):
     return max(1, -(-n_samples // BLOCK))
 
 
+@jit
+def block_total(block_sums, nb, col):
+    """sum of block_sums[:nb, col] in block order (the thread-count independent reduction)."""
+    total = 0.0
+    for b in range(nb):
+        total += block_sums[b, col]
+    return total
+
+
 @pjit
 def apply_stump(codes_f, k, missing_left, missing_code, left, right, y, u, w, yh, block_sums, sums):
     """Stump outputs on the binned rows and the round's correct/wrong sums, in one branch-free pass.
@@ -91,10 +100,7 @@ def update_weights(w, p, yh, alpha, w_correct, w_wrong, block_sums):
             if p[i] > 0.0:
                 s2 += wi * wi / p[i]
         block_sums[b, 0] = s2
-    s2 = 0.0
-    for b in range(nb):
-        s2 += block_sums[b, 0]
-    return z, s2
+    return z, block_total(block_sums, nb, 0)
 
 
 @pjit
@@ -118,10 +124,7 @@ def update_residuals(r, p, yh, ylab, alpha, block_sums):
             r[i] = ri
             risk += p[i] * ri * ri
         block_sums[b, 0] = risk
-    risk = 0.0
-    for b in range(nb):
-        risk += block_sums[b, 0]
-    return risk, 0.0
+    return block_total(block_sums, nb, 0), 0.0
 
 
 @jit
@@ -150,10 +153,7 @@ def update_validation(codes_f, k, missing_left, missing_code, left, right, alpha
             if (m > 0.0) != (y[i] == 1):
                 err += p[i]
         block_sums[b, 0] = err
-    err = 0.0
-    for b in range(nb):
-        err += block_sums[b, 0]
-    return err
+    return block_total(block_sums, nb, 0)
 
 
 @pjit
@@ -174,10 +174,7 @@ def update_weights_table(w, p, leaf, y, factor, block_sums):
             if p[i] > 0.0:
                 s2 += wi * wi / p[i]
         block_sums[b, 0] = s2
-    s2 = 0.0
-    for b in range(nb):
-        s2 += block_sums[b, 0]
-    return s2
+    return block_total(block_sums, nb, 0)
 
 
 @pjit
@@ -195,7 +192,4 @@ def update_residuals_leaves(r, p, leaf, factor, alpha, block_sums):
             r[i] = ri
             risk += p[i] * ri * ri
         block_sums[b, 0] = risk
-    risk = 0.0
-    for b in range(nb):
-        risk += block_sums[b, 0]
-    return risk, 0.0
+    return block_total(block_sums, nb, 0), 0.0
