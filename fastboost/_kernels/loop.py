@@ -27,7 +27,7 @@ import numpy as np
 from numba import types
 
 from .._config import lazy_typed
-from .._types import ACCEPT_STOP, CRITERION_EB, OPT_ADDITIVE, OPT_CRITERION, OPT_FEATURE_RANK, OPT_PATIENCE
+from .._types import ACCEPT_STOP, OPT_ADDITIVE, OPT_CRITERION, OPT_FEATURE_RANK, OPT_PATIENCE
 from .._types import OPT_USE_Q, R_ALPHA, R_BIN, R_EDGE, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT, R_LOG_COST
 from .._types import R_MISSING_LEFT, R_RIGHT, R_THRESHOLD, R_VAL_ERROR, RAN_ALL, REJECT, STATE_BEST_T
 from .._types import STATE_BEST_VAL, STATE_SINCE_BEST, STOPPED_BY_RULE, STOPPED_EARLY, SUM_QI, SUM_QJ, SUM_UI
@@ -36,7 +36,7 @@ from .._types import N_FEATURE, SUM_ETA
 from .._types import N_LEFT, N_MISSING_LEFT, N_THRESHOLD, N_VALUE, OPT_LEAF, OPT_MAX_DEPTH, OPT_MIN_SAMPLES_LEAF
 from .._types import OPT_N_CLASSES, SUM_UJ, SUM_WI, SUM_WJ
 from .histogram import build_histograms, build_histograms_q
-from .split import best_split_per_feature_q, eb_terms, kth_best_feature, leaf_value, side_weights
+from .split import choose_stump
 from .tree import grow_tree, tree_outputs, tree_round_sums, update_validation_tree
 from .update import apply_stump, update_residuals, update_residuals_leaves, update_validation, update_weights
 from .update import update_weights_table
@@ -167,40 +167,9 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts, fopts,
                 build_histograms_q(codes, ylab, u, q, hist, histq)
             else:
                 build_histograms(codes, ylab, u, hist)
-            best_split_per_feature_q(hist, histq, n_value_bins, missing_code, criterion, lam, fvalue, fbin,
-                                     fmissing_left)
-            c0 = 0.0  # class weights of all rows (any feature's histogram holds them all)
-            c1 = 0.0
-            for b in range(missing_code + 1):
-                c0 += hist[0, b, 0]
-                c1 += hist[0, b, 1]
-            f = kth_best_feature(fvalue, c0 + c1, opts[OPT_FEATURE_RANK])
-            qi = 0.0
-            qj = 0.0
-            if f < 0:
-                # no feature splits the weighted rows: fall back to the constant weak hypothesis
-                f = 0
-                k = missing_code - 1
-                ml = 1
-                left = leaf_value(c0, c1)
-                right = left
-                threshold = np.inf
-            else:
-                k = fbin[f]
-                ml = fmissing_left[f]
-                l0, l1, r0, r1 = side_weights(hist[f], k, ml, missing_code)
-                threshold = thresholds[f, k]
-                if criterion == CRITERION_EB:
-                    # polarity with A >= B (alpha >= 0): -1 left / +1 right, or the reverse
-                    lq0, lq1, rq0, rq1 = side_weights(histq[f], k, ml, missing_code)
-                    ea, eb, wi, wj = eb_terms(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam)
-                    left = -1 if ea >= eb else 1
-                    right = -left
-                    qi = lq0 + rq1 if left < 0 else lq1 + rq0
-                    qj = lq1 + rq0 if left < 0 else lq0 + rq1
-                else:
-                    left = leaf_value(l0, l1)
-                    right = leaf_value(r0, r1)
+            f, k, ml, left, right, threshold, qi, qj = choose_stump(
+                hist, histq, n_value_bins, missing_code, thresholds, criterion, lam, opts[OPT_FEATURE_RANK], fvalue,
+                fbin, fmissing_left)
             apply_stump(codes[f], k, ml, missing_code, left, right, ylab, u, w, yh, block_sums, sums)
             sums[SUM_QI] = qi
             sums[SUM_QJ] = qj

@@ -221,3 +221,48 @@ def kth_best_feature(value, total, k):
             break
         best_f = nxt
     return best_f
+
+
+@jit
+def choose_stump(hist, histq, n_value_bins, missing_code, thresholds, criterion, lam, feature_rank, fvalue, fbin,
+                 fmissing_left):
+    """The round's stump from its histograms: per-feature search, the feature_rank-th best feature, sides.
+
+    hist, histq  float64[n_features, n_bins, 2]  IN  (histq: w**2 / p sums, read by CRITERION_EB only)
+    fvalue, fbin, fmissing_left: scratch [n_features]
+    Returns (feature, bin, missing_left, left, right, threshold, Q_I, Q_J): the sides' outputs are the
+    heavier class (EBBoost: opposite, with the polarity that makes A >= B, so alpha >= 0); without any
+    feature that splits the weighted rows, the constant hypothesis (feature 0, threshold inf).
+    """
+    best_split_per_feature_q(hist, histq, n_value_bins, missing_code, criterion, lam, fvalue, fbin, fmissing_left)
+    c0 = 0.0  # class weights of all rows (any feature's histogram holds them all)
+    c1 = 0.0
+    for b in range(missing_code + 1):
+        c0 += hist[0, b, 0]
+        c1 += hist[0, b, 1]
+    f = kth_best_feature(fvalue, c0 + c1, feature_rank)
+    qi = 0.0
+    qj = 0.0
+    if f < 0:
+        f = 0
+        k = missing_code - 1
+        ml = 1
+        left = leaf_value(c0, c1)
+        right = left
+        threshold = np.inf
+    else:
+        k = fbin[f]
+        ml = fmissing_left[f]
+        l0, l1, r0, r1 = side_weights(hist[f], k, ml, missing_code)
+        threshold = thresholds[f, k]
+        if criterion == CRITERION_EB:
+            lq0, lq1, rq0, rq1 = side_weights(histq[f], k, ml, missing_code)
+            a, b, wi, wj = eb_terms(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam)
+            left = -1 if a >= b else 1
+            right = -left
+            qi = lq0 + rq1 if left < 0 else lq1 + rq0
+            qj = lq1 + rq0 if left < 0 else lq0 + rq1
+        else:
+            left = leaf_value(l0, l1)
+            right = leaf_value(r0, r1)
+    return f, k, ml, left, right, threshold, qi, qj

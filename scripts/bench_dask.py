@@ -1,0 +1,152 @@
+#!/usr/bin/env python
+"""Benchmark fastboost.dask: binning time, per-round time and bytes moved per round on a Dask cluster,
+against the single-machine estimator on the same data.
+
+    python scripts/bench_dask.py                          # 4 000 000 x 50 float32, 2 local workers
+    python scripts/bench_dask.py --scheduler tcp://10.0.0.5:8786 --skip-local   # a real cluster
+
+The data (Breiman's twonorm, float32) is generated on the workers, one generator call
+per partition, and never exists on the client. With a local cluster, the single-machine
+estimator (``n_jobs`` = all the workers' threads) is fitted on the same rows, generated
+in this process by the same calls, so both use the same cores.
+
+Per round means the median time between consecutive rounds (the Dask fit's round
+callback; two round trips each); bytes per round are those this client's comms
+received and sent during a round (measured on distributed's TCP comms), which is all
+the data a round moves: there is no worker-to-worker traffic during boosting.
+"""
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout, before any installed copy
+
+import numpy as np  # noqa: E402
+
+
+def _partition(n_rows, n_features, seed):
+    from fastboost.datasets import make_twonorm
+
+    X, y = make_twonorm(n_rows, n_features, random_state=seed)
+    return X.astype(np.float32), y
+
+
+def _sizes(n_rows, n_parts):
+    base, extra = divmod(n_rows, n_parts)
+    return [base + (i < extra) for i in range(n_parts)]
+
+
+def _dask_twonorm(sizes, n_features, seed):
+    import dask
+    import dask.array as da
+
+    parts = [dask.delayed(_partition, nout=2, pure=True)(n, n_features, seed + i) for i, n in enumerate(sizes)]
+    X = da.concatenate([da.from_delayed(p[0], shape=(n, n_features), dtype=np.float32) for p, n in zip(parts, sizes)])
+    y = da.concatenate([da.from_delayed(p[1], shape=(n,), dtype=np.int64) for p, n in zip(parts, sizes)])
+    return X, y
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=4_000_000)
+    ap.add_argument("--features", type=int, default=50)
+    ap.add_argument("--partitions", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--workers", type=int, default=2, help="local workers (ignored with --scheduler)")
+    ap.add_argument("--threads-per-worker", type=int, default=1)
+    ap.add_argument("--scheduler", default=None, help="address of a running scheduler (tcp://host:8786)")
+    ap.add_argument("--skip-local", action="store_true", help="do not fit the single-machine estimator")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+
+    import distributed
+
+    import fastboost
+    from fastboost import AdaBoostClassifier
+    from fastboost import dask as fbd
+
+    if args.scheduler:
+        cluster = None
+        client = distributed.Client(args.scheduler)
+    else:
+        cluster = distributed.LocalCluster(n_workers=args.workers, threads_per_worker=args.threads_per_worker,
+                                           processes=True, host="127.0.0.1", dashboard_address=None)
+        client = distributed.Client(cluster)
+    workers = client.scheduler_info()["workers"]
+    n_threads = sum(w["nthreads"] for w in workers.values())
+    print(f"fastboost {fastboost.__version__}, dask {distributed.__version__}, {len(workers)} workers, "
+          f"{n_threads} threads, {os.cpu_count()} CPUs on the client machine")
+    print(f"data: twonorm {args.rows} x {args.features} float32 in {args.partitions} partitions, "
+          f"{args.rounds} rounds of AdaBoost stumps")
+
+    sizes = _sizes(args.rows, args.partitions)
+    X, y = _dask_twonorm(sizes, args.features, args.seed)
+    t = time.perf_counter()
+    X, y = client.persist([X, y])
+    distributed.wait([X, y])
+    print(f"generated on the workers in {time.perf_counter() - t:.1f} s")
+
+    # warm-up: every process loads (or compiles) the kernels once
+    Xw, yw = _dask_twonorm([5000, 5000], args.features, 123)
+    fbd.DaskAdaBoostClassifier(n_estimators=3).fit(Xw, yw)
+
+    stamps = []
+    model = fbd.DaskAdaBoostClassifier(n_estimators=args.rounds, n_jobs=args.threads_per_worker)
+    with fbd._client_comm_bytes(client) as counts:
+        model._round_callback = lambda done, workers: stamps.append((time.perf_counter(), counts["received"],
+                                                           counts["sent"]))
+        t0 = time.perf_counter()
+        model.fit(X, y)
+        fit_time = time.perf_counter() - t0
+        total = dict(counts)
+    del model._round_callback
+    stamps = np.array(stamps)
+    per_round = np.diff(stamps[:, 0])
+    received = np.diff(stamps[:, 1])
+    sent = np.diff(stamps[:, 2])
+    s = model.dask_stats_
+    n_workers = len(s["workers"])
+    hist_bytes = n_workers * args.features * 256 * 2 * 8
+    print("\nDask fit")
+    print(f"  rounds kept                  {model.n_estimators_}")
+    print(f"  binning                      {model.bin_time_:.2f} s  (load {s['load_time']:.2f} s, sample + edges "
+          f"{s['edges_time']:.2f} s, codes on the workers {s['transform_time']:.2f} s)")
+    print(f"  per round (median)           {1e3 * np.median(per_round):.1f} ms  (min {1e3 * per_round.min():.1f}, "
+          f"max {1e3 * per_round.max():.1f})")
+    print(f"  bytes per round (median)     received {np.median(received):,.0f}, sent {np.median(sent):,.0f}  "
+          f"(histograms: {n_workers} workers x {args.features} features x 256 bins x 2 x 8 B = {hist_bytes:,})")
+    print(f"  client bytes, whole fit      received {total['received']:,}, sent {total['sent']:,}  "
+          f"(binning sample: {s['bytes_received_binning']:,} B payload)")
+    print(f"  round trips                  {s['round_trips']}, fit {fit_time:.2f} s")
+
+    if args.skip_local:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+        return 0
+    client.cancel([X, y])
+    parts = [_partition(n, args.features, args.seed + i) for i, n in enumerate(sizes)]  # the same rows
+    Xl = np.concatenate([p[0] for p in parts])
+    yl = np.concatenate([p[1] for p in parts])
+    del parts
+    client.close()
+    if cluster is not None:
+        cluster.close()
+    AdaBoostClassifier(n_estimators=3, n_jobs=n_threads).fit(Xl[:10000], yl[:10000])  # warm-up
+    local = AdaBoostClassifier(n_estimators=args.rounds, n_jobs=n_threads).fit(Xl, yl)
+    local_round = (local.fit_time_ - local.bin_time_) / local.n_estimators_
+    print(f"\nSingle machine (AdaBoostClassifier, n_jobs={n_threads}, same rows)")
+    print(f"  binning                      {local.bin_time_:.2f} s")
+    print(f"  per round (mean)             {1e3 * local_round:.1f} ms")
+    Xt, yt = _partition(200_000, args.features, 10_000 + args.seed)
+    print(f"\nDask / single-machine per-round time: {np.median(per_round) / local_round:.2f} "
+          f"(Dask mean {1e3 * per_round.mean():.1f} ms: {per_round.mean() / local_round:.2f})")
+    print(f"test error on 200 000 new rows: Dask {1 - model.score(Xt, yt):.4f}, single machine "
+          f"{1 - local.score(Xt, yt):.4f} (bin edges from different 200 000-row samples)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
