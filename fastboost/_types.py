@@ -31,7 +31,8 @@ CRITERION_Z = 3  # confidence-rated trees: sum over sides of 2 sqrt(W+ W-) (spec
 CRITERION_LS = 4  # least-squares trees on QuadBoost's residuals: -(sum p r)**2 / sum p per side
 
 # Tree learner (``_kernels/tree.py``). A tree histogram is float64[n_features, n_bins, n_classes + 1]:
-# per bin the learner weight of each class, then the count of rows with positive weight; least-squares
+# per bin the learner weight of each class, then the count of rows with positive weight (kept only with
+# min_samples_leaf > 1); least-squares
 # trees add a last field, the sum of p (n_classes + 2 fields).
 LEAF_DISCRETE = 0  # each leaf outputs a class (binary: -1 / +1); the rule's step alpha
 LEAF_REAL = 1  # confidence-rated leaves kappa * log((U+ + delta) / (U- + delta)), alpha = 1

@@ -97,10 +97,11 @@ def test_child_histograms_subtraction_equals_brute_force():
     idx[:1200].sort()
     idx[1200:].sort()
     parent = np.empty((1, 5, mc + 1, 4))
-    rows_histograms(codes, np.arange(n), 0, n, y, u, u, 3, parent[0])
+    rows_histograms(codes, np.arange(n), 0, n, y, u, u, 3, True, parent[0])
     children = np.empty((2, 5, mc + 1, 4))
     # the smaller child (rows 1200..n) in slot 1, its sibling by subtraction in slot 0
-    level_child_histograms(codes, idx, np.array([[1200, n, 1]]), 1, y, u, u, 3, np.array([0]), parent, children)
+    level_child_histograms(codes, idx, np.array([[1200, n, 1]]), 1, y, u, u, 3, True, np.array([0]), parent,
+                           children)
     for slot, rows in ((0, idx[:1200]), (1, idx[1200:])):
         want = naive.node_histogram_naive(codes, y, u, rows, mc + 1, 3)
         np.testing.assert_allclose(children[slot], want, rtol=1e-12, atol=1e-15)

@@ -2,7 +2,8 @@
 
 A tree histogram is ``float64[n_features, n_bins, K + 1]``: per bin the learner
 weight of each class and the number of rows with positive weight (rows of zero
-weight are absent for the learner, as in scikit-learn). Growth is level by level:
+weight are absent for the learner, as in scikit-learn; counted only when
+min_samples_leaf > 1 asks for it, a side otherwise needs positive weight). Growth is level by level:
 each node's split is the best over features (threads over features), bins and the
 side of missing values, exactly as the stump search (``split.py``: missing-left
 first, ties to the lowest feature, bin, then missing-left; "equal" within
@@ -28,30 +29,32 @@ from .update import BLOCK, block_total
 
 
 @jit
-def _rows_histogram_one_feature(codes_f, idx, start, stop, y, u, q, n_classes, hist_f):
+def _rows_histogram_one_feature(codes_f, idx, start, stop, y, u, q, n_classes, with_count, hist_f):
     hist_f[:] = 0.0
     with_q = hist_f.shape[1] > n_classes + 1
+    direct = start == 0 and stop == idx.shape[0]  # the root: all rows in order, no gather
     for j in range(start, stop):
-        i = idx[j]
+        i = j if direct else idx[j]
         b = codes_f[i]
-        if u[i] > 0.0:
-            hist_f[b, y[i]] += u[i]
+        hist_f[b, y[i]] += u[i]
+        if with_count and u[i] > 0.0:
             hist_f[b, n_classes] += 1.0
         if with_q:
             hist_f[b, n_classes + 1] += q[i]
 
 
 @pjit
-def rows_histograms(codes, idx, start, stop, y, u, q, n_classes, hist):
+def rows_histograms(codes, idx, start, stop, y, u, q, n_classes, with_count, hist):
     """Tree histograms of the rows idx[start:stop]; threads over features, rows in order.
 
-    codes  uint8[n_features, n_samples]  IN;  idx int64[n_samples]  IN
+    codes  uint8[n_features, n_samples]  IN;  idx int64[n_samples]  IN (idx[j] = j when start:stop is all rows)
     y      uint8[n_samples] class index   IN;  u float64[n_samples] learner weights  IN
     q      float64[n_samples]  IN  summed into the last field when hist has n_classes + 2 fields
+    with_count  count the positive-weight rows in field n_classes (only min_samples_leaf > 1 needs it)
     hist   float64[n_features, n_bins, n_classes + 1 (+1)]  OUT
     """
     for f in prange(codes.shape[0]):
-        _rows_histogram_one_feature(codes[f], idx, start, stop, y, u, q, n_classes, hist[f])
+        _rows_histogram_one_feature(codes[f], idx, start, stop, y, u, q, n_classes, with_count, hist[f])
 
 
 @jit
@@ -80,11 +83,11 @@ def impurity(c, n_classes, criterion):
 
 @jit
 def _side_ok(c, n_classes, min_leaf, min_weight):
-    """A side is valid with >= max(1, min_leaf) positive-weight rows and >= min_weight weight."""
+    """A side is valid with positive weight, >= min_weight weight and (min_leaf > 1) >= min_leaf weighted rows."""
     w = 0.0
     for k in range(n_classes):
         w += c[k]
-    return c[n_classes] >= max(1.0, min_leaf) and w >= min_weight and w > 0.0
+    return (min_leaf <= 1 or c[n_classes] >= min_leaf) and w >= min_weight and w > 0.0
 
 
 @jit
@@ -105,7 +108,7 @@ def _impurity2(c0, c1, criterion, pw):
 @jit
 def _ok2(c0, c1, count, min_leaf, min_weight):
     w = c0 + c1
-    return count >= max(1.0, min_leaf) and w >= min_weight and w > 0.0
+    return (min_leaf <= 1 or count >= min_leaf) and w >= min_weight and w > 0.0
 
 
 @jit
@@ -243,8 +246,8 @@ def level_splits(hist, n_nodes, active, n_value_bins, missing_code, n_classes, c
 
 
 @pjit
-def level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes, parent_slot, hist_parent,
-                           hist_children):
+def level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes, with_count, parent_slot,
+                           hist_parent, hist_children):
     """Children histograms of a level, threads over features: for split j, the smaller child (slot 2j or
     2j+1, rows small_range[j]) is built from its rows and its sibling is the parent's minus it.
 
@@ -256,7 +259,7 @@ def level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes,
             small = small_range[j, 2]
             large = 4 * j + 1 - small  # the sibling's slot: 2j <-> 2j + 1
             _rows_histogram_one_feature(codes[f], idx, small_range[j, 0], small_range[j, 1], y, u, q, n_classes,
-                                        hist_children[small, f])
+                                        with_count, hist_children[small, f])
             hp = hist_parent[parent_slot[j], f]
             hs = hist_children[small, f]
             hl = hist_children[large, f]
@@ -295,6 +298,24 @@ def _node_class_weights(hist, missing_code, n_classes, out):
     for b in range(missing_code + 1):
         for k in range(hist.shape[2]):
             out[k] += hist[0, b, k]
+
+
+@pjit
+def leaf_sums(node_i, node_range, n_nodes, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w):
+    """Each leaf's rows get its index; per leaf and class sums of u and w (and of q for least squares),
+    rows in increasing order; threads over leaves (each owns its rows and its row of the sums)."""
+    for node in prange(n_nodes):
+        if node_i[node, N_LEFT] >= 0:
+            continue
+        leaf_u[node, :] = 0.0
+        leaf_w[node, :] = 0.0
+        for j in range(node_range[node, 0], node_range[node, 1]):
+            i = idx[j]
+            leaf_of_row[i] = node
+            leaf_u[node, y[i]] += u[i]
+            leaf_w[node, y[i]] += w[i]
+            if ls:
+                leaf_u[node, n_classes] += q[i]
 
 
 @jit
@@ -340,7 +361,8 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
     node_imp = np.zeros(slots)
     small_range = np.empty((slots, 3), np.int64)
     parent_slot = np.empty(slots, np.int64)
-    rows_histograms(codes, idx, 0, n, y, u, q, n_classes, hist_a[0])
+    with_count = min_leaf > 1
+    rows_histograms(codes, idx, 0, n, y, u, q, n_classes, with_count, hist_a[0])
     cw = np.zeros(hist_a.shape[3])
     ls = criterion == CRITERION_LS
     level_first = 0  # node indices of the current level: level_first .. level_first + level_count - 1
@@ -358,8 +380,8 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
             node_f[level_first + s, N_WEIGHT] = total
             node_total[s] = total
             node_imp[s] = impurity(cw, n_classes, criterion)
-            if ls:  # least squares: split while two rows carry residual weight
-                active[s] = 1 if (total > 0.0 and cw[n_classes] >= 2.0) else 0
+            if ls:  # least squares: split while the node has residual weight (sides must be valid)
+                active[s] = 1 if total > 0.0 else 0
             else:  # empty or pure: a leaf
                 active[s] = 1 if (total > 0.0 and top < total * (1.0 - 1e-12)) else 0
             any_active = any_active or active[s] == 1
@@ -406,23 +428,15 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
         level_first = n_nodes - 2 * n_split
         level_count = 2 * n_split
         if depth + 1 < max_depth:
-            level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes, parent_slot, hist_a,
-                                   hist_b)
+            level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes, with_count, parent_slot,
+                                   hist_a, hist_b)
             hist_a, hist_b = hist_b, hist_a
     # leaves: row assignment and per-class sums (rows in increasing order within each leaf)
+    leaf_sums(node_i, node_range, n_nodes, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w)
     delta = leaf_smoothing * total_u
     for node in range(n_nodes):
         if node_i[node, N_LEFT] >= 0:
             continue
-        leaf_u[node, :] = 0.0
-        leaf_w[node, :] = 0.0
-        for j in range(node_range[node, 0], node_range[node, 1]):
-            i = idx[j]
-            leaf_of_row[i] = node
-            leaf_u[node, y[i]] += u[i]
-            leaf_w[node, y[i]] += w[i]
-            if ls:
-                leaf_u[node, n_classes] += q[i]
         best_k = 0
         for k in range(1, n_classes):
             if leaf_u[node, k] > leaf_u[node, best_k]:
