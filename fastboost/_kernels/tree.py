@@ -82,12 +82,12 @@ def impurity(c, n_classes, criterion):
 
 
 @jit
-def _side_ok(c, n_classes, min_leaf, min_weight):
-    """A side is valid with positive weight, >= min_weight weight and (min_leaf > 1) >= min_leaf weighted rows."""
+def _side_ok(c, n_classes, min_leaf, min_weight, floor):
+    """As _ok2, for K classes."""
     w = 0.0
     for k in range(n_classes):
         w += c[k]
-    return (min_leaf <= 1 or c[n_classes] >= min_leaf) and w >= min_weight and w > 0.0
+    return (min_leaf <= 1 or c[n_classes] >= min_leaf) and w >= min_weight and w > floor
 
 
 @jit
@@ -106,9 +106,11 @@ def _impurity2(c0, c1, criterion, pw):
 
 
 @jit
-def _ok2(c0, c1, count, min_leaf, min_weight):
+def _ok2(c0, c1, count, min_leaf, min_weight, floor):
+    """A side is valid with weight above floor (the rounding dust a subtracted histogram leaves in empty
+    bins), >= min_weight, and (min_leaf > 1) >= min_leaf weighted rows."""
     w = c0 + c1
-    return (min_leaf <= 1 or count >= min_leaf) and w >= min_weight and w > 0.0
+    return (min_leaf <= 1 or count >= min_leaf) and w >= min_weight and w > floor
 
 
 @jit
@@ -147,20 +149,20 @@ def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, 
         r1 = t1 - l1
         rc = tc - lc
         rp = tp - lp
-        if k < n_value_bins - 1 and _ok2(l0 + m0, l1 + m1, lc + mc, min_leaf, min_weight) and _ok2(
-                r0, r1, rc, min_leaf, min_weight):
+        if k < n_value_bins - 1 and _ok2(l0 + m0, l1 + m1, lc + mc, min_leaf, min_weight, tol) and _ok2(
+                r0, r1, rc, min_leaf, min_weight, tol):
             v = _impurity2(l0 + m0, l1 + m1, criterion, lp + mp) + _impurity2(r0, r1, criterion, rp)
             if v < best - tol:
                 best = v
                 best_bin = k
                 best_ml = 1
-        if _ok2(l0, l1, lc, min_leaf, min_weight) and _ok2(r0 + m0, r1 + m1, rc + mc, min_leaf, min_weight):
+        if _ok2(l0, l1, lc, min_leaf, min_weight, tol) and _ok2(r0 + m0, r1 + m1, rc + mc, min_leaf, min_weight, tol):
             v = _impurity2(l0, l1, criterion, lp) + _impurity2(r0 + m0, r1 + m1, criterion, rp + mp)
             if v < best - tol:
                 best = v
                 best_bin = k
                 best_ml = 0
-    if best_bin >= 0 and mc == 0.0:
+    if best_bin >= 0 and m0 + m1 <= tol:  # (a subtracted histogram's empty bin may hold rounding dust)
         lw = 0.0
         for b in range(best_bin + 1):
             lw += hist_f[b, 0] + hist_f[b, 1]
@@ -198,7 +200,7 @@ def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, crite
             for k in range(nf):
                 a[k] = left[k] + hist_f[missing_code, k]
                 b[k] = tot[k] - left[k]
-            if _side_ok(a, n_classes, min_leaf, min_weight) and _side_ok(b, n_classes, min_leaf, min_weight):
+            if _side_ok(a, n_classes, min_leaf, min_weight, tol) and _side_ok(b, n_classes, min_leaf, min_weight, tol):
                 v = impurity(a, n_classes, criterion) + impurity(b, n_classes, criterion)
                 if v < best - tol:
                     best = v
@@ -207,13 +209,16 @@ def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, crite
         for k in range(nf):  # missing right
             a[k] = left[k]
             b[k] = tot[k] - left[k] + hist_f[missing_code, k]
-        if _side_ok(a, n_classes, min_leaf, min_weight) and _side_ok(b, n_classes, min_leaf, min_weight):
+        if _side_ok(a, n_classes, min_leaf, min_weight, tol) and _side_ok(b, n_classes, min_leaf, min_weight, tol):
             v = impurity(a, n_classes, criterion) + impurity(b, n_classes, criterion)
             if v < best - tol:
                 best = v
                 best_bin = kb
                 best_ml = 0
-    if best_bin >= 0 and hist_f[missing_code, n_classes] == 0.0:
+    mw = 0.0
+    for k in range(n_classes):
+        mw += hist_f[missing_code, k]
+    if best_bin >= 0 and mw <= tol:  # (a subtracted histogram's empty bin may hold rounding dust)
         # no weighted missing rows here: missing values (zero-weight rows, prediction) go to the heavier side
         lw = 0.0
         for bb in range(best_bin + 1):
