@@ -22,7 +22,8 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .._types import CRITERION_GINI, CRITERION_LS, CRITERION_Z, LEAF_LSQ, LEAF_REAL, N_BIN, N_CLASS, N_FEATURE, N_GAIN, N_LEFT
+from .._types import CRITERION_GINI, CRITERION_LS, CRITERION_Z, LEAF_LSQ, LEAF_REAL, N_BIN, N_CLASS, N_FEATURE
+from .._types import N_GAIN, N_LEFT
 from .._types import N_MISSING_LEFT, N_RIGHT, N_THRESHOLD, N_VALUE, N_WEIGHT, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
 from .split import TIE_RTOL, best_feature
 from .update import BLOCK, block_total
