@@ -29,6 +29,13 @@ def demo(args):
     return 0
 
 
+def _bench(args):
+    from . import bench
+
+    bench.run(args)
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="fastboost", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -39,6 +46,12 @@ def main(argv=None):
     p.add_argument("--n-jobs", type=int, default=None)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=demo)
+    from . import bench
+
+    p = sub.add_parser("bench", help="benchmark fastboost against scikit-learn, LightGBM and XGBoost",
+                       description=bench.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    bench.add_arguments(p)
+    p.set_defaults(func=_bench)
     args = parser.parse_args(argv)
     return args.func(args)
 

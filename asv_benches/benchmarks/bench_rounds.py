@@ -1,0 +1,73 @@
+"""Boosting rounds: a full fit with a fixed number of rounds, stumps and (when fastboost has them) trees."""
+from .common import ALGORITHMS, DEPTHS, FEATURES, ROUNDS, SIZES, accuracy, estimator_class, make, twonorm, warm_up
+
+
+class _Fit:
+    number = 1
+    repeat = (1, 5, 30.0)
+    warmup_time = 0
+    timeout = 900
+    extra = {}
+
+    def _setup(self, n, d, algorithm, **extra):
+        self.extra = extra
+        self.X, self.y, self.Xte, self.yte = twonorm(n, d)
+        self.algorithm = algorithm
+        warm_up(algorithm, d, **extra)
+
+    def _fit(self):
+        return make(self.algorithm, ROUNDS, **self.extra).fit(self.X, self.y)
+
+
+class StumpRounds(_Fit):
+    """fit() with ROUNDS rounds of decision stumps (binning included; see track_per_round_ms)."""
+    params = (SIZES, FEATURES, ALGORITHMS)
+    param_names = ["n", "d", "algorithm"]
+
+    def setup(self, n, d, algorithm):
+        self._setup(n, d, algorithm)
+
+    def time_fit(self, n, d, algorithm):
+        self._fit()
+
+    def peakmem_fit(self, n, d, algorithm):
+        self._fit()
+
+    def track_per_round_ms(self, n, d, algorithm):
+        """Training time per round, binning excluded (fit_time_ - bin_time_) / n_estimators_."""
+        m = self._fit()
+        return 1e3 * (m.fit_time_ - m.bin_time_) / max(m.n_estimators_, 1)
+
+    track_per_round_ms.unit = "ms"
+
+    def track_test_accuracy(self, n, d, algorithm):
+        return accuracy(self._fit(), self.Xte, self.yte)
+
+    track_test_accuracy.unit = "accuracy"
+
+    def track_rounds_run(self, n, d, algorithm):
+        return self._fit().n_estimators_
+
+    track_rounds_run.unit = "rounds"
+
+
+class TreeRounds(_Fit):
+    """fit() with ROUNDS rounds of depth-`depth` trees; skipped while fastboost has no max_depth."""
+    params = (SIZES, FEATURES, DEPTHS, ALGORITHMS)
+    param_names = ["n", "d", "depth", "algorithm"]
+
+    def setup(self, n, d, depth, algorithm):
+        if "max_depth" not in estimator_class(algorithm)().get_params():
+            raise NotImplementedError("fastboost fits stumps only at this commit (no max_depth parameter)")
+        self._setup(n, d, algorithm, max_depth=depth)
+
+    def time_fit(self, n, d, depth, algorithm):
+        self._fit()
+
+    def peakmem_fit(self, n, d, depth, algorithm):
+        self._fit()
+
+    def track_test_accuracy(self, n, d, depth, algorithm):
+        return accuracy(self._fit(), self.Xte, self.yte)
+
+    track_test_accuracy.unit = "accuracy"

@@ -1,0 +1,77 @@
+"""``fastboost bench`` smoke test: a tiny in-process run, its JSON and table; a missing competitor is skipped."""
+import importlib.util
+import json
+import sys
+
+from fastboost import cli
+
+TINY = ["bench", "--n", "2000", "--d", "5", "--rounds", "5", "--repeat", "1", "--threads", "1",
+        "--no-subprocess"]
+
+
+def test_bench_tiny_run_writes_json_and_table(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "lightgbm", None)  # "import lightgbm" now fails as if not installed
+    out = tmp_path / "bench.json"
+    assert cli.main(TINY + ["--algorithms", "adaboost,nosuchboost", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+
+    payload = json.loads(out.read_text())
+    for key in ("config", "data", "machine", "results", "skipped", "compile", "rss_method", "table"):
+        assert key in payload
+    assert payload["data"]["n_train"] == 2000 and payload["data"]["n_features"] == 5
+    by_key = {r["key"]: r for r in payload["results"]}
+    fb = by_key["fastboost-adaboost"]
+    assert fb["status"] == "ok" and fb["rounds_run"] == 5
+    for key in ("prep_s", "train_s", "per_round_s", "test_accuracy", "bandwidth", "floor_multiple", "runs"):
+        assert key in fb
+    assert fb["test_accuracy"] > 0.8
+    sk = by_key["sklearn-adaboost"]  # scikit-learn is a dependency: always runs
+    assert sk["status"] == "ok" and sk["prep_s"] is None and not sk["extrapolated"]
+
+    skipped = {s["key"]: s["message"] for s in payload["skipped"]}
+    assert "lightgbm" in skipped and "not installed" in skipped["lightgbm"]
+    assert "nosuchboost" in skipped["fastboost-nosuchboost"]
+    assert "lightgbm" not in by_key
+
+    assert payload["table"] in printed
+    assert "fastboost AdaBoostClassifier" in printed and "sklearn AdaBoost/fastboost adaboost per-round =" in printed
+    assert "skipped LightGBM" in printed
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert (tmp_path / "bench.png").stat().st_size > 0
+
+
+def test_bench_depth_above_one_and_extrapolated_competitor(tmp_path, capsys):
+    from fastboost import AdaBoostClassifier
+
+    out = tmp_path / "deep.json"
+    cli.main(TINY + ["--depth", "2", "--algorithms", "adaboost", "--competitors", "sklearn-adaboost", "--n", "500",
+                     "--slow-rows", "400", "--slow-rounds", "2", "--no-plot", "--out", str(out)])
+    payload = json.loads(out.read_text())
+    by_key = {r["key"]: r for r in payload["results"]}
+    sk = by_key["sklearn-adaboost"]
+    assert sk["rounds_run"] == 2 and sk["extrapolated"] and sk["params"]["estimator"].endswith("(max_depth=2)")
+    assert "(extrapolated from 2 rounds)" in capsys.readouterr().out
+    if "max_depth" in AdaBoostClassifier().get_params():  # trees: fastboost runs at depth 2 too
+        assert by_key["fastboost-adaboost"]["params"]["max_depth"] == 2
+    else:  # stumps only: skipped with a message, the competitors still run
+        skipped = {s["key"]: s["message"] for s in payload["skipped"]}
+        assert "max_depth" in skipped["fastboost-adaboost"] and "fastboost-adaboost" not in by_key
+
+
+def test_bench_skips_a_stump_only_estimator_at_depth_above_one(tmp_path, capsys, monkeypatch):
+    from sklearn.base import BaseEstimator
+
+    from fastboost import bench
+
+    class StumpsOnly(BaseEstimator):
+        def __init__(self, n_estimators=50, max_bins=255, n_jobs=None, random_state=None):
+            self.n_estimators, self.max_bins, self.n_jobs, self.random_state = n_estimators, max_bins, n_jobs, random_state
+
+    monkeypatch.setattr(bench, "fastboost_class", lambda name: (StumpsOnly, None))
+    out = tmp_path / "stumps.json"
+    cli.main(TINY + ["--depth", "3", "--algorithms", "stumpy", "--competitors", "none", "--no-plot", "--out", str(out)])
+    payload = json.loads(out.read_text())
+    assert payload["results"] == []
+    (skip,) = payload["skipped"]
+    assert skip["key"] == "fastboost-stumpy" and "no max_depth parameter" in skip["message"]
+    assert "ratios: none" in capsys.readouterr().out
