@@ -90,11 +90,11 @@ from ._binning import SUBSAMPLE, BinMapper
 from ._cache import sources_digest
 from ._config import n_threads
 from ._dask_worker import PartitionLostError, WorkerShard, predict_block
+from ._kernels.loop import record_round
 from ._kernels.split import choose_stump
-from ._types import ACCEPT_STOP, N_FREC, N_IREC, N_STATE, N_SUMS, R_ALPHA, R_BIN, R_EDGE, R_ERROR
-from ._types import R_FEATURE, R_LEARNER_ERROR, R_LEFT, R_LOG_COST, R_MISSING_LEFT, R_RIGHT, R_THRESHOLD
-from ._types import R_VAL_ERROR, RAN_ALL, REJECT, STATE_BEST_VAL, STATE_N, STATE_PENALTY, STOPPED_BY_RULE, SUM_QI
-from ._types import SUM_ETA, SUM_QJ, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
+from ._types import ACCEPT_STOP, N_FREC, N_IREC, N_STATE, N_SUMS, R_ALPHA, R_LOG_COST, RAN_ALL, REJECT
+from ._types import STATE_BEST_VAL, STATE_N, STATE_PENALTY, STOPPED_BY_RULE, SUM_ETA, SUM_QI, SUM_QJ, SUM_UI
+from ._types import SUM_UJ, SUM_WI, SUM_WJ
 from .estimators import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier,
                          SABoostClassifier, VadaBoostClassifier)
 
@@ -538,18 +538,7 @@ class _DaskBoostMixin:
                 grow = min(T, 2 * irec.shape[0]) - irec.shape[0]
                 irec = np.concatenate([irec, np.zeros((grow, N_IREC), np.int64)])
                 frec = np.concatenate([frec, np.zeros((grow, N_FREC), np.float64)])
-            irec[t, R_FEATURE] = f
-            irec[t, R_BIN] = k
-            irec[t, R_MISSING_LEFT] = ml
-            irec[t, R_LEFT] = left
-            irec[t, R_RIGHT] = right
-            frec[t, R_THRESHOLD] = threshold
-            frec[t, R_ALPHA] = alpha
-            frec[t, R_ERROR] = sums[SUM_WJ] if not rule.additive else np.nan
-            with np.errstate(divide="ignore", invalid="ignore"):
-                frec[t, R_LEARNER_ERROR] = sums[SUM_UJ] / (sums[SUM_UI] + sums[SUM_UJ])
-            frec[t, R_EDGE] = sums[SUM_UI] - sums[SUM_UJ]
-            frec[t, R_VAL_ERROR] = np.nan
+            record_round(irec, frec, t, f, k, ml, left, right, threshold, alpha, sums, bool(rule.additive))
             pending = (alpha, float(sums[SUM_WI]), float(sums[SUM_WJ]))
             done = t + 1
             if decision == ACCEPT_STOP:

@@ -26,7 +26,7 @@ miss the cache in every new process. The typed loop is built on first use
 import numpy as np
 from numba import types
 
-from .._config import lazy_typed
+from .._config import jit, lazy_typed
 from .._types import ACCEPT_STOP, OPT_ADDITIVE, OPT_CRITERION, OPT_FEATURE_RANK, OPT_PATIENCE
 from .._types import OPT_USE_Q, R_ALPHA, R_BIN, R_EDGE, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT, R_LOG_COST
 from .._types import R_MISSING_LEFT, R_RIGHT, R_THRESHOLD, R_VAL_ERROR, RAN_ALL, REJECT, STATE_BEST_T
@@ -69,6 +69,23 @@ LOOP_SIG = types.UniTuple(types.int64, 2)(
     f8_2d, f8_2d, f8_2d,  # leaf_u, leaf_w, factor
     types.int64, types.int64, i8_2d, f8_2d, i8_3d, f8_3d,  # t_start, t_stop, irec, frec, tree_i, tree_f
 )
+
+
+@jit
+def record_round(irec, frec, t, f, k, ml, left, right, threshold, alpha, sums, additive):
+    """Row t of the round record (trees: the root split) from the round's stump and sums; no cost yet."""
+    irec[t, R_FEATURE] = f
+    irec[t, R_BIN] = k
+    irec[t, R_MISSING_LEFT] = ml
+    irec[t, R_LEFT] = left
+    irec[t, R_RIGHT] = right
+    frec[t, R_THRESHOLD] = threshold
+    frec[t, R_ALPHA] = alpha
+    frec[t, R_ERROR] = np.nan if additive else sums[SUM_WJ]
+    total = sums[SUM_UI] + sums[SUM_UJ]
+    frec[t, R_LEARNER_ERROR] = sums[SUM_UJ] / total if total > 0.0 else np.nan  # trees: by the leaves' classes
+    frec[t, R_EDGE] = sums[SUM_UI] - sums[SUM_UJ]
+    frec[t, R_VAL_ERROR] = np.nan
 
 
 def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts, fopts,
@@ -185,18 +202,8 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts, fopts,
                 a, bb = update_residuals(w, p, yh, ylab, alpha, block_sums)
             else:
                 a, bb = update_weights(w, p, yh, alpha, sums[SUM_WI], sums[SUM_WJ], block_sums)
-        irec[t, R_FEATURE] = f
-        irec[t, R_BIN] = k
-        irec[t, R_MISSING_LEFT] = ml
-        irec[t, R_LEFT] = left
-        irec[t, R_RIGHT] = right
-        frec[t, R_THRESHOLD] = threshold
-        frec[t, R_ALPHA] = alpha
-        frec[t, R_ERROR] = sums[SUM_WJ] if opts[OPT_ADDITIVE] == 0 else np.nan
-        frec[t, R_LEARNER_ERROR] = sums[SUM_UJ] / (sums[SUM_UI] + sums[SUM_UJ])  # trees: by the leaves' classes
-        frec[t, R_EDGE] = sums[SUM_UI] - sums[SUM_UJ]
+        record_round(irec, frec, t, f, k, ml, left, right, threshold, alpha, sums, opts[OPT_ADDITIVE] != 0)
         frec[t, R_LOG_COST] = cost(state, alpha, a, bb, params)
-        frec[t, R_VAL_ERROR] = np.nan
         if n_val > 0:
             if max_depth > 0:
                 err = update_validation_tree(vcodes, missing_code, tree_i[t], tree_f[t], alpha, n_classes, vy, vp,
