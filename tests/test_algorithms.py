@@ -53,14 +53,10 @@ def vada_cost(F, ys, lam):
     return (1.0 - lam) * s1 ** 2 + lam * n * s2
 
 
-def min_weighted_error(X, ys, w):
-    """Brute force: minimum weighted 0-1 error over every stump on the raw sorted values.
-
-    Candidates: for every feature and every distinct non-missing value v, the
-    split "x <= v" with NaN sent left or right (one side must be non-empty each),
-    both polarities; plus the two constant hypotheses.
-    """
-    best = min(w[ys > 0].sum(), w[ys < 0].sum())
+def all_stumps(X):
+    """Every stump's output (n_stumps, n) on raw X: x <= v left (each distinct v), NaN left or right,
+    both polarities (-1 left / +1 right and the reverse), both sides non-empty."""
+    out = []
     for f in range(X.shape[1]):
         x = X[:, f]
         nan = np.isnan(x)
@@ -69,10 +65,16 @@ def min_weighted_error(X, ys, w):
                 left = (x <= v) | (nan & nan_left)
                 if left.all() or not left.any():
                     continue
-                for s in (1.0, -1.0):
-                    h = np.where(left, s, -s)
-                    best = min(best, w[h != ys].sum())
-    return best
+                h = np.where(left, -1.0, 1.0)
+                out += [h, -h]
+    return np.array(out).reshape(-1, X.shape[0])
+
+
+def min_weighted_error(X, ys, w):
+    """Brute force: minimum weighted 0-1 error over every stump of all_stumps plus the two constants."""
+    best = min(w[ys > 0].sum(), w[ys < 0].sum())
+    H = all_stumps(X)
+    return min(best, ((H != ys) * w).sum(axis=1).min()) if len(H) else best
 
 
 def fit_full_run(model, X, y, T):

@@ -13,24 +13,7 @@ from fastboost._algorithms import RULES, ebboost_step
 from fastboost._kernels.reweight import get_reweight
 from fastboost._types import N_SUMS, SUM_QI, SUM_QJ, SUM_UI, SUM_UJ
 from fastboost.datasets import make_twonorm
-from test_algorithms import integer_data, signed_labels, staged_margins, stump_predict, vada_cost
-
-
-def all_stumps(X):
-    """Every stump's output (n_stumps, n) on raw X: x <= v left (each distinct v), NaN left or right,
-    both polarities (-1 left / +1 right and the reverse), both sides non-empty."""
-    out = []
-    for f in range(X.shape[1]):
-        x = X[:, f]
-        nan = np.isnan(x)
-        for v in np.unique(x[~nan]):
-            for nan_left in (False, True):
-                left = (x <= v) | (nan & nan_left)
-                if left.all() or not left.any():
-                    continue
-                h = np.where(left, -1.0, 1.0)
-                out += [h, -h]
-    return np.array(out)
+from test_algorithms import all_stumps, integer_data, signed_labels, staged_margins, stump_predict, vada_cost
 
 
 # ----------------------------------------------------------------------------- EBBoost (spec §3)
