@@ -32,7 +32,11 @@ ALPHA_EPS = 1e-10
 #: of the sums' rounding error (an exact error of 1/2 can come out as 1/2 - 1e-16).
 MIN_EDGE = 1e-10
 
-Rule = namedtuple("Rule", ["transform", "step", "stop", "cost", "additive", "use_q"])
+#: An algorithm for the loop. Besides the four rules and the flags ``additive`` and ``use_q``, two
+#: speed hints: ``u_is_w`` (the transform is u = w: the loop skips it and the learner reads w) and
+#: ``needs_s2`` (the cost reads sum_i w_i**2 / p_i, a division per row in the weight update).
+Rule = namedtuple("Rule", ["transform", "step", "stop", "cost", "additive", "use_q", "u_is_w", "needs_s2"],
+                  defaults=[False, True])
 
 
 @jit
@@ -264,9 +268,11 @@ def quadboost_log_cost(state, alpha, risk, unused, params):
 
 
 RULES = {
-    "adaboost": Rule(identity_transform, adaboost_step, adaboost_stop, exponential_log_cost, False, False),
+    "adaboost": Rule(identity_transform, adaboost_step, adaboost_stop, exponential_log_cost, False, False,
+                     u_is_w=True, needs_s2=False),
     "vadaboost": Rule(vadaboost_transform, vadaboost_step, stop_on_nonpositive_step, variance_log_cost, False, False),
     "ebboost": Rule(ebboost_transform, ebboost_step, ebboost_stop, variance_log_cost, False, True),
-    "saboost": Rule(identity_transform, saboost_step, saboost_stop, exponential_log_cost, False, False),
+    "saboost": Rule(identity_transform, saboost_step, saboost_stop, exponential_log_cost, False, False,
+                    u_is_w=True, needs_s2=False),
     "quadboost": Rule(quadboost_transform, quadboost_step, quadboost_stop, quadboost_log_cost, True, False),
 }

@@ -25,7 +25,7 @@ from . import _validation as v
 from ._algorithms import RULES
 from ._cache import sources_digest
 from ._config import n_threads, resolve_n_jobs
-from ._kernels.histogram import build_histograms, build_histograms_q
+from ._kernels.histogram import build_histograms, build_histograms_q, n_feature_groups
 from ._kernels.reweight import add_voter, voter_correlation
 from ._kernels.update import apply_stump, n_blocks, update_residuals, update_weights
 from ._types import N_HIST_FIELDS, N_NODE_F, N_NODE_I, N_SUMS, R_ALPHA, X_BINNED_DTYPE, Y_DTYPE
@@ -244,7 +244,8 @@ class WorkerShard:
             if self.use_q:
                 build_histograms_q(self.codes, self.ylab, self.u, self.q, self.hist, self.histq)
             else:
-                build_histograms(self.codes, self.ylab, self.u, self.hist)
+                build_histograms(self.codes, self.ylab, self.u, self.hist,
+                                 n_feature_groups(self.codes.shape[0], self.n_jobs))
         updates = [done]
         hist = self.hist.copy()
         histq = self.histq.copy() if self.use_q else None

@@ -90,7 +90,10 @@ OPT_MAX_DEPTH = 5  # 0: the stump fast path (binary); >= 1: the tree learner of 
 OPT_MIN_SAMPLES_LEAF = 6  # rows with positive weight each leaf needs (trees)
 OPT_N_CLASSES = 7  # classes the learner sees (2, or K for SAMME)
 OPT_LEAF = 8  # LEAF_DISCRETE or LEAF_REAL (trees)
-N_OPTS = 9
+OPT_HIST_GROUPS = 9  # feature groups of the histogram passes (histogram.n_feature_groups; speed only)
+OPT_U_IS_W = 10  # 1: the rule's transform is u = w, so the learner reads w and the transform is skipped
+OPT_NEED_S2 = 11  # 1: the cost reads sum_i w_i**2 / p_i from the weight update
+N_OPTS = 12
 
 # Float loop options: float64[N_FOPTS]
 FOPT_MIN_WEIGHT_LEAF = 0  # fraction of the round's learner weight each leaf needs (min_weight_fraction_leaf)

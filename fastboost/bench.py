@@ -364,6 +364,16 @@ def _warm_slice(X, y, n=2000):
     return Xw, yw
 
 
+def _time_predict(predict, reps=3):
+    """(predictions, median seconds of ``reps`` calls) of a fitted model on the test rows."""
+    times = []
+    for _ in range(reps):
+        with _Timer() as t:
+            pred = predict()
+        times.append(t.s)
+    return pred, _median(times)
+
+
 def run_task(task, data, say=log):
     """Fit one library ``task["repeat"]`` times on ``data``; a JSON-able result dict.
 
@@ -431,7 +441,7 @@ def run_task(task, data, say=log):
             res["numba_threading_layer"] = numba.threading_layer()
         except ValueError:
             pass
-        pred = est.predict(Xte)
+        pred, res["predict_s"] = _time_predict(lambda: est.predict(Xte))
 
     elif kind == "sklearn-adaboost":
         from sklearn.ensemble import AdaBoostClassifier
@@ -457,7 +467,7 @@ def run_task(task, data, say=log):
             record(r, {"prep_s": None, "train_s": t.s, "fit_wall_s": t.s, "rounds": n_run,
                        "per_round_s": t.s / max(n_run, 1)})
         res["prep_what"] = None
-        pred = est.predict(Xte)
+        pred, res["predict_s"] = _time_predict(lambda: est.predict(Xte), reps=1)
 
     elif kind == "lightgbm":
         import lightgbm as lgb
@@ -482,7 +492,7 @@ def run_task(task, data, say=log):
             if r < task["repeat"] - 1:
                 del bst, ds
         res["prep_what"] = "lgb.Dataset(free_raw_data=False).construct()"
-        pred = bst.predict(Xte, num_threads=threads) > 0.5
+        pred, res["predict_s"] = _time_predict(lambda: bst.predict(Xte, num_threads=threads) > 0.5)
 
     elif kind == "xgboost":
         import xgboost as xgb
@@ -506,7 +516,7 @@ def run_task(task, data, say=log):
             if r < task["repeat"] - 1:
                 del bst, dm
         res["prep_what"] = "xgboost.QuantileDMatrix(max_bin=bins)"
-        pred = bst.inplace_predict(Xte) > 0.5
+        pred, res["predict_s"] = _time_predict(lambda: bst.inplace_predict(Xte) > 0.5)
 
     elif kind == "sklearn-hgb":
         from sklearn.ensemble import HistGradientBoostingClassifier
@@ -537,7 +547,7 @@ def run_task(task, data, say=log):
                     separable, prep, train = False, None, t.s
                 record(r, {"prep_s": prep, "train_s": train, "fit_wall_s": t.s, "rounds": n_run,
                            "per_round_s": train / max(n_run, 1)})
-            pred = est.predict(Xte)
+            pred, res["predict_s"] = _time_predict(lambda: est.predict(Xte))
         if separable:
             res["prep_what"] = "HGB's own binning time, read from its verbose log (fit minus it = train)"
             res["note"] = "prep from HGB's verbose log"
@@ -669,7 +679,7 @@ def profile_kernels(Xtr, ytr, args, per_round_s=None, say=log):
         from fastboost._algorithms import RULES
         from fastboost._binning import BinMapper
         from fastboost._config import n_threads
-        from fastboost._kernels.histogram import build_histograms
+        from fastboost._kernels.histogram import build_histograms, n_feature_groups
         from fastboost._kernels.split import best_split_per_feature_q, kth_best_feature
         from fastboost._kernels.update import apply_stump, n_blocks, update_weights
         from fastboost._types import (
@@ -725,8 +735,9 @@ def profile_kernels(Xtr, ytr, args, per_round_s=None, say=log):
             rule = RULES[algo]
             reps = 15
             t_tr = timeit(f"transform ({algo})", lambda: rule.transform(w, p, y, u, q, ylab, params), reps)
-            t_h = timeit("build_histograms (GB/s of codes)", lambda: build_histograms(codes, ylab, u, hist), reps,
-                         n * d)
+            groups = n_feature_groups(d, args.threads)
+            t_h = timeit("build_histograms (GB/s of codes)", lambda: build_histograms(codes, ylab, u, hist, groups),
+                         reps, n * d)
             crit = CRITERIA["error"]
             t_s = timeit("best split per feature + best feature", lambda: (
                 best_split_per_feature_q(hist, hist, mapper.n_value_bins_, mapper.missing_code, crit, 0.0,
@@ -860,7 +871,7 @@ def format_table(payload):
                  + ", ".join(f"{k} {v}" for k, v in m["versions"].items()))
     lw = max([len("library")] + [len(r["label"]) for r in res]) + 2
     head = (f"{'library':<{lw}}{'prep (s)':>9}{'rounds':>8}{'train (s)':>11}{'per round (ms)':>16}"
-            f"{'vs fastboost':>14}{'test acc':>10}{'peak RSS MB':>13}{'base':>6}{'load':>6}  notes")
+            f"{'vs fastboost':>14}{'test acc':>10}{'predict (ms)':>14}{'peak RSS MB':>13}{'base':>6}{'load':>6}  notes")
     loads = [r["other_load_cores"] for r in res if r.get("other_load_cores") is not None]
     worst = max(loads + [payload.get("other_load_at_start_cores") or 0.0])
     if worst > 0.25:
@@ -876,8 +887,9 @@ def format_table(payload):
         base = "-" if r.get("base_rss_mb") is None else f"{r['base_rss_mb']:.0f}"
         load = "-" if r.get("other_load_cores") is None else f"{r['other_load_cores']:.1f}"
         notes = r.get("note", "")
+        pr = "-" if r.get("predict_s") is None else _ms(r["predict_s"])
         lines.append(f"{r['label']:<{lw}}{prep:>9}{rounds:>8}{r['train_s']:>11.3f}{_ms(r['per_round_s']):>16}"
-                     f"{vs:>14}{100 * r['test_accuracy']:>9.2f}%{rss:>13}{base:>6}{load:>6}  {notes}")
+                     f"{vs:>14}{100 * r['test_accuracy']:>9.2f}%{pr:>14}{rss:>13}{base:>6}{load:>6}  {notes}")
     lines.append("")
     if ref:
         parts = [f"{r['short']}/{ref['short']} per-round = {_ratio(r['per_round_s'] / ref['per_round_s'])}"
@@ -892,6 +904,19 @@ def format_table(payload):
             parts.append(f"{r['short']}/{ref['short']} prep = {_ratio(r['prep_s'] / ref['prep_s'])}")
         if parts:
             lines.append("prep ratios: " + "; ".join(parts))
+        parts = []
+        for r in res:
+            if r is ref or r["prep_s"] is None or ref["prep_s"] is None or r["extrapolated"]:
+                continue
+            whole = r["prep_s"] + r["per_round_s"] * r["rounds_requested"]
+            mine = ref["prep_s"] + ref["per_round_s"] * ref["rounds_requested"]
+            parts.append(f"{r['short']}/{ref['short']} = {_ratio(whole / mine)}")
+        if parts:
+            lines.append(f"whole fit (prep + {ref['rounds_requested']} rounds) ratios: " + "; ".join(parts))
+        parts = [f"{r['short']}/{ref['short']} = {_ratio(r['predict_s'] / ref['predict_s'])}" for r in res
+                 if r is not ref and r.get("predict_s") and ref.get("predict_s")]
+        if parts:
+            lines.append(f"predict ({fmt_rows(data['n_test'])} test rows) ratios: " + "; ".join(parts))
     else:
         lines.append("ratios: none (no fastboost model ran in this configuration)")
     for r in res:

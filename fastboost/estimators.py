@@ -1,6 +1,7 @@
 """scikit-learn estimators: validate, pick the rule, run the one compiled loop, wrap the result."""
 import time
 
+import numba
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -11,6 +12,7 @@ from . import _validation as v
 from ._algorithms import PENALTIES, RULES, SCHEDULES, quad_penalty
 from ._binning import BinMapper
 from ._config import n_threads
+from ._kernels.histogram import n_feature_groups
 from ._kernels.loop import get_boost
 from ._kernels.predict import add_stump, add_trees, decision_function as _decision_kernel
 from ._kernels.reweight import add_voter, get_reweight
@@ -20,7 +22,7 @@ from ._types import CRITERIA, CRITERION_EB, CRITERION_Z, FOPT_LEAF_SCALE, FOPT_L
 from ._types import FOPT_MIN_WEIGHT_LEAF, LEAF_KINDS, MAX_BINS, N_BIN, N_CLASS, N_FEATURE, N_FOPTS, N_FREC, N_GAIN
 from ._types import N_HIST_FIELDS, N_IREC, N_LEFT, N_MISSING_LEFT, N_NODE_F, N_NODE_I, N_OPTS, N_RIGHT, N_STATE
 from ._types import N_SUMS, N_THRESHOLD, N_VALUE, N_WEIGHT, OPT_LEAF, OPT_MAX_DEPTH, OPT_MIN_SAMPLES_LEAF
-from ._types import CRITERION_LS, LEAF_LSQ, OPT_N_CLASSES
+from ._types import CRITERION_LS, LEAF_LSQ, OPT_HIST_GROUPS, OPT_N_CLASSES, OPT_NEED_S2, OPT_U_IS_W
 from ._types import OPT_ADDITIVE, OPT_CRITERION, OPT_FEATURE_RANK, OPT_PATIENCE, OPT_USE_Q, R_ALPHA, R_BIN
 from ._types import R_EDGE, R_ERROR, R_FEATURE, R_LEARNER_ERROR, R_LEFT, R_LOG_COST, R_MISSING_LEFT, R_RIGHT
 from ._types import R_THRESHOLD, R_VAL_ERROR, STATE_BEST_T, STATE_BEST_VAL, STATE_N, STATE_PENALTY
@@ -232,6 +234,9 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         opts[OPT_ADDITIVE] = int(rule.additive)
         opts[OPT_USE_Q] = int(rule.use_q)
         opts[OPT_PATIENCE] = patience
+        opts[OPT_HIST_GROUPS] = n_feature_groups(self.n_features_in_, numba.get_num_threads())  # speed only
+        opts[OPT_U_IS_W] = int(rule.u_is_w)
+        opts[OPT_NEED_S2] = int(rule.needs_s2)
         return opts
 
     def _leaf_scale(self):

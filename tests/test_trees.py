@@ -61,7 +61,7 @@ def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, 
                         np.empty(n, np.int64), np.empty(n, np.int64),
                         np.empty((slots, d, missing_code + 1, n_classes + 1)),
                         np.empty((slots, d, missing_code + 1, n_classes + 1)), node_i, node_f,
-                        np.empty((max_nodes, 2), np.int64), leaf_of_row, leaf_u, leaf_w)
+                        np.empty((max_nodes, 2), np.int64), leaf_of_row, leaf_u, leaf_w, 2)
     return n_nodes, node_i, node_f, leaf_of_row, leaf_u
 
 
@@ -97,14 +97,46 @@ def test_child_histograms_subtraction_equals_brute_force():
     idx[:1200].sort()
     idx[1200:].sort()
     parent = np.empty((1, 5, mc + 1, 4))
-    rows_histograms(codes, np.arange(n), 0, n, y, u, u, 3, True, parent[0])
+    rows_histograms(codes, np.arange(n), 0, n, y, u, u, 3, True, parent[0], 2)
     children = np.empty((2, 5, mc + 1, 4))
     # the smaller child (rows 1200..n) in slot 1, its sibling by subtraction in slot 0
     level_child_histograms(codes, idx, np.array([[1200, n, 1]]), 1, y, u, u, 3, True, np.array([0]), parent,
-                           children)
+                           children, 2)
     for slot, rows in ((0, idx[:1200]), (1, idx[1200:])):
         want = naive.node_histogram_naive(codes, y, u, rows, mc + 1, 3)
         np.testing.assert_allclose(children[slot], want, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("d", [2, 3, 6, 9])
+def test_grouped_tree_histograms_bit_identical_to_per_feature(d):
+    """Binary trees without row counts take the grouped kernel; its class fields equal the per-feature
+    kernel's (taken with a row count) bit for bit: the root (all rows, no gather), a gathered node and
+    both children of a split (the smaller built, the larger by subtraction); count field 0."""
+    codes, y, u, nvb, mc, thr = random_problem(3001, d, 2, 17, d)
+    u = u * np.random.default_rng(d).choice([1e-9, 1.0, 1e6], len(u))
+    n = len(y)
+    idx = np.random.default_rng(1).permutation(n)
+    idx[:1100].sort()
+    idx[1100:].sort()
+    nb = mc + 1
+    for groups in (1, 2, d):
+        for start, stop, rows in ((0, n, np.arange(n)), (1100, n, idx)):
+            fast = np.full((d, nb, 3), np.nan)
+            slow = np.full((d, nb, 3), np.nan)
+            rows_histograms(codes, rows, start, stop, y, u, u, 2, False, fast, groups)
+            rows_histograms(codes, rows, start, stop, y, u, u, 2, True, slow, groups)
+            assert fast[:, :, :2].tobytes() == slow[:, :, :2].tobytes()
+            assert np.all(fast[:, :, 2] == 0.0)
+        parent = np.empty((1, d, nb, 3))
+        rows_histograms(codes, np.arange(n), 0, n, y, u, u, 2, False, parent[0], groups)
+        fast = np.full((2, d, nb, 3), np.nan)
+        level_child_histograms(codes, idx, np.array([[1100, n, 1]]), 1, y, u, u, 2, False, np.array([0]), parent,
+                               fast, groups)
+        for slot, r in ((0, idx[:1100]), (1, idx[1100:])):
+            want = naive.node_histogram_naive(codes, y, u, r, nb, 2)
+            np.testing.assert_allclose(fast[slot, :, :, :2], want[:, :, :2], rtol=1e-12, atol=1e-15 * u.max())
+        small = naive.node_histogram_naive(codes, y, u, idx[1100:], nb, 2)
+        assert fast[1, :, :, :2].tobytes() == small[:, :, :2].tobytes()  # built from its rows, in row order
 
 
 def test_real_leaves_values():
@@ -319,6 +351,7 @@ def test_tree_errors():
 
 
 @pytest.mark.parametrize("make", [lambda: AdaBoostClassifier(15, max_depth=4, min_samples_leaf=3),
+                                  lambda: AdaBoostClassifier(15, max_depth=3),  # grouped histograms: 5 vs 6 groups
                                   lambda: VadaBoostClassifier(15, max_depth=3, leaf="real"),
                                   lambda: AdaBoostClassifier(15, criterion="gini")])
 def test_trees_bit_identical_across_thread_counts(make):

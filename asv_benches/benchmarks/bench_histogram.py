@@ -17,6 +17,11 @@ class Histogram:
             from fastboost._kernels.histogram import build_histograms
         except ImportError as exc:
             raise NotImplementedError(f"no histogram kernel at this commit: {exc}")
+        try:  # commits with the grouped kernel take the number of feature groups
+            from fastboost._kernels.histogram import n_feature_groups
+            extra = (n_feature_groups(d, THREADS),)
+        except ImportError:
+            extra = ()
         X, y, _, _ = twonorm(n, d)
         self.n_threads = n_threads
         self.kernel = build_histograms
@@ -26,11 +31,12 @@ class Histogram:
             self.y = (y > 0).astype(np.uint8)
             self.u = np.full(n, 1.0 / n)
             self.hist = np.empty((d, mapper.missing_code + 1, 2))
-            self.kernel(self.codes, self.y, self.u, self.hist)  # JIT warm-up
+            self.args = (self.codes, self.y, self.u, self.hist) + extra
+            self.kernel(*self.args)  # JIT warm-up
 
     def time_build_histograms(self, n, d):
         with self.n_threads(THREADS):
-            self.kernel(self.codes, self.y, self.u, self.hist)
+            self.kernel(*self.args)
 
     def track_codes_mb(self, n, d):
         return self.codes.nbytes / 1e6

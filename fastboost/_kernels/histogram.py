@@ -1,7 +1,128 @@
-"""Per-feature histograms of the learner's weights, split by class."""
+"""Per-feature histograms of the learner's weights, split by class.
+
+The hot kernel of every round. One pass over the rows feeds up to four features at
+once (``_group_histograms``): the row's weight and class are loaded once for the
+group, and the four scatter-adds are independent, so they overlap instead of
+queueing behind each other. The threads take whole groups (``n_feature_groups``
+balances them over the threads), so every bin of every feature is still summed
+over its rows in increasing row order: the histograms are bit-identical to the
+one-feature-at-a-time reference (``build_histograms_reference``, kept for the
+tests and the benchmark) for any grouping and any thread count.
+
+Measured on the 2-core development machine (1M rows, twonorm codes, 2 threads):
+20 features 6.0 -> 4.8 ms, 100 features 32 -> 23 ms. Two things that look
+equivalent are much slower and are avoided on purpose: a loop over
+``range(start, stop)`` instead of over a whole (sliced) row array, and a
+histogram stride known only at run time instead of the literal 2.
+"""
 from numba import prange
 
 from .._config import jit, pjit
+
+#: features fed by one pass over the rows
+GROUP = 4
+
+
+@jit
+def n_feature_groups(n_features, n_threads):
+    """How many groups of <= GROUP consecutive features the histogram passes use: the fewest, rounded
+    up to a multiple of the thread count while features last (2 threads, 20 features: 6 groups of 3-4,
+    not 5 groups of 4 that leave one thread idle for a fifth of the pass). The grouping never changes
+    a result, only the speed; the caller passes numba's thread count (``OPT_HIST_GROUPS``)."""
+    ng = max(1, (n_features + GROUP - 1) // GROUP)
+    t = max(1, n_threads)
+    if ng % t != 0:
+        ng = max(1, min(n_features, (ng + t - 1) // t * t))
+    return ng
+
+
+@jit
+def group_count(n_groups, n_features):
+    """n_groups made valid for n_features: at least ceil(n_features / GROUP), at most n_features (>= 1)."""
+    return max(1, (n_features + GROUP - 1) // GROUP, min(n_groups, n_features))
+
+
+@jit
+def _group_histograms(codes, f0, g, rows, y, u, out):
+    """out[k, b, c] = sum of u[i] over the rows i with codes[f0 + k, i] == b and y[i] == c, for k < g <= 4.
+
+    codes  uint8[n_features, n_samples]   IN
+    rows   None (every row, in order) or int64[m] (those rows, in the given order)   IN
+    y      uint8[n_samples] class index 0/1; u float64[n_samples]   IN
+    out    float64[>= g, n_bins, 2]   OUT (out[:g] overwritten)
+    ``rows is None`` is resolved when numba compiles, so the all-rows pass has no index load.
+    """
+    out[:g] = 0.0
+    m = codes.shape[1] if rows is None else rows.shape[0]
+    if g == 4:
+        h0 = out[0].ravel()
+        h1 = out[1].ravel()
+        h2 = out[2].ravel()
+        h3 = out[3].ravel()
+        c0 = codes[f0]
+        c1 = codes[f0 + 1]
+        c2 = codes[f0 + 2]
+        c3 = codes[f0 + 3]
+        for j in range(m):
+            i = j if rows is None else rows[j]
+            w = u[i]
+            c = y[i]
+            h0[2 * c0[i] + c] += w
+            h1[2 * c1[i] + c] += w
+            h2[2 * c2[i] + c] += w
+            h3[2 * c3[i] + c] += w
+    elif g == 3:
+        h0 = out[0].ravel()
+        h1 = out[1].ravel()
+        h2 = out[2].ravel()
+        c0 = codes[f0]
+        c1 = codes[f0 + 1]
+        c2 = codes[f0 + 2]
+        for j in range(m):
+            i = j if rows is None else rows[j]
+            w = u[i]
+            c = y[i]
+            h0[2 * c0[i] + c] += w
+            h1[2 * c1[i] + c] += w
+            h2[2 * c2[i] + c] += w
+    elif g == 2:
+        h0 = out[0].ravel()
+        h1 = out[1].ravel()
+        c0 = codes[f0]
+        c1 = codes[f0 + 1]
+        for j in range(m):
+            i = j if rows is None else rows[j]
+            w = u[i]
+            c = y[i]
+            h0[2 * c0[i] + c] += w
+            h1[2 * c1[i] + c] += w
+    elif g == 1:
+        h0 = out[0].ravel()
+        c0 = codes[f0]
+        for j in range(m):
+            i = j if rows is None else rows[j]
+            h0[2 * c0[i] + y[i]] += u[i]
+
+
+@pjit
+def build_histograms(codes, y, u, hist, n_groups):
+    """All features' histograms, threads over groups of features (each owns its slice: no races).
+
+    codes  uint8[n_features, n_samples]          IN
+    y      uint8[n_samples]   class index 0/1    IN
+    u      float64[n_samples] learner weights    IN
+    hist   float64[n_features, n_bins, 2]        OUT
+    n_groups  n_feature_groups(n_features, threads)   IN
+
+    Each feature's sums run over rows in order, so the result does not depend on
+    the number of threads (nor on the grouping).
+    """
+    d = codes.shape[0]
+    ng = group_count(n_groups, d)
+    for j in prange(ng):
+        f0 = j * d // ng
+        f1 = (j + 1) * d // ng
+        _group_histograms(codes, f0, f1 - f0, None, y, u, hist[f0:f1])
 
 
 @jit
@@ -13,17 +134,8 @@ def _histogram_one_feature(codes_f, y, u, hist_f):
 
 
 @pjit
-def build_histograms(codes, y, u, hist):
-    """All features' histograms, threads over features (each owns its slice: no races).
-
-    codes  uint8[n_features, n_samples]          IN
-    y      uint8[n_samples]   class index 0/1    IN
-    u      float64[n_samples] learner weights    IN
-    hist   float64[n_features, n_bins, 2]        OUT
-
-    Each feature's sums run over rows in order, so the result does not depend on
-    the number of threads.
-    """
+def build_histograms_reference(codes, y, u, hist, n_groups=1):
+    """build_histograms one feature at a time (the untuned kernel): same arguments, bit-identical result."""
     for f in prange(codes.shape[0]):
         _histogram_one_feature(codes[f], y, u, hist[f])
 

@@ -32,7 +32,7 @@ from .._types import OPT_USE_Q, R_ALPHA, R_BIN, R_EDGE, R_ERROR, R_FEATURE, R_LE
 from .._types import R_MISSING_LEFT, R_RIGHT, R_THRESHOLD, R_VAL_ERROR, RAN_ALL, REJECT, STATE_BEST_T
 from .._types import STATE_BEST_VAL, STATE_SINCE_BEST, STOPPED_BY_RULE, STOPPED_EARLY, SUM_QI, SUM_QJ, SUM_UI
 from .._types import FOPT_LEAF_SCALE, FOPT_LEAF_SMOOTHING, FOPT_MIN_WEIGHT_LEAF, LEAF_LSQ, LEAF_REAL, N_BIN
-from .._types import N_FEATURE, SUM_ETA
+from .._types import N_FEATURE, OPT_HIST_GROUPS, OPT_NEED_S2, OPT_U_IS_W, SUM_ETA
 from .._types import N_LEFT, N_MISSING_LEFT, N_THRESHOLD, N_VALUE, OPT_LEAF, OPT_MAX_DEPTH, OPT_MIN_SAMPLES_LEAF
 from .._types import OPT_N_CLASSES, SUM_UJ, SUM_WI, SUM_WJ
 from .histogram import build_histograms, build_histograms_q
@@ -126,18 +126,22 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts, fopts,
     ls_leaves = opts[OPT_LEAF] == LEAF_LSQ
     lam = params[0]  # EBBoost's lambda (only read with CRITERION_EB)
     n_val = vy.shape[0]
+    u_is_w = opts[OPT_U_IS_W] != 0
+    need_s2 = opts[OPT_NEED_S2] != 0
+    lu = w if u_is_w else u  # the learner's weights
     for t in range(t_start, t_stop):
         alpha = 0.0
         decision = 0
         a = 0.0
         bb = 0.0
-        transform(w, p, y, u, q, ylab, params)
+        if not u_is_w:
+            transform(w, p, y, u, q, ylab, params)
         if max_depth > 0:
             # ------------------------------------------------ tree learner
-            n_nodes = grow_tree(codes, ylab, u, q, w, n_value_bins, missing_code, thresholds, n_classes, criterion,
+            n_nodes = grow_tree(codes, ylab, lu, q, w, n_value_bins, missing_code, thresholds, n_classes, criterion,
                                 max_depth, opts[OPT_MIN_SAMPLES_LEAF], fopts[FOPT_MIN_WEIGHT_LEAF], opts[OPT_LEAF],
                                 fopts[FOPT_LEAF_SCALE], fopts[FOPT_LEAF_SMOOTHING], idx, tmp, hist_a, hist_b,
-                                tree_i[t], tree_f[t], node_range, leaf_of_row, leaf_u, leaf_w)
+                                tree_i[t], tree_f[t], node_range, leaf_of_row, leaf_u, leaf_w, opts[OPT_HIST_GROUPS])
             tree_round_sums(tree_i[t], n_nodes, n_classes, leaf_u, leaf_w, sums)
             sums[SUM_ETA] = 1.0
             f = max(tree_i[t, 0, N_FEATURE], 0)
@@ -181,13 +185,13 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts, fopts,
         else:
             # ------------------------------------------------ stump fast path (binary)
             if use_q:
-                build_histograms_q(codes, ylab, u, q, hist, histq)
+                build_histograms_q(codes, ylab, lu, q, hist, histq)
             else:
-                build_histograms(codes, ylab, u, hist)
+                build_histograms(codes, ylab, lu, hist, opts[OPT_HIST_GROUPS])
             f, k, ml, left, right, threshold, qi, qj = choose_stump(
                 hist, histq, n_value_bins, missing_code, thresholds, criterion, lam, opts[OPT_FEATURE_RANK], fvalue,
                 fbin, fmissing_left)
-            apply_stump(codes[f], k, ml, missing_code, left, right, ylab, u, w, yh, block_sums, sums)
+            apply_stump(codes[f], k, ml, missing_code, left, right, ylab, lu, w, yh, block_sums, sums)
             sums[SUM_QI] = qi
             sums[SUM_QJ] = qj
             sums[SUM_ETA] = 1.0
@@ -201,7 +205,7 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts, fopts,
             elif opts[OPT_ADDITIVE] != 0:
                 a, bb = update_residuals(w, p, yh, ylab, alpha, block_sums)
             else:
-                a, bb = update_weights(w, p, yh, alpha, sums[SUM_WI], sums[SUM_WJ], block_sums)
+                a, bb = update_weights(w, p, yh, alpha, sums[SUM_WI], sums[SUM_WJ], block_sums, need_s2)
         record_round(irec, frec, t, f, k, ml, left, right, threshold, alpha, sums, opts[OPT_ADDITIVE] != 0)
         frec[t, R_LOG_COST] = cost(state, alpha, a, bb, params)
         if n_val > 0:

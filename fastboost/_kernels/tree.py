@@ -25,6 +25,7 @@ from .._config import jit, pjit
 from .._types import CRITERION_GINI, CRITERION_LS, CRITERION_Z, LEAF_LSQ, LEAF_REAL, N_BIN, N_CLASS, N_FEATURE
 from .._types import N_GAIN, N_LEFT
 from .._types import N_MISSING_LEFT, N_RIGHT, N_THRESHOLD, N_VALUE, N_WEIGHT, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
+from .histogram import GROUP, _group_histograms, group_count
 from .split import TIE_RTOL, best_feature
 from .update import BLOCK, block_total
 
@@ -44,18 +45,50 @@ def _rows_histogram_one_feature(codes_f, idx, start, stop, y, u, q, n_classes, w
             hist_f[b, n_classes + 1] += q[i]
 
 
+@jit
+def _grouped_case(n_classes, with_count, hist_f):
+    """Binary, no row count, no q field: the grouped stump-histogram kernel builds the class fields."""
+    return n_classes == 2 and not with_count and hist_f.shape[-1] == 3
+
+
+@jit
+def _group_rows_histograms(codes, f0, f1, idx, start, stop, y, u, out):
+    """out[k] (k < f1 - f0) = the tree histogram of features f0 + k over the rows idx[start:stop]
+    (all rows in order when that is the whole of idx) with the grouped kernel; count field 0."""
+    g = f1 - f0
+    scratch = np.empty((GROUP, out.shape[1], 2))
+    if start == 0 and stop == idx.shape[0]:
+        _group_histograms(codes, f0, g, None, y, u, scratch)
+    else:
+        _group_histograms(codes, f0, g, idx[start:stop], y, u, scratch)
+    for k in range(g):
+        for b in range(out.shape[1]):
+            out[k, b, 0] = scratch[k, b, 0]
+            out[k, b, 1] = scratch[k, b, 1]
+            out[k, b, 2] = 0.0
+
+
 @pjit
-def rows_histograms(codes, idx, start, stop, y, u, q, n_classes, with_count, hist):
+def rows_histograms(codes, idx, start, stop, y, u, q, n_classes, with_count, hist, n_groups):
     """Tree histograms of the rows idx[start:stop]; threads over features, rows in order.
 
-    codes  uint8[n_features, n_samples]  IN;  idx int64[n_samples]  IN (idx[j] = j when start:stop is all rows)
+    codes  uint8[n_features, n_samples]  IN;  idx int64[n_samples]  IN (not read when start:stop is all rows)
     y      uint8[n_samples] class index   IN;  u float64[n_samples] learner weights  IN
     q      float64[n_samples]  IN  summed into the last field when hist has n_classes + 2 fields
     with_count  count the positive-weight rows in field n_classes (only min_samples_leaf > 1 needs it)
     hist   float64[n_features, n_bins, n_classes + 1 (+1)]  OUT
+    n_groups  histogram.n_feature_groups(n_features, threads): the binary case runs the grouped kernel
     """
-    for f in prange(codes.shape[0]):
-        _rows_histogram_one_feature(codes[f], idx, start, stop, y, u, q, n_classes, with_count, hist[f])
+    d = codes.shape[0]
+    if _grouped_case(n_classes, with_count, hist):
+        ng = group_count(n_groups, d)
+        for j in prange(ng):
+            f0 = j * d // ng
+            f1 = (j + 1) * d // ng
+            _group_rows_histograms(codes, f0, f1, idx, start, stop, y, u, hist[f0:f1])
+    else:
+        for f in prange(d):
+            _rows_histogram_one_feature(codes[f], idx, start, stop, y, u, q, n_classes, with_count, hist[f])
 
 
 @jit
@@ -251,50 +284,130 @@ def level_splits(hist, n_nodes, active, n_value_bins, missing_code, n_classes, c
                 missing_left[s, f] = ml
 
 
+@jit
+def _subtract(hp, hs, hl):
+    """hl = hp - hs (the larger sibling's histogram from its parent's and the smaller one's)."""
+    for b in range(hp.shape[0]):
+        for k in range(hp.shape[1]):
+            hl[b, k] = hp[b, k] - hs[b, k]
+
+
 @pjit
 def level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes, with_count, parent_slot,
-                           hist_parent, hist_children):
+                           hist_parent, hist_children, n_groups):
     """Children histograms of a level, threads over features: for split j, the smaller child (slot 2j or
     2j+1, rows small_range[j]) is built from its rows and its sibling is the parent's minus it.
 
     small_range  int64[n_split, 3]  IN  (start, stop, slot of the smaller child) per split node
     parent_slot  int64[n_split]     IN  the parent's slot in hist_parent
+    n_groups     as rows_histograms
     """
-    for f in prange(codes.shape[0]):
-        for j in range(n_split):
-            small = small_range[j, 2]
-            large = 4 * j + 1 - small  # the sibling's slot: 2j <-> 2j + 1
-            _rows_histogram_one_feature(codes[f], idx, small_range[j, 0], small_range[j, 1], y, u, q, n_classes,
-                                        with_count, hist_children[small, f])
-            hp = hist_parent[parent_slot[j], f]
-            hs = hist_children[small, f]
-            hl = hist_children[large, f]
-            for b in range(hp.shape[0]):
-                for k in range(hp.shape[1]):
-                    hl[b, k] = hp[b, k] - hs[b, k]
+    d = codes.shape[0]
+    if _grouped_case(n_classes, with_count, hist_parent):
+        ng = group_count(n_groups, d)
+        for jg in prange(ng):
+            f0 = jg * d // ng
+            f1 = (jg + 1) * d // ng
+            for j in range(n_split):
+                small = small_range[j, 2]
+                large = 4 * j + 1 - small  # the sibling's slot: 2j <-> 2j + 1
+                _group_rows_histograms(codes, f0, f1, idx, small_range[j, 0], small_range[j, 1], y, u,
+                                       hist_children[small, f0:f1])
+                for f in range(f0, f1):
+                    _subtract(hist_parent[parent_slot[j], f], hist_children[small, f], hist_children[large, f])
+    else:
+        for f in prange(d):
+            for j in range(n_split):
+                small = small_range[j, 2]
+                large = 4 * j + 1 - small
+                _rows_histogram_one_feature(codes[f], idx, small_range[j, 0], small_range[j, 1], y, u, q,
+                                            n_classes, with_count, hist_children[small, f])
+                _subtract(hist_parent[parent_slot[j], f], hist_children[small, f], hist_children[large, f])
 
 
 @jit
-def partition_rows(codes_f, k, missing_left, missing_code, idx, tmp, start, stop):
-    """Stable in-place partition of idx[start:stop] into left (code <= k, or missing and missing_left) then right.
+def _goes_left(c, k, missing_left, missing_code):
+    return ((c <= k) & (c != missing_code)) | ((c == missing_code) & missing_left)
 
-    Returns the number of left rows. tmp int64[>= stop - start]: scratch.
+
+@jit
+def _count_left(codes_f, k, missing_left, missing_code, src, a, b):
+    """Rows at positions a:b (src[p], or p itself when src is None) that go left."""
+    n = 0
+    for p in range(a, b):
+        i = p if src is None else src[p]
+        n += np.int64(_goes_left(codes_f[i], k, missing_left, missing_code))
+    return n
+
+
+@jit
+def _scatter(codes_f, k, missing_left, missing_code, src, a, b, lo, ro, dst):
+    """Rows at positions a:b to dst: the left ones from lo on, the right ones from ro on, in order."""
+    for p in range(a, b):  # branch-free (the side is random: a branch would mispredict half the time)
+        i = p if src is None else src[p]
+        left = np.int64(_goes_left(codes_f[i], k, missing_left, missing_code))
+        dst[lo if left else ro] = i
+        lo += left
+        ro += 1 - left
+
+
+@pjit
+def partition_level(codes, split_node, split_f, split_k, split_ml, n_split, missing_code, node_range, root, idx, tmp,
+                    n_left):
+    """Stable partition of the rows of every node split on this level, written to idx (tmp: scratch).
+
+    split_node, split_f, split_k, split_ml  int64[n_split]  IN  node index and split of each
+    root  the level is the root's (idx not filled yet: the rows are the positions)
+    n_left  int64[n_split]  OUT  rows going left
+    Threads over blocks of BLOCK positions of all the nodes (count, then scatter to offsets from the
+    counts, then copy back): balanced however unequal the nodes are, and the rows keep their order.
     """
-    nl = 0
-    nr = 0
-    for j in range(start, stop):
-        i = idx[j]
-        c = codes_f[i]
-        go_left = c <= k if c != missing_code else missing_left != 0
-        if go_left:
-            idx[start + nl] = i
-            nl += 1
+    n_tasks = 0
+    for j in range(n_split):
+        node = split_node[j]
+        n_tasks += max(1, -(-(node_range[node, 1] - node_range[node, 0]) // BLOCK))
+    task = np.empty((n_tasks, 6), np.int64)  # split, start, stop, left count, left offset, right offset
+    t = 0
+    for j in range(n_split):
+        node = split_node[j]
+        for a in range(node_range[node, 0], max(node_range[node, 1], node_range[node, 0] + 1), BLOCK):
+            task[t, 0] = j
+            task[t, 1] = a
+            task[t, 2] = min(a + BLOCK, node_range[node, 1])
+            t += 1
+    for t in prange(n_tasks):
+        j = task[t, 0]
+        ml = split_ml[j] != 0
+        if root:
+            task[t, 3] = _count_left(codes[split_f[j]], split_k[j], ml, missing_code, None, task[t, 1], task[t, 2])
         else:
-            tmp[nr] = i
-            nr += 1
-    for j in range(nr):
-        idx[start + nl + j] = tmp[j]
-    return nl
+            task[t, 3] = _count_left(codes[split_f[j]], split_k[j], ml, missing_code, idx, task[t, 1], task[t, 2])
+    n_left[:n_split] = 0
+    for t in range(n_tasks):
+        n_left[task[t, 0]] += task[t, 3]
+    lo = 0
+    ro = 0
+    for t in range(n_tasks):
+        j = task[t, 0]
+        if t == 0 or task[t - 1, 0] != j:  # the split's first block
+            lo = node_range[split_node[j], 0]
+            ro = lo + n_left[j]
+        task[t, 4] = lo
+        task[t, 5] = ro
+        lo += task[t, 3]
+        ro += task[t, 2] - task[t, 1] - task[t, 3]
+    for t in prange(n_tasks):
+        j = task[t, 0]
+        ml = split_ml[j] != 0
+        if root:
+            _scatter(codes[split_f[j]], split_k[j], ml, missing_code, None, task[t, 1], task[t, 2], task[t, 4],
+                     task[t, 5], tmp)
+        else:
+            _scatter(codes[split_f[j]], split_k[j], ml, missing_code, idx, task[t, 1], task[t, 2], task[t, 4],
+                     task[t, 5], tmp)
+    for t in prange(n_tasks):
+        for p in range(task[t, 1], task[t, 2]):
+            idx[p] = tmp[p]
 
 
 @jit
@@ -308,26 +421,70 @@ def _node_class_weights(hist, missing_code, n_classes, out):
 
 @pjit
 def leaf_sums(node_i, node_range, n_nodes, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w):
-    """Each leaf's rows get its index; per leaf and class sums of u and w (and of q for least squares),
-    rows in increasing order; threads over leaves (each owns its rows and its row of the sums)."""
-    for node in prange(n_nodes):
-        if node_i[node, N_LEFT] >= 0:
-            continue
-        leaf_u[node, :] = 0.0
-        leaf_w[node, :] = 0.0
-        for j in range(node_range[node, 0], node_range[node, 1]):
-            i = idx[j]
-            leaf_of_row[i] = node
-            leaf_u[node, y[i]] += u[i]
-            leaf_w[node, y[i]] += w[i]
-            if ls:
-                leaf_u[node, n_classes] += q[i]
+    """Each leaf's rows get its index; per leaf and class sums of u and w (and of q for least squares).
+
+    Threads over tasks of <= BLOCK consecutive positions of one leaf's range (leaves differ in size, so
+    threads over leaves would leave one idle); a leaf's sum adds its tasks' partial sums in position
+    order, which is row order: the result does not depend on the number of threads.
+    """
+    n_tasks = 0
+    for node in range(n_nodes):
+        if node_i[node, N_LEFT] < 0:
+            n_tasks += max(1, -(-(node_range[node, 1] - node_range[node, 0]) // BLOCK))
+    task = np.empty((n_tasks, 3), np.int64)  # node, start, stop
+    t = 0
+    for node in range(n_nodes):
+        if node_i[node, N_LEFT] < 0:
+            for a in range(node_range[node, 0], max(node_range[node, 1], node_range[node, 0] + 1), BLOCK):
+                task[t, 0] = node
+                task[t, 1] = a
+                task[t, 2] = min(a + BLOCK, node_range[node, 1])
+                t += 1
+    nu = leaf_u.shape[1]
+    part = np.zeros((n_tasks, nu + n_classes))
+    for t in prange(n_tasks):
+        node = task[t, 0]
+        if n_classes == 2 and not ls:
+            u0 = 0.0
+            u1 = 0.0
+            w0 = 0.0
+            w1 = 0.0
+            for j in range(task[t, 1], task[t, 2]):
+                i = idx[j]
+                leaf_of_row[i] = node
+                one = np.float64(y[i])  # adding 0.0 * u is exact: each class sum is its rows' sum in order
+                u1 += one * u[i]
+                u0 += (1.0 - one) * u[i]
+                w1 += one * w[i]
+                w0 += (1.0 - one) * w[i]
+            part[t, 0] = u0
+            part[t, 1] = u1
+            part[t, nu] = w0
+            part[t, nu + 1] = w1
+        else:
+            for j in range(task[t, 1], task[t, 2]):
+                i = idx[j]
+                leaf_of_row[i] = node
+                part[t, y[i]] += u[i]
+                part[t, nu + y[i]] += w[i]
+                if ls:
+                    part[t, n_classes] += q[i]
+    for node in range(n_nodes):
+        if node_i[node, N_LEFT] < 0:
+            leaf_u[node, :] = 0.0
+            leaf_w[node, :] = 0.0
+    for t in range(n_tasks):
+        node = task[t, 0]
+        for k in range(nu):
+            leaf_u[node, k] += part[t, k]
+        for k in range(n_classes):
+            leaf_w[node, k] += part[t, nu + k]
 
 
 @jit
 def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_classes, criterion, max_depth, min_leaf,
               min_weight_fraction, leaf_kind, leaf_scale, leaf_smoothing, idx, tmp, hist_a, hist_b,
-              node_i, node_f, node_range, leaf_of_row, leaf_u, leaf_w):
+              node_i, node_f, node_range, leaf_of_row, leaf_u, leaf_w, n_groups):
     """Grow one tree on the learner weights u; return its number of nodes.
 
     codes    uint8[n_features, n_samples]; y uint8[n_samples] (class index < n_classes)   IN
@@ -341,19 +498,17 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
     leaf_u   float64[2**(max_depth+1) - 1, n_classes + 1]  OUT  per leaf: sums of u per class, then of q
     leaf_w   float64[2**(max_depth+1) - 1, n_classes]      OUT  per leaf and class: sums of w
     (rows in increasing order; filled for leaves only)
-    A split needs min_leaf positive-weight rows and min_weight_fraction * sum(u) weight per side.
+    n_groups histogram.n_feature_groups(n_features, threads)  IN  (speed only)
+    A split needs min_leaf positive-weight rows and min_weight_fraction * sum(u) weight per side
+    (sum(u) from the root's histogram).
     Leaf values: discrete leaves name their heaviest class under u (ties: the lowest; binary:
     N_VALUE = -1 / +1); LEAF_REAL: N_VALUE = leaf_scale * log((U1 + d) / (U0 + d)) with
     d = leaf_smoothing * sum(u); LEAF_LSQ: N_VALUE = (U1 - U0) / sum q, the mean residual.
-    Per level there are two parallel launches (split search, children histograms), both over features.
+    Per level there are three parallel launches: split search and children histograms over features,
+    the partition over the level's nodes.
     """
     n = u.shape[0]
     n_features = codes.shape[0]
-    total_u = 0.0
-    for i in range(n):
-        idx[i] = i
-        total_u += u[i]
-    min_weight = min_weight_fraction * total_u
     node_i[:, :] = -1
     node_f[:, :] = 0.0
     node_range[0, 0] = 0
@@ -367,9 +522,16 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
     node_imp = np.zeros(slots)
     small_range = np.empty((slots, 3), np.int64)
     parent_slot = np.empty(slots, np.int64)
+    split = np.empty((5, slots), np.int64)  # slot, node, feature, bin, missing_left of each split node
+    n_left = np.empty(slots, np.int64)
     with_count = min_leaf > 1
-    rows_histograms(codes, idx, 0, n, y, u, q, n_classes, with_count, hist_a[0])
+    rows_histograms(codes, idx, 0, n, y, u, q, n_classes, with_count, hist_a[0], n_groups)
     cw = np.zeros(hist_a.shape[3])
+    _node_class_weights(hist_a[0], missing_code, n_classes, cw)
+    total_u = 0.0
+    for k in range(n_classes):
+        total_u += cw[k]
+    min_weight = min_weight_fraction * total_u
     ls = criterion == CRITERION_LS
     level_first = 0  # node indices of the current level: level_first .. level_first + level_count - 1
     level_count = 1
@@ -402,12 +564,23 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
             f = best_feature(value[s], node_total[s])
             if f < 0:
                 continue
-            node = level_first + s
-            k = bin_[s, f]
-            ml = missing_left[s, f]
+            split[0, n_split] = s
+            split[1, n_split] = level_first + s
+            split[2, n_split] = f
+            split[3, n_split] = bin_[s, f]
+            split[4, n_split] = missing_left[s, f]
+            n_split += 1
+        partition_level(codes, split[1], split[2], split[3], split[4], n_split, missing_code, node_range, depth == 0,
+                        idx, tmp, n_left)
+        for j in range(n_split):
+            s = split[0, j]
+            node = split[1, j]
+            f = split[2, j]
+            k = split[3, j]
+            ml = split[4, j]
+            nl = n_left[j]
             start = node_range[node, 0]
             stop = node_range[node, 1]
-            nl = partition_rows(codes[f], k, ml, missing_code, idx, tmp, start, stop)
             lc = n_nodes
             rc = n_nodes + 1
             n_nodes += 2
@@ -423,11 +596,10 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
             node_range[rc, 0] = start + nl
             node_range[rc, 1] = stop
             left_small = nl <= stop - start - nl
-            small_range[n_split, 0] = start if left_small else start + nl
-            small_range[n_split, 1] = start + nl if left_small else stop
-            small_range[n_split, 2] = 2 * n_split + (0 if left_small else 1)
-            parent_slot[n_split] = s
-            n_split += 1
+            small_range[j, 0] = start if left_small else start + nl
+            small_range[j, 1] = start + nl if left_small else stop
+            small_range[j, 2] = 2 * j + (0 if left_small else 1)
+            parent_slot[j] = s
         if n_split == 0:
             break
         # children of this level are nodes n_nodes - 2 * n_split .. n_nodes - 1, slot j <-> node first + j
@@ -435,8 +607,11 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
         level_count = 2 * n_split
         if depth + 1 < max_depth:
             level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes, with_count, parent_slot,
-                                   hist_a, hist_b)
+                                   hist_a, hist_b, n_groups)
             hist_a, hist_b = hist_b, hist_a
+    if n_nodes == 1:  # the root is a leaf: its rows were never partitioned into idx
+        for i in range(n):
+            idx[i] = i
     # leaves: row assignment and per-class sums (rows in increasing order within each leaf)
     leaf_sums(node_i, node_range, n_nodes, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w)
     delta = leaf_smoothing * total_u

@@ -73,7 +73,7 @@ def apply_stump(codes_f, k, missing_left, missing_code, left, right, y, u, w, yh
 
 
 @pjit
-def update_weights(w, p, yh, alpha, w_correct, w_wrong, block_sums):
+def update_weights(w, p, yh, alpha, w_correct, w_wrong, block_sums, need_s2=True):
     """w_i <- w_i * exp(-alpha * y_i h_i) / Z, in place, in one pass.
 
     w           float64[n_samples]  IN/OUT boosting weights, sum 1 on entry and exit
@@ -83,7 +83,8 @@ def update_weights(w, p, yh, alpha, w_correct, w_wrong, block_sums):
     block_sums  float64[n_blocks, >=1]     scratch
     Z = W_I exp(-alpha) + W_J exp(alpha) is known before the pass, so scaling and
     renormalising are one multiplication per row (exp is evaluated twice per round).
-    Returns (Z, sum_i w_i**2 / p_i over p_i > 0) after the update.
+    Returns (Z, sum_i w_i**2 / p_i over p_i > 0) after the update; the second is 0.0 without need_s2
+    (only the variance costs read it, and its division per row is most of this pass's time).
     """
     n = w.shape[0]
     nb = -(-n // BLOCK)
@@ -92,6 +93,10 @@ def update_weights(w, p, yh, alpha, w_correct, w_wrong, block_sums):
     z = w_correct * down + w_wrong * up
     down /= z
     up /= z
+    if not need_s2:
+        for i in prange(n):
+            w[i] *= down if yh[i] > 0 else up
+        return z, 0.0
     for b in prange(nb):
         s2 = 0.0
         for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
