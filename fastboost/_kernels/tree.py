@@ -326,6 +326,29 @@ def level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes,
 
 
 @jit
+def _range_tasks(nodes, count, node_range, is_leaf):
+    """Tasks of <= BLOCK consecutive positions covering the ranges of nodes[:count] (is_leaf: only those
+    with is_leaf[node], for a node list of all nodes); int64[n_tasks, 6]: index into nodes, start, stop,
+    and three free columns. An empty range gets one empty task. Tasks follow the node order, then position."""
+    n_tasks = 0
+    for j in range(count):
+        node = nodes[j]
+        if is_leaf[node]:
+            n_tasks += max(1, -(-(node_range[node, 1] - node_range[node, 0]) // BLOCK))
+    task = np.zeros((n_tasks, 6), np.int64)
+    t = 0
+    for j in range(count):
+        node = nodes[j]
+        if is_leaf[node]:
+            for a in range(node_range[node, 0], max(node_range[node, 1], node_range[node, 0] + 1), BLOCK):
+                task[t, 0] = j
+                task[t, 1] = a
+                task[t, 2] = min(a + BLOCK, node_range[node, 1])
+                t += 1
+    return task
+
+
+@jit
 def _goes_left(c, k, missing_left, missing_code):
     return ((c <= k) & (c != missing_code)) | ((c == missing_code) & missing_left)
 
@@ -362,19 +385,9 @@ def partition_level(codes, split_node, split_f, split_k, split_ml, n_split, miss
     Threads over blocks of BLOCK positions of all the nodes (count, then scatter to offsets from the
     counts, then copy back): balanced however unequal the nodes are, and the rows keep their order.
     """
-    n_tasks = 0
-    for j in range(n_split):
-        node = split_node[j]
-        n_tasks += max(1, -(-(node_range[node, 1] - node_range[node, 0]) // BLOCK))
-    task = np.empty((n_tasks, 6), np.int64)  # split, start, stop, left count, left offset, right offset
-    t = 0
-    for j in range(n_split):
-        node = split_node[j]
-        for a in range(node_range[node, 0], max(node_range[node, 1], node_range[node, 0] + 1), BLOCK):
-            task[t, 0] = j
-            task[t, 1] = a
-            task[t, 2] = min(a + BLOCK, node_range[node, 1])
-            t += 1
+    # split, start, stop, left count, left offset, right offset
+    task = _range_tasks(split_node, n_split, node_range, np.ones(node_range.shape[0], np.bool_))
+    n_tasks = task.shape[0]
     for t in prange(n_tasks):
         j = task[t, 0]
         ml = split_ml[j] != 0
@@ -419,66 +432,133 @@ def _node_class_weights(hist, missing_code, n_classes, out):
             out[k] += hist[0, b, k]
 
 
+@jit
+def _leaf_row_sums(src, a, b, leaf_of_codes_f, k, missing_left, missing_code, lc, y, u, q, w, ls, n_classes,
+                   leaf_of_row, part):
+    """Rows at positions a:b (src[p], or p when src is None) to their leaf, and the leaves' sums.
+
+    leaf_of_codes_f None: every row goes to leaf lc; else the rows are split by (codes_f, k,
+    missing_left): left to lc, right to lc + 1. part float64[2, n_classes + 1 + n_classes]  OUT
+    (per side: sums of u by class, of q, then of w by class), rows in order.
+    """
+    nu = n_classes + 1
+    part[:, :] = 0.0
+    if n_classes == 2 and not ls:  # scalar sums (adding 0.0 * u is exact: each sum is its rows' in order)
+        lu0 = 0.0
+        lu1 = 0.0
+        lw0 = 0.0
+        lw1 = 0.0
+        ru0 = 0.0
+        ru1 = 0.0
+        rw0 = 0.0
+        rw1 = 0.0
+        for p in range(a, b):
+            i = p if src is None else src[p]
+            if leaf_of_codes_f is None:
+                left = 1.0
+            else:
+                left = np.float64(_goes_left(leaf_of_codes_f[i], k, missing_left, missing_code))
+            leaf_of_row[i] = lc + 1 - np.int64(left)
+            one = np.float64(y[i])
+            ui = u[i]
+            wi = w[i]
+            lu1 += left * one * ui
+            lu0 += left * (1.0 - one) * ui
+            lw1 += left * one * wi
+            lw0 += left * (1.0 - one) * wi
+            ru1 += (1.0 - left) * one * ui
+            ru0 += (1.0 - left) * (1.0 - one) * ui
+            rw1 += (1.0 - left) * one * wi
+            rw0 += (1.0 - left) * (1.0 - one) * wi
+        part[0, 0] = lu0
+        part[0, 1] = lu1
+        part[0, nu] = lw0
+        part[0, nu + 1] = lw1
+        part[1, 0] = ru0
+        part[1, 1] = ru1
+        part[1, nu] = rw0
+        part[1, nu + 1] = rw1
+        return
+    for p in range(a, b):
+        i = p if src is None else src[p]
+        side = 0
+        if leaf_of_codes_f is not None:
+            side = 0 if _goes_left(leaf_of_codes_f[i], k, missing_left, missing_code) else 1
+        leaf_of_row[i] = lc + side
+        part[side, y[i]] += u[i]
+        part[side, nu + y[i]] += w[i]
+        if ls:
+            part[side, n_classes] += q[i]
+
+
+@jit
+def _add_parts(task, parts, leaf, leaf_u, leaf_w):
+    """leaf_u / leaf_w of the leaves named by leaf[task, side] (-1: none): the tasks' parts, added in task order."""
+    nu = leaf_u.shape[1]
+    for t in range(task.shape[0]):
+        for side in range(2):
+            node = leaf[t, side]
+            if node < 0:
+                continue
+            for k in range(nu):
+                leaf_u[node, k] += parts[t, side, k]
+            for k in range(leaf_w.shape[1]):
+                leaf_w[node, k] += parts[t, side, nu + k]
+
+
 @pjit
-def leaf_sums(node_i, node_range, n_nodes, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w):
-    """Each leaf's rows get its index; per leaf and class sums of u and w (and of q for least squares).
+def leaf_sums(node_i, node_range, n_first, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w):
+    """The leaves among nodes 0 .. n_first - 1: each leaf's rows get its index; per leaf and class sums of u
+    and w (and of q for least squares).
 
     Threads over tasks of <= BLOCK consecutive positions of one leaf's range (leaves differ in size, so
     threads over leaves would leave one idle); a leaf's sum adds its tasks' partial sums in position
     order, which is row order: the result does not depend on the number of threads.
     """
-    n_tasks = 0
-    for node in range(n_nodes):
-        if node_i[node, N_LEFT] < 0:
-            n_tasks += max(1, -(-(node_range[node, 1] - node_range[node, 0]) // BLOCK))
-    task = np.empty((n_tasks, 3), np.int64)  # node, start, stop
-    t = 0
-    for node in range(n_nodes):
-        if node_i[node, N_LEFT] < 0:
-            for a in range(node_range[node, 0], max(node_range[node, 1], node_range[node, 0] + 1), BLOCK):
-                task[t, 0] = node
-                task[t, 1] = a
-                task[t, 2] = min(a + BLOCK, node_range[node, 1])
-                t += 1
-    nu = leaf_u.shape[1]
-    part = np.zeros((n_tasks, nu + n_classes))
+    nodes = np.arange(n_first)
+    is_leaf = node_i[:, N_LEFT] < 0
+    task = _range_tasks(nodes, n_first, node_range, is_leaf)
+    n_tasks = task.shape[0]
+    parts = np.empty((n_tasks, 2, leaf_u.shape[1] + n_classes))
+    leaf = np.full((n_tasks, 2), -1, np.int64)
     for t in prange(n_tasks):
         node = task[t, 0]
-        if n_classes == 2 and not ls:
-            u0 = 0.0
-            u1 = 0.0
-            w0 = 0.0
-            w1 = 0.0
-            for j in range(task[t, 1], task[t, 2]):
-                i = idx[j]
-                leaf_of_row[i] = node
-                one = np.float64(y[i])  # adding 0.0 * u is exact: each class sum is its rows' sum in order
-                u1 += one * u[i]
-                u0 += (1.0 - one) * u[i]
-                w1 += one * w[i]
-                w0 += (1.0 - one) * w[i]
-            part[t, 0] = u0
-            part[t, 1] = u1
-            part[t, nu] = w0
-            part[t, nu + 1] = w1
-        else:
-            for j in range(task[t, 1], task[t, 2]):
-                i = idx[j]
-                leaf_of_row[i] = node
-                part[t, y[i]] += u[i]
-                part[t, nu + y[i]] += w[i]
-                if ls:
-                    part[t, n_classes] += q[i]
-    for node in range(n_nodes):
-        if node_i[node, N_LEFT] < 0:
+        leaf[t, 0] = node
+        _leaf_row_sums(idx, task[t, 1], task[t, 2], None, 0, False, 0, node, y, u, q, w, ls, n_classes,
+                       leaf_of_row, parts[t])
+    for node in range(n_first):
+        if is_leaf[node]:
             leaf_u[node, :] = 0.0
             leaf_w[node, :] = 0.0
-    for t in range(n_tasks):
-        node = task[t, 0]
-        for k in range(nu):
-            leaf_u[node, k] += part[t, k]
-        for k in range(n_classes):
-            leaf_w[node, k] += part[t, nu + k]
+    _add_parts(task, parts, leaf, leaf_u, leaf_w)
+
+
+@pjit
+def split_to_leaves(codes, split_node, split_f, split_k, split_ml, n_split, missing_code, node_range, root, idx,
+                    first_child, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w):
+    """The last level: split j's rows go straight to its leaves first_child + 2j (left) and + 2j + 1
+    (right), with the leaves' sums as leaf_sums, without partitioning idx (threads over blocks)."""
+    task = _range_tasks(split_node, n_split, node_range, np.ones(node_range.shape[0], np.bool_))
+    n_tasks = task.shape[0]
+    parts = np.empty((n_tasks, 2, leaf_u.shape[1] + n_classes))
+    leaf = np.empty((n_tasks, 2), np.int64)
+    for t in prange(n_tasks):
+        j = task[t, 0]
+        lc = first_child + 2 * j
+        leaf[t, 0] = lc
+        leaf[t, 1] = lc + 1
+        ml = split_ml[j] != 0
+        if root:
+            _leaf_row_sums(None, task[t, 1], task[t, 2], codes[split_f[j]], split_k[j], ml, missing_code, lc, y, u,
+                           q, w, ls, n_classes, leaf_of_row, parts[t])
+        else:
+            _leaf_row_sums(idx, task[t, 1], task[t, 2], codes[split_f[j]], split_k[j], ml, missing_code, lc, y, u,
+                           q, w, ls, n_classes, leaf_of_row, parts[t])
+    for j in range(n_split):
+        for side in range(2):
+            leaf_u[first_child + 2 * j + side, :] = 0.0
+            leaf_w[first_child + 2 * j + side, :] = 0.0
+    _add_parts(task, parts, leaf, leaf_u, leaf_w)
 
 
 @jit
@@ -536,6 +616,7 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
     level_first = 0  # node indices of the current level: level_first .. level_first + level_count - 1
     level_count = 1
     n_nodes = 1
+    n_first = -1  # leaf_sums handles the leaves among nodes < n_first (split_to_leaves those after)
     for depth in range(max_depth):
         any_active = False
         for s in range(level_count):
@@ -570,8 +651,15 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
             split[3, n_split] = bin_[s, f]
             split[4, n_split] = missing_left[s, f]
             n_split += 1
-        partition_level(codes, split[1], split[2], split[3], split[4], n_split, missing_code, node_range, depth == 0,
-                        idx, tmp, n_left)
+        last = depth + 1 == max_depth
+        if last:  # the children are leaves: rows straight to them with their sums, no partition
+            n_first = n_nodes
+            split_to_leaves(codes, split[1], split[2], split[3], split[4], n_split, missing_code, node_range,
+                            depth == 0, idx, n_nodes, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w)
+            n_left[:n_split] = 0  # (the children's ranges are not used)
+        else:
+            partition_level(codes, split[1], split[2], split[3], split[4], n_split, missing_code, node_range,
+                            depth == 0, idx, tmp, n_left)
         for j in range(n_split):
             s = split[0, j]
             node = split[1, j]
@@ -609,11 +697,13 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
             level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes, with_count, parent_slot,
                                    hist_a, hist_b, n_groups)
             hist_a, hist_b = hist_b, hist_a
+    if n_first < 0:  # the last level was not reached
+        n_first = n_nodes
     if n_nodes == 1:  # the root is a leaf: its rows were never partitioned into idx
         for i in range(n):
             idx[i] = i
-    # leaves: row assignment and per-class sums (rows in increasing order within each leaf)
-    leaf_sums(node_i, node_range, n_nodes, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w)
+    # the other leaves: row assignment and per-class sums (rows in increasing order within each leaf)
+    leaf_sums(node_i, node_range, n_first, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w)
     delta = leaf_smoothing * total_u
     for node in range(n_nodes):
         if node_i[node, N_LEFT] >= 0:
