@@ -125,6 +125,31 @@ def self_peak_rss_mb():
         return None
 
 
+def reset_peak_rss():
+    """Reset this process's peak RSS (VmHWM) to its current RSS; True if the OS allowed it (Linux:
+    writing 5 to /proc/self/clear_refs)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+class _FitMemory:
+    """Peak RSS of the timed fits over the RSS just before them (the library imported and warmed up,
+    the data loaded): what fitting itself needs beyond its input."""
+
+    def __enter__(self):
+        self.ok = reset_peak_rss()
+        self.before = current_rss_mb()
+        return self
+
+    def __exit__(self, *exc):
+        peak = self_peak_rss_mb()
+        self.mb = peak - self.before if (self.ok and peak is not None and self.before is not None) else None
+
+
 def _system_busy_cpu():
     """Busy CPU seconds of the whole machine so far (psutil), or None."""
     try:
@@ -421,15 +446,17 @@ def run_task(task, data, say=log):
             cls(**{**params, "n_estimators": 5}).fit(Xw, yw).predict(Xw[:100])
         res["warmup_s"] = tw.s
         res["threads_used"] = resolve_n_jobs(threads)
-        for r in range(task["repeat"]):
-            gc.collect()
-            est = cls(**params)
-            with _Timer() as t:
-                est.fit(Xtr, ytr)
-            n_run = int(est.n_estimators_)
-            train = est.fit_time_ - est.bin_time_
-            record(r, {"prep_s": est.bin_time_, "train_s": train, "fit_wall_s": t.s, "rounds": n_run,
-                       "per_round_s": train / max(n_run, 1)})
+        with _FitMemory() as fit_mem:
+            for r in range(task["repeat"]):
+                gc.collect()
+                est = cls(**params)
+                with _Timer() as t:
+                    est.fit(Xtr, ytr)
+                n_run = int(est.n_estimators_)
+                train = est.fit_time_ - est.bin_time_
+                record(r, {"prep_s": est.bin_time_, "train_s": train, "fit_wall_s": t.s, "rounds": n_run,
+                           "per_round_s": train / max(n_run, 1)})
+        res["fit_peak_over_start_mb"] = fit_mem.mb
         if n_run < fit_rounds:
             res["note"] = f"stopped early after {n_run} of {fit_rounds} rounds"
         res["prep_what"] = "BinMapper fit_transform (bin_time_)"
@@ -458,14 +485,16 @@ def run_task(task, data, say=log):
         res["note"] = "1 thread (no n_jobs), no binning"
         Xw, yw = _warm_slice(Xtr, ytr)
         make(2).fit(Xw, yw)
-        for r in range(task["repeat"]):
-            gc.collect()
-            est = make(fit_rounds)
-            with _Timer() as t:
-                est.fit(Xtr, ytr)
-            n_run = len(est.estimators_)
-            record(r, {"prep_s": None, "train_s": t.s, "fit_wall_s": t.s, "rounds": n_run,
-                       "per_round_s": t.s / max(n_run, 1)})
+        with _FitMemory() as fit_mem:
+            for r in range(task["repeat"]):
+                gc.collect()
+                est = make(fit_rounds)
+                with _Timer() as t:
+                    est.fit(Xtr, ytr)
+                n_run = len(est.estimators_)
+                record(r, {"prep_s": None, "train_s": t.s, "fit_wall_s": t.s, "rounds": n_run,
+                           "per_round_s": t.s / max(n_run, 1)})
+        res["fit_peak_over_start_mb"] = fit_mem.mb
         res["prep_what"] = None
         pred, res["predict_s"] = _time_predict(lambda: est.predict(Xte), reps=1)
 
@@ -480,17 +509,19 @@ def run_task(task, data, say=log):
         res["threads_used"] = threads
         Xw, yw = _warm_slice(Xtr, ytr)
         lgb.train(params, lgb.Dataset(Xw, label=yw, params=ds_params), num_boost_round=2)
-        for r in range(task["repeat"]):
-            gc.collect()
-            with _Timer() as tp:
-                ds = lgb.Dataset(Xtr, label=ytr, params=ds_params, free_raw_data=False).construct()
-            with _Timer() as t:
-                bst = lgb.train(params, ds, num_boost_round=fit_rounds)
-            n_run = int(bst.current_iteration())
-            record(r, {"prep_s": tp.s, "train_s": t.s, "fit_wall_s": tp.s + t.s, "rounds": n_run,
-                       "per_round_s": t.s / max(n_run, 1)})
-            if r < task["repeat"] - 1:
-                del bst, ds
+        with _FitMemory() as fit_mem:
+            for r in range(task["repeat"]):
+                gc.collect()
+                with _Timer() as tp:
+                    ds = lgb.Dataset(Xtr, label=ytr, params=ds_params, free_raw_data=False).construct()
+                with _Timer() as t:
+                    bst = lgb.train(params, ds, num_boost_round=fit_rounds)
+                n_run = int(bst.current_iteration())
+                record(r, {"prep_s": tp.s, "train_s": t.s, "fit_wall_s": tp.s + t.s, "rounds": n_run,
+                           "per_round_s": t.s / max(n_run, 1)})
+                if r < task["repeat"] - 1:
+                    del bst, ds
+        res["fit_peak_over_start_mb"] = fit_mem.mb
         res["prep_what"] = "lgb.Dataset(free_raw_data=False).construct()"
         pred, res["predict_s"] = _time_predict(lambda: bst.predict(Xte, num_threads=threads) > 0.5)
 
@@ -504,17 +535,19 @@ def run_task(task, data, say=log):
         res["threads_used"] = threads
         Xw, yw = _warm_slice(Xtr, ytr)
         xgb.train(params, xgb.QuantileDMatrix(Xw, label=yw, max_bin=bins, nthread=threads), num_boost_round=2)
-        for r in range(task["repeat"]):
-            gc.collect()
-            with _Timer() as tp:
-                dm = xgb.QuantileDMatrix(Xtr, label=ytr, max_bin=bins, nthread=threads)
-            with _Timer() as t:
-                bst = xgb.train(params, dm, num_boost_round=fit_rounds)
-            n_run = int(bst.num_boosted_rounds())
-            record(r, {"prep_s": tp.s, "train_s": t.s, "fit_wall_s": tp.s + t.s, "rounds": n_run,
-                       "per_round_s": t.s / max(n_run, 1)})
-            if r < task["repeat"] - 1:
-                del bst, dm
+        with _FitMemory() as fit_mem:
+            for r in range(task["repeat"]):
+                gc.collect()
+                with _Timer() as tp:
+                    dm = xgb.QuantileDMatrix(Xtr, label=ytr, max_bin=bins, nthread=threads)
+                with _Timer() as t:
+                    bst = xgb.train(params, dm, num_boost_round=fit_rounds)
+                n_run = int(bst.num_boosted_rounds())
+                record(r, {"prep_s": tp.s, "train_s": t.s, "fit_wall_s": tp.s + t.s, "rounds": n_run,
+                           "per_round_s": t.s / max(n_run, 1)})
+                if r < task["repeat"] - 1:
+                    del bst, dm
+        res["fit_peak_over_start_mb"] = fit_mem.mb
         res["prep_what"] = "xgboost.QuantileDMatrix(max_bin=bins)"
         pred, res["predict_s"] = _time_predict(lambda: bst.inplace_predict(Xte) > 0.5)
 
@@ -532,21 +565,23 @@ def run_task(task, data, say=log):
         with threadpool_limits(threads, user_api="openmp"):
             HistGradientBoostingClassifier(**{**params, "max_iter": 2}).fit(Xw, yw)
             separable = True
-            for r in range(task["repeat"]):
-                gc.collect()
-                est = HistGradientBoostingClassifier(**params, verbose=1)
-                buf = io.StringIO()
-                with contextlib.redirect_stdout(buf), _Timer() as t:
-                    est.fit(Xtr, ytr)
-                m = re.search(r"Binning [\d.]+ GB of training data: ([\d.]+) s", buf.getvalue())
-                n_run = int(est.n_iter_)
-                if m:
-                    prep = float(m.group(1))
-                    train = t.s - prep
-                else:
-                    separable, prep, train = False, None, t.s
-                record(r, {"prep_s": prep, "train_s": train, "fit_wall_s": t.s, "rounds": n_run,
-                           "per_round_s": train / max(n_run, 1)})
+            with _FitMemory() as fit_mem:
+                for r in range(task["repeat"]):
+                    gc.collect()
+                    est = HistGradientBoostingClassifier(**params, verbose=1)
+                    buf = io.StringIO()
+                    with contextlib.redirect_stdout(buf), _Timer() as t:
+                        est.fit(Xtr, ytr)
+                    m = re.search(r"Binning [\d.]+ GB of training data: ([\d.]+) s", buf.getvalue())
+                    n_run = int(est.n_iter_)
+                    if m:
+                        prep = float(m.group(1))
+                        train = t.s - prep
+                    else:
+                        separable, prep, train = False, None, t.s
+                    record(r, {"prep_s": prep, "train_s": train, "fit_wall_s": t.s, "rounds": n_run,
+                               "per_round_s": train / max(n_run, 1)})
+            res["fit_peak_over_start_mb"] = fit_mem.mb
             pred, res["predict_s"] = _time_predict(lambda: est.predict(Xte))
         if separable:
             res["prep_what"] = "HGB's own binning time, read from its verbose log (fit minus it = train)"
@@ -871,7 +906,8 @@ def format_table(payload):
                  + ", ".join(f"{k} {v}" for k, v in m["versions"].items()))
     lw = max([len("library")] + [len(r["label"]) for r in res]) + 2
     head = (f"{'library':<{lw}}{'prep (s)':>9}{'rounds':>8}{'train (s)':>11}{'per round (ms)':>16}"
-            f"{'vs fastboost':>14}{'test acc':>10}{'predict (ms)':>14}{'peak RSS MB':>13}{'base':>6}{'load':>6}  notes")
+            f"{'vs fastboost':>14}{'test acc':>10}{'predict (ms)':>14}{'peak RSS MB':>13}{'base':>6}{'fit +MB':>9}"
+            f"{'load':>6}  notes")
     loads = [r["other_load_cores"] for r in res if r.get("other_load_cores") is not None]
     worst = max(loads + [payload.get("other_load_at_start_cores") or 0.0])
     if worst > 0.25:
@@ -888,8 +924,9 @@ def format_table(payload):
         load = "-" if r.get("other_load_cores") is None else f"{r['other_load_cores']:.1f}"
         notes = r.get("note", "")
         pr = "-" if r.get("predict_s") is None else _ms(r["predict_s"])
+        fit_mb = "-" if r.get("fit_peak_over_start_mb") is None else f"{r['fit_peak_over_start_mb']:.0f}"
         lines.append(f"{r['label']:<{lw}}{prep:>9}{rounds:>8}{r['train_s']:>11.3f}{_ms(r['per_round_s']):>16}"
-                     f"{vs:>14}{100 * r['test_accuracy']:>9.2f}%{pr:>14}{rss:>13}{base:>6}{load:>6}  {notes}")
+                     f"{vs:>14}{100 * r['test_accuracy']:>9.2f}%{pr:>14}{rss:>13}{base:>6}{fit_mb:>9}{load:>6}  {notes}")
     lines.append("")
     if ref:
         parts = [f"{r['short']}/{ref['short']} per-round = {_ratio(r['per_round_s'] / ref['per_round_s'])}"
@@ -951,6 +988,12 @@ def format_table(payload):
         lines.append("  sklearn HGB prep = the binning time HGB prints with verbose=1; its train = fit wall time - "
                      "that (so it includes HGB's input validation)")
     lines.append(f"  peak RSS: {payload['rss_method']}")
+    lines.append("  fit +MB: the peak RSS during the timed fits (preparation included) over the RSS just before them "
+                 "(data loaded, library imported and warmed up): the memory fitting needs beyond its input")
+    if ref and ref.get("fit_peak_over_start_mb") is not None:
+        codes_mb = data["n_train"] * data["n_features"] / 2 ** 20
+        lines.append(f"  fastboost's fit +MB {ref['fit_peak_over_start_mb']:.0f} vs 1.5 x its uint8 codes + 100 MB = "
+                     f"{1.5 * codes_mb + 100:.0f} MB")
     return "\n".join(lines)
 
 

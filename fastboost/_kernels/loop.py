@@ -32,7 +32,7 @@ from .._types import OPT_USE_Q, R_ALPHA, R_BIN, R_EDGE, R_ERROR, R_FEATURE, R_LE
 from .._types import R_MISSING_LEFT, R_RIGHT, R_THRESHOLD, R_VAL_ERROR, RAN_ALL, REJECT, STATE_BEST_T
 from .._types import STATE_BEST_VAL, STATE_SINCE_BEST, STOPPED_BY_RULE, STOPPED_EARLY, SUM_QI, SUM_QJ, SUM_UI
 from .._types import FOPT_LEAF_SCALE, FOPT_LEAF_SMOOTHING, FOPT_MIN_WEIGHT_LEAF, LEAF_LSQ, LEAF_REAL, N_BIN
-from .._types import N_FEATURE, OPT_HIST_GROUPS, OPT_NEED_S2, OPT_U_IS_W, SUM_ETA
+from .._types import N_CLASS, N_FEATURE, OPT_HIST_GROUPS, OPT_NEED_S2, OPT_U_IS_W, SUM_ETA
 from .._types import N_LEFT, N_MISSING_LEFT, N_THRESHOLD, N_VALUE, OPT_LEAF, OPT_MAX_DEPTH, OPT_MIN_SAMPLES_LEAF
 from .._types import OPT_N_CLASSES, SUM_UJ, SUM_WI, SUM_WJ
 from .histogram import build_histograms, build_histograms_q
@@ -164,7 +164,8 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts, fopts,
                 sums[SUM_UJ] = max(-g, 0.0)
                 sums[SUM_ETA] = eta
             elif not real_leaves:
-                tree_outputs(leaf_of_row, tree_i[t], ylab, yh)
+                if n_classes > 2:  # (binary: the update reads the leaves directly)
+                    tree_outputs(leaf_of_row, tree_i[t], ylab, yh)
             else:
                 # confidence-rated leaves, alpha = 1: w <- w exp(-y v_leaf) / Z, Z from the leaves' sums
                 z = 0.0
@@ -181,7 +182,7 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts, fopts,
                 alpha = 1.0
                 decision = 0
                 a = z
-                bb = update_weights_table(w, p, leaf_of_row, ylab, factor, block_sums)
+                bb = update_weights_table(w, p, leaf_of_row, ylab, factor, block_sums, True)
         else:
             # ------------------------------------------------ stump fast path (binary)
             if use_q:
@@ -202,6 +203,17 @@ def _boost(codes, y, p, n_value_bins, missing_code, thresholds, opts, fopts,
                 return t - t_start, STOPPED_BY_RULE
             if max_depth > 0 and ls_leaves:
                 a, bb = update_residuals_leaves(w, p, leaf_of_row, factor, alpha, block_sums)
+            elif max_depth > 0 and n_classes == 2:
+                # discrete binary leaves: w_i * exp(-+alpha) / Z by whether row i's leaf names its class,
+                # the same products as update_weights on tree_outputs, without the yh pass
+                down = np.exp(-alpha)
+                up = np.exp(alpha)
+                a = sums[SUM_WI] * down + sums[SUM_WJ] * up
+                for node in range(n_nodes):
+                    right_class = tree_i[t, node, N_CLASS]
+                    factor[node, 0] = (down if right_class == 0 else up) / a
+                    factor[node, 1] = (down if right_class == 1 else up) / a
+                bb = update_weights_table(w, p, leaf_of_row, ylab, factor, block_sums, need_s2)
             elif opts[OPT_ADDITIVE] != 0:
                 a, bb = update_residuals(w, p, yh, ylab, alpha, block_sums)
             else:

@@ -354,24 +354,18 @@ def _goes_left(c, k, missing_left, missing_code):
 
 
 @jit
-def _count_left(codes_f, k, missing_left, missing_code, src, a, b):
-    """Rows at positions a:b (src[p], or p itself when src is None) that go left."""
-    n = 0
+def _split_block(codes_f, k, missing_left, missing_code, src, a, b, dst):
+    """The rows at positions a:b (src[p], or p when src is None) into dst[a:b]: the left ones forward from
+    a, the right ones backward from b - 1, one branch-free store each. Returns the number going left."""
+    lo = a
+    ro = b - 1
     for p in range(a, b):
-        i = p if src is None else src[p]
-        n += np.int64(_goes_left(codes_f[i], k, missing_left, missing_code))
-    return n
-
-
-@jit
-def _scatter(codes_f, k, missing_left, missing_code, src, a, b, lo, ro, dst):
-    """Rows at positions a:b to dst: the left ones from lo on, the right ones from ro on, in order."""
-    for p in range(a, b):  # branch-free (the side is random: a branch would mispredict half the time)
         i = p if src is None else src[p]
         left = np.int64(_goes_left(codes_f[i], k, missing_left, missing_code))
         dst[lo if left else ro] = i
         lo += left
-        ro += 1 - left
+        ro -= 1 - left
+    return lo - a
 
 
 @pjit
@@ -382,8 +376,9 @@ def partition_level(codes, split_node, split_f, split_k, split_ml, n_split, miss
     split_node, split_f, split_k, split_ml  int64[n_split]  IN  node index and split of each
     root  the level is the root's (idx not filled yet: the rows are the positions)
     n_left  int64[n_split]  OUT  rows going left
-    Threads over blocks of BLOCK positions of all the nodes (count, then scatter to offsets from the
-    counts, then copy back): balanced however unequal the nodes are, and the rows keep their order.
+    Threads over blocks of BLOCK positions of all the nodes: each block splits its rows into tmp (left
+    ones first, right ones reversed at its end), then, at offsets from the blocks' left counts, both
+    runs are copied to idx in row order. Balanced however unequal the nodes are.
     """
     # split, start, stop, left count, left offset, right offset
     task = _range_tasks(split_node, n_split, node_range, np.ones(node_range.shape[0], np.bool_))
@@ -392,9 +387,11 @@ def partition_level(codes, split_node, split_f, split_k, split_ml, n_split, miss
         j = task[t, 0]
         ml = split_ml[j] != 0
         if root:
-            task[t, 3] = _count_left(codes[split_f[j]], split_k[j], ml, missing_code, None, task[t, 1], task[t, 2])
+            task[t, 3] = _split_block(codes[split_f[j]], split_k[j], ml, missing_code, None, task[t, 1], task[t, 2],
+                                      tmp)
         else:
-            task[t, 3] = _count_left(codes[split_f[j]], split_k[j], ml, missing_code, idx, task[t, 1], task[t, 2])
+            task[t, 3] = _split_block(codes[split_f[j]], split_k[j], ml, missing_code, idx, task[t, 1], task[t, 2],
+                                      tmp)
     n_left[:n_split] = 0
     for t in range(n_tasks):
         n_left[task[t, 0]] += task[t, 3]
@@ -410,17 +407,15 @@ def partition_level(codes, split_node, split_f, split_k, split_ml, n_split, miss
         lo += task[t, 3]
         ro += task[t, 2] - task[t, 1] - task[t, 3]
     for t in prange(n_tasks):
-        j = task[t, 0]
-        ml = split_ml[j] != 0
-        if root:
-            _scatter(codes[split_f[j]], split_k[j], ml, missing_code, None, task[t, 1], task[t, 2], task[t, 4],
-                     task[t, 5], tmp)
-        else:
-            _scatter(codes[split_f[j]], split_k[j], ml, missing_code, idx, task[t, 1], task[t, 2], task[t, 4],
-                     task[t, 5], tmp)
-    for t in prange(n_tasks):
-        for p in range(task[t, 1], task[t, 2]):
-            idx[p] = tmp[p]
+        a = task[t, 1]
+        b = task[t, 2]
+        nl = task[t, 3]
+        lo = task[t, 4]
+        for p in range(nl):
+            idx[lo + p] = tmp[a + p]
+        ro = task[t, 5]
+        for p in range(b - a - nl):
+            idx[ro + p] = tmp[b - 1 - p]
 
 
 @jit

@@ -162,14 +162,19 @@ def update_validation(codes_f, k, missing_left, missing_code, left, right, alpha
 
 
 @pjit
-def update_weights_table(w, p, leaf, y, factor, block_sums):
-    """w_i <- w_i * factor[leaf_i, y_i] in place (confidence-rated trees: factor = exp(-v_leaf y) / Z).
+def update_weights_table(w, p, leaf, y, factor, block_sums, need_s2=True):
+    """w_i <- w_i * factor[leaf_i, y_i] in place (trees: factor = exp(-v_leaf y) / Z, or exp(-+alpha) / Z
+    for a leaf that names / does not name the class).
 
     leaf    int64[n_samples]            IN  leaf node of each row
     factor  float64[n_nodes, n_classes] IN  per leaf and class multiplier, normaliser included
-    Returns sum_i w_i**2 / p_i over p_i > 0 after the update.
+    Returns sum_i w_i**2 / p_i over p_i > 0 after the update (0.0 without need_s2).
     """
     n = w.shape[0]
+    if not need_s2:
+        for i in prange(n):
+            w[i] *= factor[leaf[i], y[i]]
+        return 0.0
     nb = -(-n // BLOCK)
     for b in prange(nb):
         s2 = 0.0
