@@ -43,6 +43,12 @@ def group_count(n_groups, n_features):
 
 
 @jit
+def _group_bounds(j, n_groups, n_features):
+    """Features f0:f1 of group j when n_features are cut into n_groups groups as even as can be."""
+    return j * n_features // n_groups, (j + 1) * n_features // n_groups
+
+
+@jit
 def _group_histograms(codes, f0, g, rows, y, u, out):
     """out[k, b, c] = sum of u[i] over the rows i with codes[f0 + k, i] == b and y[i] == c, for k < g <= 4.
 
@@ -120,8 +126,7 @@ def build_histograms(codes, y, u, hist, n_groups):
     d = codes.shape[0]
     ng = group_count(n_groups, d)
     for j in prange(ng):
-        f0 = j * d // ng
-        f1 = (j + 1) * d // ng
+        f0, f1 = _group_bounds(j, ng, d)
         _group_histograms(codes, f0, f1 - f0, None, y, u, hist[f0:f1])
 
 

@@ -25,7 +25,7 @@ from .._config import jit, pjit
 from .._types import CRITERION_GINI, CRITERION_LS, CRITERION_Z, LEAF_LSQ, LEAF_REAL, N_BIN, N_CLASS, N_FEATURE
 from .._types import N_GAIN, N_LEFT
 from .._types import N_MISSING_LEFT, N_RIGHT, N_THRESHOLD, N_VALUE, N_WEIGHT, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
-from .histogram import GROUP, _group_histograms, group_count
+from .histogram import GROUP, _group_bounds, _group_histograms, group_count
 from .split import TIE_RTOL, best_feature
 from .update import BLOCK, block_total
 
@@ -80,15 +80,14 @@ def rows_histograms(codes, idx, start, stop, y, u, q, n_classes, with_count, his
     n_groups  histogram.n_feature_groups(n_features, threads): the binary case runs the grouped kernel
     """
     d = codes.shape[0]
-    if _grouped_case(n_classes, with_count, hist):
-        ng = group_count(n_groups, d)
-        for j in prange(ng):
-            f0 = j * d // ng
-            f1 = (j + 1) * d // ng
+    grouped = _grouped_case(n_classes, with_count, hist)
+    ng = group_count(n_groups, d) if grouped else d  # (one feature a unit otherwise)
+    for j in prange(ng):
+        f0, f1 = _group_bounds(j, ng, d)
+        if grouped:
             _group_rows_histograms(codes, f0, f1, idx, start, stop, y, u, hist[f0:f1])
-    else:
-        for f in prange(d):
-            _rows_histogram_one_feature(codes[f], idx, start, stop, y, u, q, n_classes, with_count, hist[f])
+        else:
+            _rows_histogram_one_feature(codes[f0], idx, start, stop, y, u, q, n_classes, with_count, hist[f0])
 
 
 @jit
@@ -303,25 +302,20 @@ def level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes,
     n_groups     as rows_histograms
     """
     d = codes.shape[0]
-    if _grouped_case(n_classes, with_count, hist_parent):
-        ng = group_count(n_groups, d)
-        for jg in prange(ng):
-            f0 = jg * d // ng
-            f1 = (jg + 1) * d // ng
-            for j in range(n_split):
-                small = small_range[j, 2]
-                large = 4 * j + 1 - small  # the sibling's slot: 2j <-> 2j + 1
+    grouped = _grouped_case(n_classes, with_count, hist_parent)
+    ng = group_count(n_groups, d) if grouped else d  # (one feature a unit otherwise)
+    for jg in prange(ng):
+        f0, f1 = _group_bounds(jg, ng, d)
+        for j in range(n_split):
+            small = small_range[j, 2]
+            large = 4 * j + 1 - small  # the sibling's slot: 2j <-> 2j + 1
+            if grouped:
                 _group_rows_histograms(codes, f0, f1, idx, small_range[j, 0], small_range[j, 1], y, u,
                                        hist_children[small, f0:f1])
-                for f in range(f0, f1):
-                    _subtract(hist_parent[parent_slot[j], f], hist_children[small, f], hist_children[large, f])
-    else:
-        for f in prange(d):
-            for j in range(n_split):
-                small = small_range[j, 2]
-                large = 4 * j + 1 - small
-                _rows_histogram_one_feature(codes[f], idx, small_range[j, 0], small_range[j, 1], y, u, q,
-                                            n_classes, with_count, hist_children[small, f])
+            else:
+                _rows_histogram_one_feature(codes[f0], idx, small_range[j, 0], small_range[j, 1], y, u, q,
+                                            n_classes, with_count, hist_children[small, f0])
+            for f in range(f0, f1):
                 _subtract(hist_parent[parent_slot[j], f], hist_children[small, f], hist_children[large, f])
 
 
@@ -354,13 +348,14 @@ def _goes_left(c, k, missing_left, missing_code):
 
 
 @jit
-def _split_block(codes_f, k, missing_left, missing_code, src, a, b, dst):
-    """The rows at positions a:b (src[p], or p when src is None) into dst[a:b]: the left ones forward from
-    a, the right ones backward from b - 1, one branch-free store each. Returns the number going left."""
+def _split_block(codes_f, k, missing_left, missing_code, idx, root, a, b, dst):
+    """The rows at positions a:b (idx[p], or p itself at the root, whose idx is not filled yet) into dst[a:b]:
+    the left ones forward from a, the right ones backward from b - 1, one branch-free store each.
+    Returns the number going left."""
     lo = a
     ro = b - 1
     for p in range(a, b):
-        i = p if src is None else src[p]
+        i = p if root else idx[p]
         left = np.int64(_goes_left(codes_f[i], k, missing_left, missing_code))
         dst[lo if left else ro] = i
         lo += left
@@ -386,12 +381,8 @@ def partition_level(codes, split_node, split_f, split_k, split_ml, n_split, miss
     for t in prange(n_tasks):
         j = task[t, 0]
         ml = split_ml[j] != 0
-        if root:
-            task[t, 3] = _split_block(codes[split_f[j]], split_k[j], ml, missing_code, None, task[t, 1], task[t, 2],
-                                      tmp)
-        else:
-            task[t, 3] = _split_block(codes[split_f[j]], split_k[j], ml, missing_code, idx, task[t, 1], task[t, 2],
-                                      tmp)
+        task[t, 3] = _split_block(codes[split_f[j]], split_k[j], ml, missing_code, idx, root, task[t, 1],
+                                  task[t, 2], tmp)
     n_left[:n_split] = 0
     for t in range(n_tasks):
         n_left[task[t, 0]] += task[t, 3]
@@ -428,12 +419,12 @@ def _node_class_weights(hist, missing_code, n_classes, out):
 
 
 @jit
-def _leaf_row_sums(src, a, b, leaf_of_codes_f, k, missing_left, missing_code, lc, y, u, q, w, ls, n_classes,
+def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, lc, y, u, q, w, ls, n_classes,
                    leaf_of_row, part):
-    """Rows at positions a:b (src[p], or p when src is None) to their leaf, and the leaves' sums.
+    """Rows at positions a:b (idx[p], or p at the root) to their leaf, and the leaves' sums.
 
-    leaf_of_codes_f None: every row goes to leaf lc; else the rows are split by (codes_f, k,
-    missing_left): left to lc, right to lc + 1. part float64[2, n_classes + 1 + n_classes]  OUT
+    The rows are split by (codes_f, k, missing_left): left to leaf lc, right to lc + 1 (k = 255 with
+    missing_code = -1 sends all of them to lc). part float64[2, n_classes + 1 + n_classes]  OUT
     (per side: sums of u by class, of q, then of w by class), rows in order.
     """
     nu = n_classes + 1
@@ -448,11 +439,8 @@ def _leaf_row_sums(src, a, b, leaf_of_codes_f, k, missing_left, missing_code, lc
         rw0 = 0.0
         rw1 = 0.0
         for p in range(a, b):
-            i = p if src is None else src[p]
-            if leaf_of_codes_f is None:
-                left = 1.0
-            else:
-                left = np.float64(_goes_left(leaf_of_codes_f[i], k, missing_left, missing_code))
+            i = p if root else idx[p]
+            left = np.float64(_goes_left(codes_f[i], k, missing_left, missing_code))
             leaf_of_row[i] = lc + 1 - np.int64(left)
             one = np.float64(y[i])
             ui = u[i]
@@ -475,10 +463,8 @@ def _leaf_row_sums(src, a, b, leaf_of_codes_f, k, missing_left, missing_code, lc
         part[1, nu + 1] = rw1
         return
     for p in range(a, b):
-        i = p if src is None else src[p]
-        side = 0
-        if leaf_of_codes_f is not None:
-            side = 0 if _goes_left(leaf_of_codes_f[i], k, missing_left, missing_code) else 1
+        i = p if root else idx[p]
+        side = 0 if _goes_left(codes_f[i], k, missing_left, missing_code) else 1
         leaf_of_row[i] = lc + side
         part[side, y[i]] += u[i]
         part[side, nu + y[i]] += w[i]
@@ -486,11 +472,46 @@ def _leaf_row_sums(src, a, b, leaf_of_codes_f, k, missing_left, missing_code, lc
             part[side, n_classes] += q[i]
 
 
-@jit
-def _add_parts(task, parts, leaf, leaf_u, leaf_w):
-    """leaf_u / leaf_w of the leaves named by leaf[task, side] (-1: none): the tasks' parts, added in task order."""
+@pjit
+def leaf_sums(node_i, node_range, n_first, codes, split_node, split_f, split_k, split_ml, n_split, missing_code,
+              root, first_child, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w):
+    """Each leaf's rows get its index; per leaf and class sums of u and w (and of q for least squares).
+
+    Two kinds of leaves: those among nodes 0 .. n_first - 1 (their rows are the range node_range[node]
+    of idx), and the children of the last level's splits j < n_split (split_node[j] on feature
+    split_f[j] at bin split_k[j]: left rows to leaf first_child + 2j, right ones to first_child + 2j + 1,
+    straight from the parent's range, without partitioning it; root: the parent is the root and
+    idx is not filled, its rows are the positions).
+    Threads over tasks of <= BLOCK consecutive positions of one range (leaves differ in size, so threads
+    over leaves would leave one idle); a leaf's sum adds its tasks' partial sums in position order,
+    which is row order: the result does not depend on the number of threads.
+    """
+    plain = _range_tasks(np.arange(n_first), n_first, node_range, node_i[:, N_LEFT] < 0)
+    split = _range_tasks(split_node, n_split, node_range, np.ones(node_range.shape[0], np.bool_))
+    n_plain = plain.shape[0]
+    n_tasks = n_plain + split.shape[0]
+    parts = np.empty((n_tasks, 2, leaf_u.shape[1] + n_classes))
+    leaf = np.full((n_tasks, 2), -1, np.int64)
+    for t in prange(n_tasks):
+        if t < n_plain:
+            node = plain[t, 0]
+            leaf[t, 0] = node
+            _leaf_row_sums(idx, False, plain[t, 1], plain[t, 2], codes[0], 255, False, -1, node, y, u, q, w, ls,
+                           n_classes, leaf_of_row, parts[t])
+        else:
+            j = split[t - n_plain, 0]
+            lc = first_child + 2 * j
+            leaf[t, 0] = lc
+            leaf[t, 1] = lc + 1
+            _leaf_row_sums(idx, root, split[t - n_plain, 1], split[t - n_plain, 2], codes[split_f[j]], split_k[j],
+                           split_ml[j] != 0, missing_code, lc, y, u, q, w, ls, n_classes, leaf_of_row, parts[t])
+    for t in range(n_tasks):
+        for side in range(2):
+            if leaf[t, side] >= 0:
+                leaf_u[leaf[t, side], :] = 0.0
+                leaf_w[leaf[t, side], :] = 0.0
     nu = leaf_u.shape[1]
-    for t in range(task.shape[0]):
+    for t in range(n_tasks):  # tasks in order: each leaf's parts in position order
         for side in range(2):
             node = leaf[t, side]
             if node < 0:
@@ -499,61 +520,6 @@ def _add_parts(task, parts, leaf, leaf_u, leaf_w):
                 leaf_u[node, k] += parts[t, side, k]
             for k in range(leaf_w.shape[1]):
                 leaf_w[node, k] += parts[t, side, nu + k]
-
-
-@pjit
-def leaf_sums(node_i, node_range, n_first, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w):
-    """The leaves among nodes 0 .. n_first - 1: each leaf's rows get its index; per leaf and class sums of u
-    and w (and of q for least squares).
-
-    Threads over tasks of <= BLOCK consecutive positions of one leaf's range (leaves differ in size, so
-    threads over leaves would leave one idle); a leaf's sum adds its tasks' partial sums in position
-    order, which is row order: the result does not depend on the number of threads.
-    """
-    nodes = np.arange(n_first)
-    is_leaf = node_i[:, N_LEFT] < 0
-    task = _range_tasks(nodes, n_first, node_range, is_leaf)
-    n_tasks = task.shape[0]
-    parts = np.empty((n_tasks, 2, leaf_u.shape[1] + n_classes))
-    leaf = np.full((n_tasks, 2), -1, np.int64)
-    for t in prange(n_tasks):
-        node = task[t, 0]
-        leaf[t, 0] = node
-        _leaf_row_sums(idx, task[t, 1], task[t, 2], None, 0, False, 0, node, y, u, q, w, ls, n_classes,
-                       leaf_of_row, parts[t])
-    for node in range(n_first):
-        if is_leaf[node]:
-            leaf_u[node, :] = 0.0
-            leaf_w[node, :] = 0.0
-    _add_parts(task, parts, leaf, leaf_u, leaf_w)
-
-
-@pjit
-def split_to_leaves(codes, split_node, split_f, split_k, split_ml, n_split, missing_code, node_range, root, idx,
-                    first_child, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w):
-    """The last level: split j's rows go straight to its leaves first_child + 2j (left) and + 2j + 1
-    (right), with the leaves' sums as leaf_sums, without partitioning idx (threads over blocks)."""
-    task = _range_tasks(split_node, n_split, node_range, np.ones(node_range.shape[0], np.bool_))
-    n_tasks = task.shape[0]
-    parts = np.empty((n_tasks, 2, leaf_u.shape[1] + n_classes))
-    leaf = np.empty((n_tasks, 2), np.int64)
-    for t in prange(n_tasks):
-        j = task[t, 0]
-        lc = first_child + 2 * j
-        leaf[t, 0] = lc
-        leaf[t, 1] = lc + 1
-        ml = split_ml[j] != 0
-        if root:
-            _leaf_row_sums(None, task[t, 1], task[t, 2], codes[split_f[j]], split_k[j], ml, missing_code, lc, y, u,
-                           q, w, ls, n_classes, leaf_of_row, parts[t])
-        else:
-            _leaf_row_sums(idx, task[t, 1], task[t, 2], codes[split_f[j]], split_k[j], ml, missing_code, lc, y, u,
-                           q, w, ls, n_classes, leaf_of_row, parts[t])
-    for j in range(n_split):
-        for side in range(2):
-            leaf_u[first_child + 2 * j + side, :] = 0.0
-            leaf_w[first_child + 2 * j + side, :] = 0.0
-    _add_parts(task, parts, leaf, leaf_u, leaf_w)
 
 
 @jit
@@ -611,7 +577,9 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
     level_first = 0  # node indices of the current level: level_first .. level_first + level_count - 1
     level_count = 1
     n_nodes = 1
-    n_first = -1  # leaf_sums handles the leaves among nodes < n_first (split_to_leaves those after)
+    n_first = -1  # leaf_sums: the leaves among nodes < n_first by their ranges, the last level's by its splits
+    n_last = 0
+    last_root = False
     for depth in range(max_depth):
         any_active = False
         for s in range(level_count):
@@ -646,11 +614,10 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
             split[3, n_split] = bin_[s, f]
             split[4, n_split] = missing_left[s, f]
             n_split += 1
-        last = depth + 1 == max_depth
-        if last:  # the children are leaves: rows straight to them with their sums, no partition
+        if depth + 1 == max_depth:  # the children are leaves: leaf_sums takes the rows straight to them
             n_first = n_nodes
-            split_to_leaves(codes, split[1], split[2], split[3], split[4], n_split, missing_code, node_range,
-                            depth == 0, idx, n_nodes, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w)
+            n_last = n_split
+            last_root = depth == 0
             n_left[:n_split] = 0  # (the children's ranges are not used)
         else:
             partition_level(codes, split[1], split[2], split[3], split[4], n_split, missing_code, node_range,
@@ -697,8 +664,9 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
     if n_nodes == 1:  # the root is a leaf: its rows were never partitioned into idx
         for i in range(n):
             idx[i] = i
-    # the other leaves: row assignment and per-class sums (rows in increasing order within each leaf)
-    leaf_sums(node_i, node_range, n_first, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w)
+    # leaves: row assignment and per-class sums (rows in increasing order within each leaf)
+    leaf_sums(node_i, node_range, n_first, codes, split[1], split[2], split[3], split[4], n_last, missing_code,
+              last_root, n_first, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w)
     delta = leaf_smoothing * total_u
     for node in range(n_nodes):
         if node_i[node, N_LEFT] >= 0:

@@ -93,19 +93,19 @@ def update_weights(w, p, yh, alpha, w_correct, w_wrong, block_sums, need_s2=True
     z = w_correct * down + w_wrong * up
     down /= z
     up /= z
-    if not need_s2:
-        for i in prange(n):
-            w[i] *= down if yh[i] > 0 else up
-        return z, 0.0
     for b in prange(nb):
         s2 = 0.0
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            wi = w[i] * (down if yh[i] > 0 else up)
-            w[i] = wi
-            if p[i] > 0.0:
-                s2 += wi * wi / p[i]
+        if need_s2:
+            for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+                wi = w[i] * (down if yh[i] > 0 else up)
+                w[i] = wi
+                if p[i] > 0.0:
+                    s2 += wi * wi / p[i]
+        else:
+            for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+                w[i] *= down if yh[i] > 0 else up
         block_sums[b, 0] = s2
-    return z, block_total(block_sums, nb, 0)
+    return z, block_total(block_sums, nb, 0) if need_s2 else 0.0
 
 
 @pjit
@@ -171,20 +171,20 @@ def update_weights_table(w, p, leaf, y, factor, block_sums, need_s2=True):
     Returns sum_i w_i**2 / p_i over p_i > 0 after the update (0.0 without need_s2).
     """
     n = w.shape[0]
-    if not need_s2:
-        for i in prange(n):
-            w[i] *= factor[leaf[i], y[i]]
-        return 0.0
     nb = -(-n // BLOCK)
     for b in prange(nb):
         s2 = 0.0
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            wi = w[i] * factor[leaf[i], y[i]]
-            w[i] = wi
-            if p[i] > 0.0:
-                s2 += wi * wi / p[i]
+        if need_s2:
+            for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+                wi = w[i] * factor[leaf[i], y[i]]
+                w[i] = wi
+                if p[i] > 0.0:
+                    s2 += wi * wi / p[i]
+        else:
+            for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+                w[i] *= factor[leaf[i], y[i]]
         block_sums[b, 0] = s2
-    return block_total(block_sums, nb, 0)
+    return block_total(block_sums, nb, 0) if need_s2 else 0.0
 
 
 @pjit
