@@ -275,13 +275,13 @@ _SUM_KERNEL = None
 def _sum_kernel():
     global _SUM_KERNEL
     if _SUM_KERNEL is None:
+        import numba
         from numba import prange
 
-        from fastboost._config import (
-            pjit,  # integer sums vectorise without any fastmath flag
-        )
-
-        @pjit(error_model="numpy")
+        # not cached: this module runs both as fastboost.bench and, in the children, under another
+        # name, and a cache entry written under one name fails to load under the other
+        # (integer sums vectorise without any fastmath flag)
+        @numba.njit(parallel=True, nogil=True, error_model="numpy", cache=False)
         def sum_blocks(a, out, block):
             n = a.shape[0]
             for b in prange(out.shape[0]):
@@ -399,6 +399,24 @@ def _time_predict(predict, reps=3):
     return pred, _median(times)
 
 
+def _prepare_train_repeats(task, record, prepare, train, rounds_of):
+    """``task["repeat"]`` timed repeats of prepare() -> dataset, then train(dataset) -> model (the previous
+    repeat's dataset and model are freed first); returns (the last model, fit +MB)."""
+    model = dataset = None
+    with _FitMemory() as fit_mem:
+        for r in range(task["repeat"]):
+            model = dataset = None
+            gc.collect()
+            with _Timer() as tp:
+                dataset = prepare()
+            with _Timer() as t:
+                model = train(dataset)
+            n_run = int(rounds_of(model))
+            record(r, {"prep_s": tp.s, "train_s": t.s, "fit_wall_s": tp.s + t.s, "rounds": n_run,
+                       "per_round_s": t.s / max(n_run, 1)})
+    return model, fit_mem.mb
+
+
 def run_task(task, data, say=log):
     """Fit one library ``task["repeat"]`` times on ``data``; a JSON-able result dict.
 
@@ -509,19 +527,9 @@ def run_task(task, data, say=log):
         res["threads_used"] = threads
         Xw, yw = _warm_slice(Xtr, ytr)
         lgb.train(params, lgb.Dataset(Xw, label=yw, params=ds_params), num_boost_round=2)
-        with _FitMemory() as fit_mem:
-            for r in range(task["repeat"]):
-                gc.collect()
-                with _Timer() as tp:
-                    ds = lgb.Dataset(Xtr, label=ytr, params=ds_params, free_raw_data=False).construct()
-                with _Timer() as t:
-                    bst = lgb.train(params, ds, num_boost_round=fit_rounds)
-                n_run = int(bst.current_iteration())
-                record(r, {"prep_s": tp.s, "train_s": t.s, "fit_wall_s": tp.s + t.s, "rounds": n_run,
-                           "per_round_s": t.s / max(n_run, 1)})
-                if r < task["repeat"] - 1:
-                    del bst, ds
-        res["fit_peak_over_start_mb"] = fit_mem.mb
+        bst, res["fit_peak_over_start_mb"] = _prepare_train_repeats(
+            task, record, lambda: lgb.Dataset(Xtr, label=ytr, params=ds_params, free_raw_data=False).construct(),
+            lambda ds: lgb.train(params, ds, num_boost_round=fit_rounds), lambda b: b.current_iteration())
         res["prep_what"] = "lgb.Dataset(free_raw_data=False).construct()"
         pred, res["predict_s"] = _time_predict(lambda: bst.predict(Xte, num_threads=threads) > 0.5)
 
@@ -535,19 +543,9 @@ def run_task(task, data, say=log):
         res["threads_used"] = threads
         Xw, yw = _warm_slice(Xtr, ytr)
         xgb.train(params, xgb.QuantileDMatrix(Xw, label=yw, max_bin=bins, nthread=threads), num_boost_round=2)
-        with _FitMemory() as fit_mem:
-            for r in range(task["repeat"]):
-                gc.collect()
-                with _Timer() as tp:
-                    dm = xgb.QuantileDMatrix(Xtr, label=ytr, max_bin=bins, nthread=threads)
-                with _Timer() as t:
-                    bst = xgb.train(params, dm, num_boost_round=fit_rounds)
-                n_run = int(bst.num_boosted_rounds())
-                record(r, {"prep_s": tp.s, "train_s": t.s, "fit_wall_s": tp.s + t.s, "rounds": n_run,
-                           "per_round_s": t.s / max(n_run, 1)})
-                if r < task["repeat"] - 1:
-                    del bst, dm
-        res["fit_peak_over_start_mb"] = fit_mem.mb
+        bst, res["fit_peak_over_start_mb"] = _prepare_train_repeats(
+            task, record, lambda: xgb.QuantileDMatrix(Xtr, label=ytr, max_bin=bins, nthread=threads),
+            lambda dm: xgb.train(params, dm, num_boost_round=fit_rounds), lambda b: b.num_boosted_rounds())
         res["prep_what"] = "xgboost.QuantileDMatrix(max_bin=bins)"
         pred, res["predict_s"] = _time_predict(lambda: bst.inplace_predict(Xte) > 0.5)
 
