@@ -88,6 +88,54 @@ def test_grow_tree_matches_naive(n_classes, criterion, depth, min_leaf, min_wf, 
     assert np.all(np.diff(node_i[:n_nodes, N_LEFT][node_i[:n_nodes, N_LEFT] >= 0]) > 0)
 
 
+@pytest.mark.parametrize("depth", [1, 3])
+def test_tuned_tree_loop_gives_the_reference_model(depth):
+    """The whole boosting loop with the tuned kernels (grouped histograms, block partition, the last
+    level straight to the leaves, the weight update read from the leaves) against a replay with the
+    reference: every round's tree by brute force (``naive.grow_tree_naive``, no subtraction), the step
+    and the weight update in NumPy. Random sample weights, ties and NaN; 13 features make groups of 3-4."""
+    from fastboost._binning import BinMapper
+
+    rng = np.random.default_rng(depth)
+    n, d = 3001, 13
+    X = rng.normal(size=(n, d))
+    X[:, 5] = np.round(X[:, 5])  # ties
+    X[rng.random((n, d)) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) * np.nan_to_num(X[:, 2]) + rng.normal(0, 1, n) > 0)
+    sw = rng.random(n) + 0.05
+    model = AdaBoostClassifier(12, max_depth=depth).fit(X, y.astype(int), sample_weight=sw)
+    mapper = BinMapper(255).fit(X, sw / sw.sum())
+    codes = mapper.transform(X)
+    yi = y.astype(np.uint8)
+    p = sw / sw.sum()
+    w = p.copy()
+    rounds = model.rounds_
+    assert len(rounds) == 12
+    for t in range(len(rounds)):
+        ref = naive.grow_tree_naive(codes, yi, w, mapper.n_value_bins_, mapper.missing_code, 2, CRITERION_ERROR,
+                                    depth)
+        nodes = model.nodes_[t] if depth > 1 else None
+        h = np.empty(n)
+        for j, node in enumerate(ref):
+            if depth > 1:
+                got = (nodes["feature"][j], nodes["bin"][j], nodes["missing_left"][j], nodes["left"][j])
+                want = (node["feature"], node.get("bin", nodes["bin"][j]), node.get("missing_left", nodes[
+                    "missing_left"][j]), node["left"])
+                assert got == want, f"round {t} node {j}"
+            elif node["left"] >= 0:
+                r = rounds[t]
+                assert (r["feature"], r["bin"], r["missing_left"]) == (node["feature"], node["bin"],
+                                                                        node["missing_left"]), f"round {t}"
+            if node["left"] < 0:
+                h[node["rows"]] = 1.0 if node["class_"] == 1 else -1.0
+        ys = np.where(y, 1.0, -1.0)
+        wi, wj = w[ys == h].sum(), w[ys != h].sum()
+        alpha = 0.5 * np.log(wi / wj)
+        np.testing.assert_allclose(rounds["alpha"][t], alpha, rtol=1e-10, err_msg=f"alpha, round {t}")
+        w = w * np.exp(-alpha * ys * h)
+        w /= w.sum()
+
+
 def test_child_histograms_subtraction_equals_brute_force():
     codes, y, u, nvb, mc, thr = random_problem(2000, 5, 3, 17, 4)
     n = len(y)
