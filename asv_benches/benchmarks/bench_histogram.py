@@ -18,8 +18,9 @@ class Histogram:
         except ImportError as exc:
             raise NotImplementedError(f"no histogram kernel at this commit: {exc}")
         try:  # commits with the grouped kernel take the number of feature groups
+            from fastboost._config import resolve_n_jobs
             from fastboost._kernels.histogram import n_feature_groups
-            extra = (n_feature_groups(d, THREADS),)
+            extra = (n_feature_groups(d, resolve_n_jobs(THREADS)),)
         except ImportError:
             extra = ()
         X, y, _, _ = twonorm(n, d)
