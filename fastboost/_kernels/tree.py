@@ -7,9 +7,12 @@ min_samples_leaf > 1 asks for it, a side otherwise needs positive weight). Growt
 each node's split is the best over features (threads over features), bins and the
 side of missing values, exactly as the stump search (``split.py``: missing-left
 first, ties to the lowest feature, bin, then missing-left; "equal" within
-``TIE_RTOL``). A node's rows are a contiguous range of ``idx``, partitioned in
-place (stably, so rows stay in increasing order); the smaller child's histogram
-is built from its rows and the larger one's is the parent's minus it.
+``TIE_RTOL``). A node's rows are a contiguous range of ``idx``, partitioned
+stably (rows stay in increasing order) in parallel blocks; the smaller child's
+histogram is built from its rows and the larger one's is the parent's minus it
+(binary trees without row counts: with the grouped stump kernel of
+``histogram.py``). The last level is not partitioned: its rows go straight to
+their leaves with the leaves' sums (``leaf_sums``).
 
 Split criteria (lower is better), summed over the two sides:
 error ``W - max_c W_c``; gini ``W - sum_c W_c**2 / W``; Z (confidence-rated
