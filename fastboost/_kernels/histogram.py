@@ -15,6 +15,7 @@ equivalent are much slower and are avoided on purpose: a loop over
 ``range(start, stop)`` instead of over a whole (sliced) row array, and a
 histogram stride known only at run time instead of the literal 2.
 """
+import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
@@ -48,6 +49,16 @@ def _group_bounds(j, n_groups, n_features):
     return j * n_features // n_groups, (j + 1) * n_features // n_groups
 
 
+@jit(inline="always")
+def _row(rows, j):
+    """The row at position j as an unsigned index: j itself when rows is None, else rows[j]. (A signed index
+    loaded from memory makes numba guard every array access against negative wraparound; without the
+    guards a gathered pass ran 1.35x faster on the development machine.)"""
+    if rows is None:
+        return np.uint64(j)
+    return np.uint64(rows[j])
+
+
 @jit
 def _group_histograms(codes, f0, g, rows, y, u, out):
     """out[k, b, c] = sum of u[i] over the rows i with codes[f0 + k, i] == b and y[i] == c, for k < g <= 4.
@@ -70,7 +81,7 @@ def _group_histograms(codes, f0, g, rows, y, u, out):
         c2 = codes[f0 + 2]
         c3 = codes[f0 + 3]
         for j in range(m):
-            i = j if rows is None else rows[j]
+            i = _row(rows, j)
             w = u[i]
             c = y[i]
             h0[2 * c0[i] + c] += w
@@ -85,7 +96,7 @@ def _group_histograms(codes, f0, g, rows, y, u, out):
         c1 = codes[f0 + 1]
         c2 = codes[f0 + 2]
         for j in range(m):
-            i = j if rows is None else rows[j]
+            i = _row(rows, j)
             w = u[i]
             c = y[i]
             h0[2 * c0[i] + c] += w
@@ -97,7 +108,7 @@ def _group_histograms(codes, f0, g, rows, y, u, out):
         c0 = codes[f0]
         c1 = codes[f0 + 1]
         for j in range(m):
-            i = j if rows is None else rows[j]
+            i = _row(rows, j)
             w = u[i]
             c = y[i]
             h0[2 * c0[i] + c] += w
@@ -106,7 +117,7 @@ def _group_histograms(codes, f0, g, rows, y, u, out):
         h0 = out[0].ravel()
         c0 = codes[f0]
         for j in range(m):
-            i = j if rows is None else rows[j]
+            i = _row(rows, j)
             h0[2 * c0[i] + y[i]] += u[i]
 
 

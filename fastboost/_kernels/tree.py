@@ -39,7 +39,7 @@ def _rows_histogram_one_feature(codes_f, idx, start, stop, y, u, q, n_classes, w
     with_q = hist_f.shape[1] > n_classes + 1
     direct = start == 0 and stop == idx.shape[0]  # the root: all rows in order, no gather
     for j in range(start, stop):
-        i = j if direct else idx[j]
+        i = np.uint64(j) if direct else np.uint64(idx[j])  # unsigned: no wraparound guards (histogram._row)
         b = codes_f[i]
         hist_f[b, y[i]] += u[i]
         if with_count and u[i] > 0.0:
@@ -358,7 +358,7 @@ def _split_block(codes_f, k, missing_left, missing_code, idx, root, a, b, dst):
     lo = a
     ro = b - 1
     for p in range(a, b):
-        i = p if root else idx[p]
+        i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
         left = np.int64(_goes_left(codes_f[i], k, missing_left, missing_code))
         dst[lo if left else ro] = i
         lo += left
@@ -442,7 +442,7 @@ def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, lc, 
         rw0 = 0.0
         rw1 = 0.0
         for p in range(a, b):
-            i = p if root else idx[p]
+            i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
             left = np.float64(_goes_left(codes_f[i], k, missing_left, missing_code))
             leaf_of_row[i] = lc + 1 - np.int64(left)
             one = np.float64(y[i])
@@ -466,7 +466,7 @@ def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, lc, 
         part[1, nu + 1] = rw1
         return
     for p in range(a, b):
-        i = p if root else idx[p]
+        i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
         side = 0 if _goes_left(codes_f[i], k, missing_left, missing_code) else 1
         leaf_of_row[i] = lc + side
         part[side, y[i]] += u[i]
