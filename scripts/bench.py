@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Same as ``fastboost bench`` (see ``fastboost/bench.py``), using this checkout's fastboost.
+"""Same as ``fastboost bench`` (see ``fastboost/bench/``), using this checkout's fastboost.
 
     python scripts/bench.py --n 1000000 --d 20 --rounds 100
 """

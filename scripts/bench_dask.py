@@ -33,6 +33,17 @@ def _partition(n_rows, n_features, seed):
     return X.astype(np.float32), y
 
 
+def _client_comm_bytes(client):
+    """tests/_comm_bytes.py's TCP byte counter (a test helper, not part of fastboost), loaded by path."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "tests" / "_comm_bytes.py"
+    spec = importlib.util.spec_from_file_location("_fastboost_comm_bytes", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.client_comm_bytes(client)
+
+
 def _sizes(n_rows, n_parts):
     base, extra = divmod(n_rows, n_parts)
     return [base + (i < extra) for i in range(n_parts)]
@@ -94,7 +105,7 @@ def main(argv=None):
 
     stamps = []
     model = fbd.DaskAdaBoostClassifier(n_estimators=args.rounds, n_jobs=args.threads_per_worker)
-    with fbd._client_comm_bytes(client) as counts:
+    with _client_comm_bytes(client) as counts:
         model._round_callback = lambda done, workers: stamps.append((time.perf_counter(), counts["received"],
                                                            counts["sent"]))
         t0 = time.perf_counter()

@@ -21,6 +21,11 @@ from fastboost._binning import BinMapper
 from fastboost._validation import as_distribution
 from fastboost.datasets import make_twonorm
 
+try:  # tests/ as a package or as a plain directory on sys.path
+    from ._comm_bytes import client_comm_bytes
+except ImportError:
+    from _comm_bytes import client_comm_bytes
+
 try:
     import dask
     import dask.array as da
@@ -216,7 +221,7 @@ def test_client_receives_no_row_data(client, monkeypatch):
     X, y = client.persist(list(_twonorm_on_workers(chunks, d, seed=10)))
     distributed.wait([X, y])
     n_workers = len(client.scheduler_info()["workers"])
-    with fbd._client_comm_bytes(client) as counts:
+    with client_comm_bytes(client) as counts:
         model = fbd.DaskAdaBoostClassifier(n_estimators=rounds).fit(X, y)
     assert model.n_estimators_ == rounds
     histograms = rounds * n_workers * d * 256 * 2 * 8  # one float64 histogram per worker and round

@@ -1,0 +1,42 @@
+"""``fastboost bench``: fastboost against scikit-learn, LightGBM and XGBoost on the same data.
+
+On generated twonorm (``fastboost.datasets.make_twonorm``) or a .npy/.parquet/.csv file, fits
+the selected fastboost algorithms and whichever competitors are installed (scikit-learn's
+AdaBoostClassifier on decision trees, LightGBM, XGBoost, scikit-learn's
+HistGradientBoostingClassifier) at the same tree depth, number of rounds, number of bins and
+number of threads, and reports per library:
+
+* preparation (binning) time, measured on its own: fastboost ``bin_time_``; LightGBM
+  ``Dataset(..., free_raw_data=False).construct()``; XGBoost ``QuantileDMatrix`` (every run uses
+  ``tree_method="hist"``); HistGradientBoosting's own binning time from its verbose log;
+  scikit-learn AdaBoost has none (exact splits on raw values);
+* training time per round: median over ``--repeat`` fits of the training time alone divided by
+  the number of rounds actually run (slow competitors at many rows run a few rounds and are
+  extrapolated, marked so);
+* fastboost's first-call (numba compile) time: a fresh process with an empty ``NUMBA_CACHE_DIR``
+  (cold) and a second fresh process on that filled cache (warm);
+* peak RSS: every library runs in its own child process; the peak is that process's high-water
+  mark (VmHWM; ``ru_maxrss`` from ``os.wait4`` where /proc is missing), next to the child's RSS
+  after loading the data and before importing the library;
+* test accuracy on held-out rows;
+* a streaming-bandwidth floor: a numba ``prange`` kernel sums a uint8 array of the size of
+  fastboost's binned codes (n_samples x n_features bytes) in the same process as fastboost's
+  fits; fastboost's per-round time is reported as a multiple of bytes / bandwidth.
+
+The table goes to stdout, progress to stderr, the full record to a JSON file (default
+``bench_results/bench-<timestamp>.json``) and, with matplotlib, a bar chart next to it.
+
+The package's modules import only the standard library and NumPy at the top: the child
+processes load them by path (``_worker.py``), so competitors' children never import fastboost.
+"""
+# measure: memory, timers, load, bandwidth; tasks: data and the per-library runners (RUNNERS), the
+# child processes; report: table, JSON, chart; cli: arguments and run; profile: the kernel profile.
+from .cli import add_arguments, main, run
+from .measure import bandwidth_probe, current_rss_mb, default_threads, self_peak_rss_mb
+from .profile import profile_kernels
+from .report import format_profile, format_table, machine_info, write_plot, write_report
+from .tasks import COMPETITORS, FASTBOOST_ALGORITHMS, RUNNERS, fastboost_class, load_data, run_task
+
+__all__ = ["COMPETITORS", "FASTBOOST_ALGORITHMS", "RUNNERS", "add_arguments", "bandwidth_probe", "current_rss_mb",
+           "default_threads", "fastboost_class", "format_profile", "format_table", "load_data", "machine_info",
+           "main", "profile_kernels", "run", "run_task", "self_peak_rss_mb", "write_plot", "write_report"]

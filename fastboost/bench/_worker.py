@@ -1,0 +1,25 @@
+"""Entry of ``fastboost bench``'s child processes, run by path (``tasks._run_child``).
+
+It loads its sibling modules (``tasks``, and ``measure`` through it) from this directory as the
+submodules of a stand-in package, without importing fastboost: a child that fits a competitor
+never imports fastboost (a fastboost task's child imports it from the runner).
+"""
+import importlib
+import sys
+import types
+from pathlib import Path
+
+PACKAGE = "_fastboost_bench_child"
+
+
+def load(name):
+    """Sibling module ``name`` of this directory, as ``_fastboost_bench_child.<name>``."""
+    if PACKAGE not in sys.modules:
+        package = types.ModuleType(PACKAGE)
+        package.__path__ = [str(Path(__file__).resolve().parent)]
+        sys.modules[PACKAGE] = package
+    return importlib.import_module(f"{PACKAGE}.{name}")
+
+
+if __name__ == "__fastboost_bench_worker__":  # tasks.WORKER_RUN_NAME
+    load("tasks")._worker_main(sys.argv[2])

@@ -1,0 +1,207 @@
+"""Measurements for ``fastboost bench``: RSS and peak memory, timers, the load of other processes,
+CPU accounting and the streaming-bandwidth probe.
+
+Imports only the standard library and NumPy at the top (numba and psutil inside the functions
+that use them): the child processes load this module by path (see ``_worker.py``).
+"""
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+T_START = time.perf_counter()
+
+
+# ======================================================================================= progress and timers
+def log(msg):
+    print(f"[{time.perf_counter() - T_START:7.1f} s] {msg}", file=sys.stderr, flush=True)
+
+
+class _Timer:
+    def __enter__(self):
+        self.t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        self.s = time.perf_counter() - self.t0
+        return False
+
+
+def default_threads():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+# ======================================================================================= memory
+def current_rss_mb():
+    """This process's resident set size now, in MB (psutil, else /proc; None if neither works)."""
+    try:
+        import psutil
+
+        return psutil.Process().memory_info().rss / 2 ** 20
+    except Exception:
+        pass
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
+    except Exception:
+        return None
+
+
+def _maxrss_to_mb(maxrss):
+    return maxrss / 2 ** 20 if sys.platform == "darwin" else maxrss / 1024  # bytes on macOS, KiB on Linux
+
+
+def self_peak_rss_mb():
+    """Peak RSS of this process since it started (exec): VmHWM on Linux, else ru_maxrss."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024  # kB
+    except Exception:
+        pass
+    try:
+        import resource
+
+        return _maxrss_to_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    except Exception:
+        return None
+
+
+def reset_peak_rss():
+    """Reset this process's peak RSS (VmHWM) to its current RSS; True if the OS allowed it (Linux:
+    writing 5 to /proc/self/clear_refs)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+class _FitMemory:
+    """Peak RSS of the timed fits over the RSS just before them (the library imported and warmed up,
+    the data loaded): what fitting itself needs beyond its input."""
+
+    def __enter__(self):
+        self.ok = reset_peak_rss()
+        self.before = current_rss_mb()
+        return self
+
+    def __exit__(self, *exc):
+        peak = self_peak_rss_mb()
+        self.mb = peak - self.before if (self.ok and peak is not None and self.before is not None) else None
+
+
+# ======================================================================================= CPU accounting
+def _system_busy_cpu():
+    """Busy CPU seconds of the whole machine so far (psutil), or None."""
+    try:
+        import psutil
+
+        ct = psutil.cpu_times()
+        return sum(ct) - ct.idle - getattr(ct, "iowait", 0.0)
+    except Exception:
+        return None
+
+
+def _own_cpu():
+    t = os.times()
+    return t.user + t.system
+
+
+def _other_load(seconds):
+    """Cores used by other processes over ``seconds`` (None without psutil)."""
+    busy0, own0, t0 = _system_busy_cpu(), _own_cpu(), time.perf_counter()
+    if busy0 is None:
+        return None
+    time.sleep(seconds)
+    wall = time.perf_counter() - t0
+    return max(0.0, (_system_busy_cpu() - busy0) - (_own_cpu() - own0)) / wall
+
+
+# ================================================================================== bandwidth floor
+_SUM_KERNEL = None
+
+
+def _sum_kernel():
+    global _SUM_KERNEL
+    if _SUM_KERNEL is None:
+        import numba
+        from numba import prange
+
+        # not cached: this module runs both as fastboost.bench.measure and, in the children, under
+        # another package name, and a cache entry written under one name fails to load under the other
+        # (integer sums vectorise without any fastmath flag)
+        @numba.njit(parallel=True, nogil=True, error_model="numpy", cache=False)
+        def sum_blocks(a, out, block):
+            n = a.shape[0]
+            for b in prange(out.shape[0]):
+                c = a[b * block: min(n, (b + 1) * block)]  # a view: the inner loop vectorises
+                s = np.uint64(0)
+                for i in range(c.shape[0]):
+                    s += c[i]
+                out[b] = s
+
+        _SUM_KERNEL = sum_blocks
+    return _SUM_KERNEL
+
+
+def bandwidth_probe(n_bytes, threads, runs=9, min_seconds=0.02):
+    """Streaming read bandwidth: a numba prange kernel sums a uint8 array of ``n_bytes`` bytes.
+
+    Median over ``runs`` timings (each repeats the sum often enough to last ``min_seconds``),
+    after one warm-up call. A small array stays in cache, as the codes of a small data set do.
+    """
+    import numba
+
+    n_bytes = max(1, int(n_bytes))
+    a = np.full(n_bytes, 1, np.uint8)  # every page touched, no temporary (it would count in the peak RSS)
+    block = 1 << 16
+    out = np.empty(-(-n_bytes // block), np.uint64)
+    kernel = _sum_kernel()
+    previous = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        kernel(a, out, block)  # compile + warm
+        t = time.perf_counter()
+        kernel(a, out, block)
+        once = max(time.perf_counter() - t, 1e-7)
+        reps = max(1, int(min_seconds / once))
+        samples = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            for _ in range(reps):
+                kernel(a, out, block)
+            samples.append((time.perf_counter() - t) / reps)
+    finally:
+        numba.set_num_threads(previous)
+    check = int(out.sum())
+    del a
+    med = statistics.median(samples)
+    return {
+        "samples_s": samples,
+        "bytes": n_bytes,
+        "threads": min(threads, numba.config.NUMBA_NUM_THREADS),
+        "runs": runs,
+        "reps_per_run": reps,
+        "median_s": med,
+        "gb_per_s": n_bytes / med / 1e9,
+        "best_gb_per_s": n_bytes / min(samples) / 1e9,
+        "checksum": check,
+        "kernel": "numba njit(parallel=True) prange over 64 KiB blocks, uint64 sum of uint8",
+    }
+
+
+def _pool_probes(probes):
+    """One bandwidth record from several probes of the same size: median and best over all samples."""
+    samples = [x for p in probes for x in p["samples_s"]]
+    med = statistics.median(samples)
+    return {**probes[0], "samples_s": samples, "runs": len(samples), "probes": len(probes), "median_s": med,
+            "gb_per_s": probes[0]["bytes"] / med / 1e9, "best_gb_per_s": probes[0]["bytes"] / min(samples) / 1e9,
+            "probe_medians_gb_per_s": [p["gb_per_s"] for p in probes]}
