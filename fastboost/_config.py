@@ -7,6 +7,9 @@ A test fails if a kernel hard-codes its own fastmath set.
 """
 import contextlib
 import functools
+import os
+import sys
+import warnings
 
 import numba
 
@@ -19,22 +22,67 @@ jit = functools.partial(numba.njit, cache=True, nogil=True, fastmath=FASTMATH)
 pjit = functools.partial(numba.njit, cache=True, nogil=True, fastmath=FASTMATH, parallel=True)
 
 
-def lazy_typed(signature, fn):
-    """A getter for ``fn`` compiled to one explicit signature (cached on disk), built on first call.
+class typed:
+    """A function compiled to one explicit signature (cached on disk), built on first use.
 
-    Used for the entry points that take rules as first-class functions (the loop,
-    QuadBoost's re-weighting). The thread pool is started first: cached parallel
-    code links against the pool's scheduler symbols ("Symbol not found: allocate_sched").
+    Used for everything the loop calls through a pointer (the rules, the weak
+    learners) and for the loop itself: nothing is compiled at import, and a fit
+    compiles only the functions it uses. ``f.get()`` is the compiled dispatcher
+    (what the loop is handed); ``f(...)`` calls it. The thread pool is started
+    first: cached parallel code links against the pool's scheduler symbols
+    ("Symbol not found: allocate_sched").
     """
-    compiled = []
 
-    def get():
-        if not compiled:
+    def __init__(self, signature, fn, name=None):
+        self.signature = signature
+        self.py_func = fn
+        self.__name__ = name or fn.__name__
+        self.__doc__ = fn.__doc__
+        self._compiled = None
+
+    def get(self):
+        if self._compiled is None:
             numba.get_num_threads()
-            compiled.append(numba.njit(signature, cache=True, nogil=True, fastmath=FASTMATH)(fn))
-        return compiled[0]
+            dispatcher = numba.njit(cache=True, nogil=True, fastmath=FASTMATH)(self.py_func)
+            if not _in_cache(dispatcher):
+                first_use_notice()
+            with warnings.catch_warnings():  # first-class functions are "experimental" in numba
+                warnings.simplefilter("ignore", numba.NumbaExperimentalFeatureWarning)
+                dispatcher.compile(self.signature)
+            dispatcher.disable_compile()
+            self._compiled = dispatcher
+        return self._compiled
 
-    return get
+    def __call__(self, *args):
+        return self.get()(*args)
+
+
+def compiled(signature):
+    """Decorator: ``@compiled(SIG)`` makes a :class:`typed` function."""
+    return lambda fn: typed(signature, fn)
+
+
+def _in_cache(dispatcher):
+    """True if numba's on-disk cache has an index for this function (False when it cannot tell)."""
+    try:
+        return os.path.exists(dispatcher._cache._cache_file._index_path)
+    except Exception:  # numba internals: no notice is better than a failed fit
+        return True
+
+
+_NOTICE = []
+
+
+def first_use_notice():
+    """One line on stderr, once per process, before the first compilation of a kernel."""
+    if _NOTICE or os.environ.get("FASTBOOST_QUIET_COMPILE"):
+        return
+    _NOTICE.append(True)
+    print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+
+
+COMPILE_NOTICE = ("fastboost: compiling the kernels this kind of fit uses (once per install: about 10-20 s; later "
+                  "runs load them from the cache; 'fastboost compile' compiles all of them ahead of time)")
 
 
 def resolve_n_jobs(n_jobs):

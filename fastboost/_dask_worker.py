@@ -25,13 +25,13 @@ from . import _validation as v
 from ._algorithms import RULES
 from ._cache import sources_digest
 from ._config import n_threads, resolve_n_jobs
+from ._driver import make_model, make_workspace, pick_learner
 from ._kernels.histogram import build_histograms, build_histograms_q, n_feature_groups
 from ._kernels.reweight import add_voter, voter_correlation
-from ._kernels.update import apply_stump, n_blocks, update_residuals, update_weights
-from ._types import N_HIST_FIELDS, N_NODE_F, N_NODE_I, N_SUMS, R_ALPHA, X_BINNED_DTYPE, Y_DTYPE
+from ._kernels.update import apply_stump
+from ._types import X_BINNED_DTYPE, Y_DTYPE, Model, TrainData
 
-_NO_TREE_I = np.zeros((0, 1, N_NODE_I), np.int64)  # stump voters: the re-weighting kernels' empty tree record
-_NO_TREE_F = np.zeros((0, 1, N_NODE_F), np.float64)
+_NO_NODES = make_model(0, 0).nodes  # stump voters: the re-weighting kernels' empty tree record
 
 
 #: Seconds between checks that a child of the histogram tree is still in the cluster.
@@ -163,7 +163,7 @@ class WorkerShard:
             out.append((part, q.sum(), _sample_rows(self._X[j], rows), q[rows]))
         return out
 
-    def bin(self, seq, mapper, q_sum, additive, use_q):
+    def bin(self, seq, mapper, q_sum, config):
         """Map X to codes with the broadcast mapper, drop X, set up the boosting state; return count_nonzero(p)."""
         self._enter(seq)
         sizes = [X.shape[0] for X in self._X]
@@ -184,26 +184,33 @@ class WorkerShard:
         q = np.concatenate(self._sw) if n else np.empty(0)
         self._y = self._sw = None
         self.p = q / q_sum  # as fastboost._validation.as_distribution: (sw / max) / sum(sw / max)
-        self.additive = additive
-        self.use_q = use_q
-        self.w = (2.0 * self.y - 1.0) if additive else self.p.copy()
-        self.u = np.empty(n, np.float64)
-        self.q = np.empty(n if use_q else 0, np.float64)
-        self.ylab = self.y.copy()
-        self.hist = np.empty((d, n_bins, N_HIST_FIELDS), np.float64)
-        self.histq = np.empty((d, n_bins if use_q else 1, N_HIST_FIELDS), np.float64)
-        self.yh = np.empty(n, np.int8)
-        self.block_sums = np.empty((n_blocks(n), 4), np.float64)
-        self.sums = np.zeros(N_SUMS, np.float64)
+        # the same configuration, data, workspace and learner functions as the single-machine loop
+        config = config.copy()
+        config[0]["hist_groups"] = n_feature_groups(d, self.n_jobs)  # this worker's threads (speed only)
+        self.config = config
+        c = config[0]
+        self.use_q = bool(c["use_q"])
+        self.data = TrainData(codes, self.y, self.p, np.ascontiguousarray(mapper.n_value_bins_, dtype=np.int64),
+                              mapper.thresholds_)
+        w = (2.0 * self.y - 1.0) if c["additive"] else self.p.copy()
+        self.ws = make_workspace(self.y, w, d, n_bins, config)
+        self.learner = pick_learner(config)
+        self.no_model = make_model(0, 0)
         return int(np.count_nonzero(self.p))
+
+    @property
+    def w(self):
+        """The boosting weights (or QuadBoost's residuals) of this shard's rows."""
+        return self.ws.w
 
     # ------------------------------------------------------------------ one boosting round (see loop._boost)
     def _update(self, update):
         """The previous round's update with the global (alpha, W_I, W_J); returns this shard's part of (a, b)."""
         alpha, w_correct, w_wrong = update
-        if self.additive:
-            return update_residuals(self.w, self.p, self.yh, self.ylab, alpha, self.block_sums)
-        return update_weights(self.w, self.p, self.yh, alpha, w_correct, w_wrong, self.block_sums)
+        sums = self.ws.sums[0]
+        sums["wi"] = w_correct
+        sums["wj"] = w_wrong
+        return self.learner.update(self.data, self.config[0], self.ws, self.no_model, 0, alpha)
 
     def set_children(self, seq, children):
         """Tree reduction: the shards (actor handles, in a fixed order) whose histograms this one adds to its own."""
@@ -229,7 +236,7 @@ class WorkerShard:
             lost.address = child._address  # pickled with the exception: the client names this worker
             raise lost from error
 
-    def histograms(self, seq, update, params):
+    def histograms(self, seq, update):
         """[previous round's update,] transform, histograms of this shard's rows, plus those of its subtree.
 
         Returns (the update's results of every shard of the subtree, this one first then each child's
@@ -237,18 +244,21 @@ class WorkerShard:
         run in parallel with this shard; their sums are added in child order, never by arrival.
         """
         self._enter(seq)
-        pending = [(child, child.histograms(seq, update, params)) for child in self.children]
+        pending = [(child, child.histograms(seq, update)) for child in self.children]
+        ws = self.ws
+        c = self.config[0]
         with n_threads(self.n_jobs):
             done = None if update is None else self._update(update)
-            self.rule.transform(self.w, self.p, self.y, self.u, self.q, self.ylab, params)
+            if not c["u_is_w"]:
+                self.rule.transform(self.data, c, ws)
+            u = ws.w if c["u_is_w"] else ws.u
             if self.use_q:
-                build_histograms_q(self.codes, self.ylab, self.u, self.q, self.hist, self.histq)
+                build_histograms_q(self.codes, ws.ylab, u, ws.q, ws.hist, ws.histq)
             else:
-                build_histograms(self.codes, self.ylab, self.u, self.hist,
-                                 n_feature_groups(self.codes.shape[0], self.n_jobs))
+                build_histograms(self.codes, ws.ylab, u, ws.hist, int(c["hist_groups"]))
         updates = [done]
-        hist = self.hist.copy()
-        histq = self.histq.copy() if self.use_q else None
+        hist = ws.hist.copy()
+        histq = ws.histq.copy() if self.use_q else None
         for child, future in pending:
             child_updates, child_hist, child_histq = self._child_result(child, future)
             updates.extend(child_updates)
@@ -260,10 +270,13 @@ class WorkerShard:
     def apply(self, seq, f, k, ml, left, right):
         """apply_stump on this shard's rows: its (U_I, U_J, W_I, W_J)."""
         self._enter(seq)
+        ws = self.ws
+        u = ws.w if self.config[0]["u_is_w"] else ws.u
         with n_threads(self.n_jobs):
-            apply_stump(self.codes[f], k, ml, self.missing_code, left, right, self.ylab, self.u, self.w, self.yh,
-                        self.block_sums, self.sums)
-        return self.sums[:4].copy()
+            apply_stump(self.codes[f], k, ml, self.missing_code, left, right, ws.ylab, u, ws.w, ws.yh, ws.block_sums,
+                        ws.sums)
+        s = ws.sums[0]
+        return np.array([s["ui"], s["uj"], s["wi"], s["wj"]])
 
     def update(self, seq, update):
         """The last round's update alone (end of boosting, before QuadBoost's re-weighting)."""
@@ -272,10 +285,10 @@ class WorkerShard:
             return self._update(update)
 
     # ------------------------------------------------------------------ QuadBoost (see reweight._reweight)
-    # A voter travels as its row of the round record (int64[1, N_IREC], voter index 0); stumps have no tree.
+    # A voter travels as its round record (ROUND_DTYPE[1], voter index 0); stumps have no tree.
     def _add_voter(self, pending):
         voter, delta = pending
-        add_voter(self.codes, voter, _NO_TREE_I, _NO_TREE_F, 0, self.missing_code, delta, self.w)
+        add_voter(self.codes, Model(voter, _NO_NODES), 0, self.missing_code, delta, self.w)
 
     def correlation(self, seq, pending, voter):
         """[r -= delta h for the previous voter,] then this shard's part of (<h, r>_p, <h, h>_p) for ``voter``."""
@@ -283,8 +296,8 @@ class WorkerShard:
         with n_threads(self.n_jobs):
             if pending is not None:
                 self._add_voter(pending)
-            return voter_correlation(self.codes, voter, _NO_TREE_I, _NO_TREE_F, 0, self.missing_code, self.w, self.p,
-                                     self.block_sums)
+            return voter_correlation(self.codes, Model(voter, _NO_NODES), 0, self.missing_code, self.w, self.p,
+                                     self.ws.block_sums)
 
     def finish_voters(self, seq, pending):
         """The pass's last residual update (if any); returns this shard's part of sum_i p_i r_i**2."""
@@ -294,13 +307,14 @@ class WorkerShard:
                 self._add_voter(pending)
         return float(np.dot(self.p, self.w * self.w))
 
-    def reset_residuals(self, seq, irec, frec):
+    def reset_residuals(self, seq, rounds):
         """r = y - F of the kept voters, recomputed from the labels (as QuadBoostClassifier._finish)."""
         self._enter(seq)
-        self.w = 2.0 * self.y - 1.0
+        self.ws.w[:] = 2.0 * self.y - 1.0
+        model = Model(rounds, _NO_NODES)
         with n_threads(self.n_jobs):
-            for j in range(irec.shape[0]):
-                add_voter(self.codes, irec, _NO_TREE_I, _NO_TREE_F, j, self.missing_code, frec[j, R_ALPHA], self.w)
+            for j in range(rounds.shape[0]):
+                add_voter(self.codes, model, j, self.missing_code, rounds[j]["alpha"], self.ws.w)
 
 
 def predict_block(X, model, method):

@@ -1,4 +1,7 @@
-"""Dtypes and record layouts, in one place.
+"""Dtypes and the named structures that cross the boundary between Python and the compiled loop.
+
+This is the one module that knows how records are laid out. Everything else reads
+and writes them by field name.
 
 - Binned codes are ``uint8``: ``max_bins <= 255`` value bins plus one code for
   missing values (``missing_code == max_bins``), so a histogram has
@@ -11,9 +14,20 @@
 - Per-sample weights and all sums are ``float64``: boosting weights span many
   orders of magnitude after a few hundred rounds, and float32 sums would make
   the chosen stump depend on summation order.
-- A histogram is ``float64[n_features, n_bins, N_HIST_FIELDS]``: per bin, the
-  learner weight of class 0 and of class 1, side by side.
+- A stump histogram is ``float64[n_features, n_bins, 2]``: per bin, the learner
+  weight of class 0 and of class 1, side by side (the hot kernel indexes it as a
+  flat array with stride 2). A tree histogram is
+  ``float64[n_features, n_bins, n_classes + 1]``: per bin the learner weight of each
+  class, then the count of rows with positive weight (kept only with
+  ``min_samples_leaf > 1``); least-squares trees add a last field, the sum of p.
+
+The fitted model is two structured arrays, :data:`ROUND_DTYPE` (one record per
+round) and :data:`NODE_DTYPE` (the trees' nodes, one row of nodes per round). The
+compiled loop writes them; the estimator keeps them as ``rounds_`` and ``nodes_``;
+prediction reads them. Nothing is repacked in between.
 """
+from collections import namedtuple
+
 import numpy as np
 
 X_BINNED_DTYPE = np.uint8
@@ -21,101 +35,156 @@ Y_DTYPE = np.uint8
 WEIGHT_DTYPE = np.float64
 MAX_BINS = 255
 
-N_HIST_FIELDS = 2  # learner weight of class 0 (y=-1), learner weight of class 1 (y=+1)
+#: One record per kept round: the fitted ensemble (trees: the root split; the tree is in NODE_DTYPE).
+ROUND_DTYPE = np.dtype([
+    ("feature", np.int64),        # feature index of the stump (trees: of the root split)
+    ("bin", np.int64),            # left side is bin code <= bin
+    ("threshold", np.float64),    # left side is x <= threshold (raw value); NaN follows missing_left
+    ("missing_left", np.int64),   # 1 if NaN goes left
+    ("left", np.int64),           # output on the left side (-1 or +1; 0 for trees)
+    ("right", np.int64),          # output on the right side; the polarity (equal to left: constant)
+    ("alpha", np.float64),        # step size (QuadBoost: the voter's final weight)
+    ("error", np.float64),        # weighted error under the boosting weights (sum 1); NaN for QuadBoost
+    ("learner_error", np.float64),  # weighted error under the weights the learner saw
+    ("edge", np.float64),         # U_I - U_J under the learner's weights (QuadBoost: g = <h, r>)
+    ("cost", np.float64),         # the algorithm's cost after the round
+    ("log_cost", np.float64),     # its log (the cost itself underflows to 0 after many rounds)
+    ("val_error", np.float64),    # weighted validation error after the round (NaN without one)
+], align=True)
+
+#: Tree nodes; ``nodes_[t]`` is the tree of round t, node 0 its root. Unused slots have left = -1.
+NODE_DTYPE = np.dtype([
+    ("feature", np.int64),       # split feature (internal nodes; -1 at leaves)
+    ("bin", np.int64),           # left is bin code <= bin
+    ("threshold", np.float64),   # left is x <= threshold (raw value)
+    ("missing_left", np.int64),  # 1 if NaN goes left
+    ("left", np.int64),          # index of the left child in the same tree; -1 at a leaf (and unused slots)
+    ("right", np.int64),         # index of the right child
+    ("class_", np.int64),        # leaf: index into classes_ of the class it names
+    ("value", np.float64),       # leaf output (binary: -1 / +1, the confidence-rated value or the mean residual)
+    ("gain", np.float64),        # internal node: decrease of the split criterion
+    ("weight", np.float64),      # learner weight of the node's rows
+], align=True)
+
+#: What one round's weak hypothesis achieved, handed to the step and stop rules.
+SUMS_DTYPE = np.dtype([
+    ("ui", np.float64),   # learner weight of the examples the weak hypothesis gets right
+    ("uj", np.float64),   # learner weight of the examples it gets wrong
+    ("wi", np.float64),   # boosting weight (sum 1) of the correct examples
+    ("wj", np.float64),   # boosting weight of the wrong examples
+    ("qi", np.float64),   # sum of w**2 / p over the correct examples (EBBoost's search only)
+    ("qj", np.float64),   # ... over the wrong examples
+    ("eta", np.float64),  # sum_i p_i h_i**2 of the weak hypothesis (1 for +-1 outputs; QuadBoost's eta)
+    ("z", np.float64),    # confidence-rated trees: the normaliser sum_i w_i exp(-y_i h_i) of the round
+], align=True)
+
+#: Loop state carried from one call of the loop to the next.
+STATE_DTYPE = np.dtype([
+    ("log_mean_loss", np.float64),  # log(sum_i p_i exp(-y_i F(x_i))) (multiplicative rules)
+    ("n", np.float64),              # number of examples with positive sample weight
+    ("penalty", np.float64),        # QuadBoost: the penalty of the current weights
+    ("best_val", np.float64),       # best validation error so far (inf before the first round)
+    ("best_t", np.int64),           # number of rounds at the best validation error
+    ("since_best", np.int64),       # rounds since then
+    ("stop", np.int64),             # why the last call of the loop returned: RAN_ALL, STOPPED_BY_RULE, ...
+], align=True)
+
+#: Everything a fit's options say, by name: the learner's, the algorithm's and early stopping's.
+CONFIG_DTYPE = np.dtype([
+    # the weak learner
+    ("max_depth", np.int64),         # 0: the binary stump learner; >= 1: the tree learner of this depth
+    ("criterion", np.int64),         # CRITERION_*
+    ("feature_rank", np.int64),      # use the k-th best feature (1: the best; "lazy" stumps for k >= 2)
+    ("min_samples_leaf", np.int64),  # rows with positive weight each leaf needs (trees)
+    ("min_weight_fraction_leaf", np.float64),  # fraction of the round's learner weight each leaf needs
+    ("n_classes", np.int64),         # classes the learner sees (2, or K for SAMME)
+    ("leaf", np.int64),              # LEAF_*
+    ("leaf_scale", np.float64),      # kappa of confidence-rated leaves (1/2 AdaBoost, 1/4 VadaBoost)
+    ("leaf_smoothing", np.float64),  # delta of confidence-rated leaves, relative to the total learner weight
+    ("missing_code", np.int64),      # the bin code of missing values
+    ("hist_groups", np.int64),       # feature groups of the histogram passes (speed only, never the result)
+    # the algorithm
+    ("lam", np.float64),             # VadaBoost's / EBBoost's variance penalty; QuadBoost's L1/L2 strength
+    ("gamma", np.float64),           # SABoost's schedule scale
+    ("schedule", np.int64),          # SABoost's SCHEDULE_*
+    ("penalty", np.int64),           # QuadBoost's PENALTY_*
+    ("alpha_max", np.float64),       # QuadBoost's L-infinity box
+    ("additive", np.bool_),          # w holds residuals r <- r - alpha h (QuadBoost), not w exp(-alpha y h) / Z
+    ("use_q", np.bool_),             # build the w**2 / p histogram too (EBBoost's exact search)
+    ("u_is_w", np.bool_),            # the transform is u = w: the learner reads w and the transform is skipped
+    ("need_s2", np.bool_),           # the cost reads sum_i w_i**2 / p_i from the weight update
+    # validation
+    ("patience", np.int64),          # stop after this many rounds without a new best validation error (0: never)
+], align=True)
 
 CRITERION_ERROR = 0  # weighted misclassification error: what the papers' learners minimise
 CRITERION_GINI = 1  # weighted Gini impurity, as scikit-learn's trees
 CRITERIA = {"error": CRITERION_ERROR, "gini": CRITERION_GINI}
-CRITERION_EB = 2  # EBBoost's V* (spec §3); needs the per-class sums of w**2 / p (a second histogram)
-CRITERION_Z = 3  # confidence-rated trees: sum over sides of 2 sqrt(W+ W-) (spec §1 (7), §2 (7))
+CRITERION_EB = 2  # EBBoost's V*; needs the per-class sums of w**2 / p (a second histogram)
+CRITERION_Z = 3  # confidence-rated trees: sum over sides of 2 sqrt(W+ W-)
 CRITERION_LS = 4  # least-squares trees on QuadBoost's residuals: -(sum p r)**2 / sum p per side
 
-# Tree learner (``_kernels/tree.py``). A tree histogram is float64[n_features, n_bins, n_classes + 1]:
-# per bin the learner weight of each class, then the count of rows with positive weight (kept only with
-# min_samples_leaf > 1); least-squares
-# trees add a last field, the sum of p (n_classes + 2 fields).
 LEAF_DISCRETE = 0  # each leaf outputs a class (binary: -1 / +1); the rule's step alpha
 LEAF_REAL = 1  # confidence-rated leaves kappa * log((U+ + delta) / (U- + delta)), alpha = 1
-LEAF_LSQ = 2  # least-squares leaves: the p-weighted mean residual (QuadBoost, spec §6 (7))
+LEAF_LSQ = 2  # least-squares leaves: the p-weighted mean residual (QuadBoost)
 LEAF_KINDS = {"discrete": LEAF_DISCRETE, "real": LEAF_REAL}
-# Tree node record, per round: int64[max_nodes, N_NODE_I] and float64[max_nodes, N_NODE_F]; node 0 is the root.
-N_FEATURE = 0  # split feature (internal nodes)
-N_BIN = 1  # left is code <= N_BIN
-N_MISSING_LEFT = 2  # 1 if missing values go left
-N_LEFT = 3  # index of the left child; -1 for a leaf
-N_RIGHT = 4  # index of the right child; -1 for a leaf
-N_CLASS = 5  # leaf: the class it names (discrete leaves)
-N_NODE_I = 6
-N_THRESHOLD = 0  # raw threshold: left is x <= N_THRESHOLD
-N_VALUE = 1  # leaf output: -1 / +1 (binary discrete) or the confidence-rated value
-N_GAIN = 2  # internal node: decrease of the split criterion (feature importances)
-N_WEIGHT = 3  # learner weight of the node's rows
-N_NODE_F = 4
-
-# Round statistics handed to an algorithm's step and stop rules (float64[N_SUMS]).
-SUM_UI = 0  # learner weight of the examples the weak hypothesis gets right
-SUM_UJ = 1  # learner weight of the examples it gets wrong
-SUM_WI = 2  # boosting weight (sum 1) of the correct examples
-SUM_WJ = 3  # boosting weight of the wrong examples
-SUM_QI = 4  # sum of w**2 / p over the correct examples (filled only for rules that ask for it)
-SUM_QJ = 5  # ... over the wrong examples
-SUM_ETA = 6  # sum_i p_i h_i**2 of the weak hypothesis (1 for +-1 outputs; QuadBoost's eta)
-N_SUMS = 8
-
-# Per-round integer record: int64[n_rounds, N_IREC]
-R_FEATURE = 0  # feature index of the stump
-R_BIN = 1  # left side is code <= R_BIN (non-missing)
-R_MISSING_LEFT = 2  # 1 if missing values go left
-R_LEFT = 3  # output (-1 or +1) on the left side
-R_RIGHT = 4  # output on the right side
-N_IREC = 5
-
-# Per-round float record: float64[n_rounds, N_FREC]
-R_THRESHOLD = 0  # raw threshold: left is x <= R_THRESHOLD (NaN follows R_MISSING_LEFT)
-R_ALPHA = 1  # step size of the round
-R_ERROR = 2  # error under the boosting weights w (sum 1)
-R_LEARNER_ERROR = 3  # error under the learner's weights u, normalised
-R_LOG_COST = 4  # log of the algorithm's cost after the round (no underflow)
-R_EDGE = 5  # U_I - U_J: the learner-weighted edge (QuadBoost's g = <h, r>)
-R_VAL_ERROR = 6  # weighted validation error after the round (NaN without a validation set)
-N_FREC = 7
-
-# Loop options: int64[N_OPTS]
-OPT_CRITERION = 0  # CRITERION_*
-OPT_FEATURE_RANK = 1  # use the k-th best feature (1: the best)
-OPT_ADDITIVE = 2  # 0: w <- w exp(-alpha y h) / Z; 1: w holds residuals r <- r - alpha h (QuadBoost)
-OPT_USE_Q = 3  # 1: build the w**2 / p histogram too (EBBoost)
-OPT_PATIENCE = 4  # stop after this many rounds without a new best validation error (0: never)
-OPT_MAX_DEPTH = 5  # 0: the stump fast path (binary); >= 1: the tree learner of this depth
-OPT_MIN_SAMPLES_LEAF = 6  # rows with positive weight each leaf needs (trees)
-OPT_N_CLASSES = 7  # classes the learner sees (2, or K for SAMME)
-OPT_LEAF = 8  # LEAF_DISCRETE or LEAF_REAL (trees)
-OPT_HIST_GROUPS = 9  # feature groups of the histogram passes (histogram.n_feature_groups; speed only)
-OPT_U_IS_W = 10  # 1: the rule's transform is u = w, so the learner reads w and the transform is skipped
-OPT_NEED_S2 = 11  # 1: the cost reads sum_i w_i**2 / p_i from the weight update
-N_OPTS = 12
-
-# Float loop options: float64[N_FOPTS]
-FOPT_MIN_WEIGHT_LEAF = 0  # fraction of the round's learner weight each leaf needs (min_weight_fraction_leaf)
-FOPT_LEAF_SCALE = 1  # kappa of confidence-rated leaves (1/2 AdaBoost, 1/4 VadaBoost)
-FOPT_LEAF_SMOOTHING = 2  # delta of confidence-rated leaves, relative to the total learner weight
-N_FOPTS = 3
-
-# Loop state carried across calls: float64[N_STATE]
-STATE_LOG_MEAN_LOSS = 0  # log(sum_i p_i exp(-y_i F(x_i))) (multiplicative rules)
-STATE_N = 1  # number of examples with positive sample weight
-STATE_PENALTY = 2  # QuadBoost: the penalty of the current weights
-STATE_BEST_VAL = 3  # best validation error so far (inf before the first round)
-STATE_BEST_T = 4  # number of rounds at the best validation error
-STATE_SINCE_BEST = 5  # rounds since then
-N_STATE = 6
 
 # Stop-rule answers.
 CONTINUE = 0  # keep the round and go on
 REJECT = 1  # discard the round and stop (e.g. alpha <= 0)
 ACCEPT_STOP = 2  # keep the round and stop (e.g. a perfect weak hypothesis)
 
-# Why the loop returned (its second result).
+# Why the loop returned (``state.stop``).
 RAN_ALL = 0  # the requested rounds ran
 STOPPED_BY_RULE = 1  # the stop rule ended boosting
-STOPPED_EARLY = 2  # no new best validation error for OPT_PATIENCE rounds
+STOPPED_EARLY = 2  # no new best validation error for ``patience`` rounds
+
+#: The binned training set, as the kernels read it.
+TrainData = namedtuple("TrainData", [
+    "codes",         # uint8[n_features, n_samples]  binned X, feature-major
+    "y",             # uint8[n_samples]  class index
+    "p",             # float64[n_samples]  initial distribution (sample weights, sum 1)
+    "n_value_bins",  # int64[n_features]  non-missing bins per feature
+    "thresholds",    # float64[n_features, 256]  raw threshold of "code <= k" (inf past the last edge)
+])
+
+#: The binned validation set and its margins (n_val may be 0: no validation).
+ValidData = namedtuple("ValidData", [
+    "codes",   # uint8[n_features, n_val]
+    "y",       # uint8[n_val]
+    "p",       # float64[n_val]  validation weights (sum 1)
+    "margin",  # float64[n_val * (1 or K)]  IN/OUT  validation margins, updated round by round
+])
+
+#: The fitted model as the loop writes it (and the estimator keeps it).
+Model = namedtuple("Model", [
+    "rounds",  # ROUND_DTYPE[capacity]
+    "nodes",   # NODE_DTYPE[capacity, max_nodes] (trees), NODE_DTYPE[0, 1] (stumps)
+])
+
+#: Scratch space and the state of a fit, allocated once by ``_driver.make_workspace``.
+Workspace = namedtuple("Workspace", [
+    "w",             # float64[n]  IN/OUT  boosting weights (sum 1), or residuals r = y - F (additive rules)
+    "u",             # float64[n]  the learner's weights (the rule's transform of w)
+    "q",             # float64[n or 0]  EBBoost's w**2 / p; least-squares trees' p
+    "ylab",          # uint8[n]  the learner's labels (y unless the rule sets them: QuadBoost's sign(r))
+    "yh",            # int8[n]  y_i * h_i of the round's stump (+1 right, -1 wrong)
+    "block_sums",    # float64[n_blocks(n), 4]  per-block partial sums of the row passes
+    "sums",          # SUMS_DTYPE[1]  the round's sums
+    "state",         # STATE_DTYPE[1]  IN/OUT  carried across calls
+    "hist",          # float64[n_features, n_bins, 2]  stump histograms
+    "histq",         # float64[n_features, n_bins or 1, 2]  EBBoost's w**2 / p histograms
+    "fvalue",        # float64[n_features]  per-feature best criterion
+    "fbin",          # int64[n_features]
+    "fmissing_left",  # int64[n_features]
+    "idx",           # int64[n or 0]  tree: row order of the nodes
+    "tmp",           # int64[n or 0]  tree: partition scratch
+    "hist_a",        # float64[slots, n_features, n_bins, fields]  tree: one level's node histograms
+    "hist_b",        # float64[slots, n_features, n_bins, fields]  tree: the next level's
+    "node_range",    # int64[max_nodes, 2]  tree: each node's range of idx
+    "leaf_of_row",   # int64[n or 0]  tree: each row's leaf
+    "leaf_u",        # float64[max_nodes, n_classes + 1]  tree: per leaf, sums of u per class, then of q
+    "leaf_w",        # float64[max_nodes, n_classes]  tree: per leaf and class, sums of w
+    "factor",        # float64[max_nodes, 2]  tree: per leaf and class, the weight update's multiplier
+    "vblock_sums",   # float64[n_blocks(n_val), 4]  validation passes' partial sums
+])

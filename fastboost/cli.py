@@ -29,6 +29,16 @@ def demo(args):
     return 0
 
 
+def compile_kernels(args):
+    """Compile every kernel ahead of time (they are cached on disk: later fits start at once)."""
+    from ._compile import compile_all
+
+    print("fastboost: compiling every kernel group (once per install; cached on disk afterwards)", flush=True)
+    total = compile_all(lambda line: print(line, flush=True))
+    print(f"done in {total:.1f} s", flush=True)
+    return 0
+
+
 def _bench(args):
     from . import bench
 
@@ -38,6 +48,9 @@ def _bench(args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="fastboost", description=__doc__)
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"fastboost {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("demo", help=demo.__doc__)
     p.add_argument("--n-train", type=int, default=20_000)
@@ -46,6 +59,8 @@ def main(argv=None):
     p.add_argument("--n-jobs", type=int, default=None)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=demo)
+    p = sub.add_parser("compile", help=compile_kernels.__doc__)
+    p.set_defaults(func=compile_kernels)
     from . import bench
 
     p = sub.add_parser("bench", help="benchmark fastboost against scikit-learn, LightGBM and XGBoost",

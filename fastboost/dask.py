@@ -74,7 +74,6 @@ except ImportError as e:  # pragma: no cover - exercised by a subprocess test
     ) from e
 
 import asyncio
-import contextlib
 import copy
 import time
 import uuid
@@ -90,11 +89,10 @@ from ._binning import SUBSAMPLE, BinMapper
 from ._cache import sources_digest
 from ._config import n_threads
 from ._dask_worker import PartitionLostError, WorkerShard, predict_block
+from ._driver import Model, Progress, grow_model, make_model
 from ._kernels.loop import record_round
 from ._kernels.split import choose_stump
-from ._types import ACCEPT_STOP, N_FREC, N_IREC, N_STATE, N_SUMS, R_ALPHA, R_LOG_COST, RAN_ALL, REJECT
-from ._types import STATE_BEST_VAL, STATE_N, STATE_PENALTY, STOPPED_BY_RULE, SUM_ETA, SUM_QI, SUM_QJ, SUM_UI
-from ._types import SUM_UJ, SUM_WI, SUM_WJ
+from ._types import ACCEPT_STOP, RAN_ALL, REJECT, STATE_DTYPE, STOPPED_BY_RULE, SUMS_DTYPE
 from .estimators import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier,
                          SABoostClassifier, VadaBoostClassifier)
 
@@ -232,11 +230,11 @@ class _Shards:
             kids = [range(j * _TREE_FANOUT + 1, min(n_shards, (j + 1) * _TREE_FANOUT + 1)) for j in range(n_shards)]
             self.call("set_children", each=[([self.actors[c] for c in kid],) for kid in kids])
 
-    def histograms(self, update, params):
+    def histograms(self, update):
         """The round's first round trip: (every shard's update results, summed hist, summed histq or None)."""
         if self.tree:
-            return self.call("histograms", update, params, only=[0])[0]
-        res = self.call("histograms", update, params)
+            return self.call("histograms", update, only=[0])[0]
+        res = self.call("histograms", update)
         updates = [u for r in res for u in r[0]]
         histq = _ordered_sum([r[2] for r in res]) if res[0][2] is not None else None
         return updates, _ordered_sum([r[1] for r in res]), histq
@@ -386,11 +384,12 @@ class _DaskBoostMixin:
                 # leaves the estimator unfitted, never with a partial model)
                 for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
                     delattr(self, attr)
-                n_nonzero = sum(shards.call("bin", mapper, q_sum, bool(rule.additive), bool(rule.use_q)))
+                config = self._config(rule, mapper, 2, n_features, 1)
+                n_nonzero = sum(shards.call("bin", mapper, q_sum, config))
                 shards.release_inputs()
                 t1 = time.perf_counter()
                 bytes_before = shards.bytes_received
-                irec, frec = self._dask_boost(shards, mapper, n_nonzero)
+                model = self._dask_boost(shards, mapper, n_nonzero, config)
                 t2 = time.perf_counter()
             stats = {
                 "workers": list(shards.addresses), "partitions": [list(p) for p in shards.part_ids],
@@ -407,7 +406,7 @@ class _DaskBoostMixin:
         self.bin_time_ = t1 - t0
         self.fit_time_ = time.perf_counter() - t0
         self.dask_stats_ = stats
-        self._set_rounds(irec, frec)
+        self._set_rounds(model)
         return self
 
     # ------------------------------------------------------------------ loading and binning
@@ -464,9 +463,9 @@ class _DaskBoostMixin:
         weights = np.concatenate([p[3] for p in parts]) / q_sum  # = p of the sampled rows
         return BinMapper(self.max_bins, random_state=self.random_state).fit(sample, weights), q_sum
 
-    # ------------------------------------------------------------------ boosting (mirrors loop._boost)
+    # ------------------------------------------------------------------ boosting (the loop's rules, round by round)
     @staticmethod
-    def _dask_cost(rule, state, alpha, parts, params):
+    def _dask_cost(rule, state, alpha, parts, config):
         """The rule's log cost after a round from the workers' update results (added in worker order)."""
         if rule.additive:  # (risk, 0) per worker
             a = float(parts[0][0])
@@ -478,89 +477,85 @@ class _DaskBoostMixin:
             b = float(parts[0][1])
             for p in parts[1:]:
                 b += float(p[1])
-        return rule.cost(state, alpha, a, b, params)
+        return rule.cost(state[0], alpha, a, b, config[0])
 
-    def _progress(self, done, cost, start):
-        if self.verbose and (done % _PROGRESS_EVERY == 0 or done == self.n_estimators):
-            print(f"[{type(self).__name__}] round {done}/{self.n_estimators}  cost {cost:.6g}  "
-                  f"{time.perf_counter() - start:.2f} s", flush=True)
+    def _progress(self, progress, done, model):
+        if progress and (done % _PROGRESS_EVERY == 0 or done == self.n_estimators):
+            progress.report(done, np.exp(model.rounds[done - 1]["log_cost"]))
 
-    def _dask_boost(self, shards, mapper, n_nonzero):
-        """The rounds, two round trips each; returns the (integer, float) round records as loop._boost fills them."""
+    def _dask_boost(self, shards, mapper, n_nonzero, config):
+        """The rounds, two round trips each, with the compiled loop's rules (step, stop, cost, record);
+        returns the fitted records as the loop fills them."""
         rule = RULES[self._algorithm]
-        self._n_classes = 2  # the learner sees two classes (read by the rule parameters of SAMME-aware estimators)
-        params = self._rule_params()
-        criterion = self._criterion_code()
-        lam = params[0]  # EBBoost's lambda (only read with CRITERION_EB)
+        self._n_classes = 2
+        c = config[0]
         missing_code = mapper.missing_code
         n_value_bins = np.ascontiguousarray(mapper.n_value_bins_, dtype=np.int64)
         thresholds = mapper.thresholds_
         n_features = thresholds.shape[0]
-        state = np.zeros(N_STATE, dtype=np.float64)
-        state[STATE_N] = n_nonzero
-        state[STATE_BEST_VAL] = np.inf
-        self.initial_cost_ = float(np.exp(rule.cost(state.copy(), 0.0, 1.0, 1.0, params)))
+        state = np.zeros(1, STATE_DTYPE)
+        state[0]["n"] = n_nonzero
+        state[0]["best_val"] = np.inf
+        self.initial_cost_ = float(np.exp(rule.cost(state.copy()[0], 0.0, 1.0, 1.0, c)))
         T = self.n_estimators
-        irec = np.zeros((min(T, _CAPACITY), N_IREC), dtype=np.int64)
-        frec = np.zeros((min(T, _CAPACITY), N_FREC), dtype=np.float64)
+        model = make_model(min(T, _CAPACITY), 0)
         fvalue = np.empty(n_features, np.float64)
         fbin = np.empty(n_features, np.int64)
         fmissing_left = np.empty(n_features, np.int64)
         no_histq = np.zeros((n_features, 1, 2), np.float64)
-        sums = np.zeros(N_SUMS, np.float64)
+        sums = np.zeros(1, SUMS_DTYPE)
         every = self._reweight_every()
+        progress = Progress(type(self).__name__, T, self.verbose)
         pending = None  # (alpha, W_I, W_J) of the last kept round, applied by the workers' next call
         done = 0
         why = RAN_ALL
-        start = time.perf_counter()
         for t in range(T):
-            updates, hist, histq = shards.histograms(pending, params)
+            updates, hist, histq = shards.histograms(pending)
             if pending is not None:
-                frec[t - 1, R_LOG_COST] = self._dask_cost(rule, state, pending[0], updates, params)
-                self._progress(t, np.exp(frec[t - 1, R_LOG_COST]), start)
+                model.rounds[t - 1]["log_cost"] = self._dask_cost(rule, state, pending[0], updates, config)
+                self._progress(progress, t, model)
                 pending = None
             if histq is None:
                 histq = no_histq
             f, k, ml, left, right, threshold, qi, qj = _choose_stump(
-                hist, histq, n_value_bins, missing_code, thresholds, criterion, lam, self.feature_rank,
-                fvalue, fbin, fmissing_left)
-            sums[:] = 0.0
-            sums[:4] = _ordered_sum(shards.call("apply", f, k, ml, left, right))
-            sums[SUM_QI] = qi
-            sums[SUM_QJ] = qj
-            sums[SUM_ETA] = 1.0
-            alpha = rule.step(sums, t + 1, params)
-            decision = rule.stop(alpha, sums, t + 1, params)
+                hist, histq, n_value_bins, missing_code, thresholds, int(c["criterion"]), float(c["lam"]),
+                int(c["feature_rank"]), fvalue, fbin, fmissing_left)
+            ui, uj, wi, wj = _ordered_sum(shards.call("apply", f, k, ml, left, right))
+            sums[0] = (ui, uj, wi, wj, qi, qj, 1.0, 0.0)
+            alpha = rule.step(sums[0], t + 1, c)
+            decision = rule.stop(alpha, sums[0], t + 1, c)
             if decision == REJECT:
                 why = STOPPED_BY_RULE
                 break
-            if t >= irec.shape[0]:  # grow the record (a huge n_estimators costs nothing up front)
-                grow = min(T, 2 * irec.shape[0]) - irec.shape[0]
-                irec = np.concatenate([irec, np.zeros((grow, N_IREC), np.int64)])
-                frec = np.concatenate([frec, np.zeros((grow, N_FREC), np.float64)])
-            record_round(irec, frec, t, f, k, ml, left, right, threshold, alpha, sums, bool(rule.additive))
-            pending = (alpha, float(sums[SUM_WI]), float(sums[SUM_WJ]))
+            if t >= model.rounds.shape[0]:  # grow the record (a huge n_estimators costs nothing up front)
+                model = grow_model(model, min(T, 2 * model.rounds.shape[0]))
+            r = model.rounds[t]
+            r["feature"], r["bin"], r["missing_left"], r["left"], r["right"], r["threshold"] = (
+                f, k, ml, left, right, threshold)
+            record_round(model.rounds, t, alpha, sums, bool(rule.additive))
+            pending = (alpha, float(wi), float(wj))
             done = t + 1
             if decision == ACCEPT_STOP:
                 why = STOPPED_BY_RULE
                 break
             if every and done % every == 0 and done < T:
-                frec[t, R_LOG_COST] = self._dask_cost(rule, state, alpha, shards.call("update", pending), params)
+                model.rounds[t]["log_cost"] = self._dask_cost(rule, state, alpha, shards.call("update", pending),
+                                                              config)
                 pending = None
-                self._dask_reweight(shards, irec, frec, done, params, state)
+                self._dask_reweight(shards, model.rounds[:done], config, state)
             if self._round_callback is not None:
                 self._round_callback(done, shards.addresses)
         if pending is not None:
-            frec[done - 1, R_LOG_COST] = self._dask_cost(rule, state, pending[0], shards.call("update", pending),
-                                                         params)
-            self._progress(done, np.exp(frec[done - 1, R_LOG_COST]), start)
+            model.rounds[done - 1]["log_cost"] = self._dask_cost(rule, state, pending[0],
+                                                                 shards.call("update", pending), config)
+            self._progress(progress, done, model)
         self.stopped_early_ = False
         self.stopped_by_rule_ = why == STOPPED_BY_RULE
-        return self._dask_finish(shards, params, irec[:done], frec[:done])
+        return self._dask_finish(shards, config, Model(model.rounds[:done].copy(), model.nodes))
 
-    def _dask_finish(self, shards, params, irec, frec):
+    def _dask_finish(self, shards, config, model):
         """Hook after the rounds (QuadBoost re-weights its voters here), as ``_finish``."""
-        return irec, frec
+        return model
 
     # ------------------------------------------------------------------ prediction
     def to_local(self):
@@ -652,100 +647,45 @@ class DaskQuadBoostClassifier(_DaskBoostMixin, QuadBoostClassifier):
     as much as one boosting round for each voter.
     """
 
-    def _dask_reweight(self, shards, irec, frec, n_rounds, params, state):
-        """One coordinate-descent pass over voters 0 .. n_rounds - 1 (as reweight._reweight, on every worker's
-        residuals); returns sum_i p_i r_i**2 after the pass."""
+    def _dask_reweight(self, shards, rounds, config, state):
+        """One coordinate-descent pass over the voters ``rounds`` (as reweight._reweight, on every worker's
+        residuals); updates their alpha; returns sum_i p_i r_i**2 after the pass."""
         rule = RULES[self._algorithm]
-        sums = np.zeros(N_SUMS, np.float64)
+        c = config[0]
+        sums = np.zeros(1, SUMS_DTYPE)
         pending = None  # (voter, delta): r -= delta h, applied by the workers with the next call
-        for j in range(n_rounds):
-            voter = np.ascontiguousarray(irec[j:j + 1])
-            old = frec[j, R_ALPHA]
+        for j in range(rounds.shape[0]):
+            voter = np.ascontiguousarray(rounds[j:j + 1])
+            old = float(rounds[j]["alpha"])
             parts = shards.call("correlation", pending, voter)
             pending = None
             corr, eta = float(parts[0][0]), float(parts[0][1])
             for part in parts[1:]:
                 corr += float(part[0])
                 eta += float(part[1])
-            c = corr + old * eta
-            sums[:] = 0.0
-            sums[SUM_UI] = max(c, 0.0)
-            sums[SUM_UJ] = max(-c, 0.0)
-            sums[SUM_ETA] = eta
-            new = rule.step(sums, j + 1, params) if eta > 0.0 else 0.0
+            cj = corr + old * eta
+            sums[0] = (max(cj, 0.0), max(-cj, 0.0), 0.0, 0.0, 0.0, 0.0, eta, 0.0)
+            new = rule.step(sums[0], j + 1, c) if eta > 0.0 else 0.0
             if new != old:
                 pending = (voter, new - old)
-                frec[j, R_ALPHA] = new
+                rounds[j]["alpha"] = new
         parts = shards.call("finish_voters", pending)
-        state[STATE_PENALTY] = sum(quad_penalty(a, params) for a in frec[:n_rounds, R_ALPHA])
+        if state is not None:
+            state[0]["penalty"] = sum(quad_penalty(a, c["lam"], c["penalty"]) for a in rounds["alpha"])
         risk = float(parts[0])
         for p in parts[1:]:
             risk += float(p)
         return risk
 
-    def _dask_finish(self, shards, params, irec, frec):
+    def _dask_finish(self, shards, config, model):
         """Residuals of the kept voters, the final re-weighting pass, zero-weight voters dropped (as _finish)."""
-        irec = np.ascontiguousarray(irec)
-        frec = np.ascontiguousarray(frec)
-        shards.call("reset_residuals", irec, frec)
-        if self.reweight_at_end and irec.shape[0]:
-            risk = self._dask_reweight(shards, irec, frec, irec.shape[0], params, np.zeros(N_STATE))
+        c = config[0]
+        rounds = np.ascontiguousarray(model.rounds)
+        shards.call("reset_residuals", rounds)
+        if self.reweight_at_end and rounds.shape[0]:
+            risk = self._dask_reweight(shards, rounds, config, None)
         else:
             risk = sum(shards.call("finish_voters", None))
-        keep = frec[:, R_ALPHA] != 0.0
-        irec, frec = irec[keep], frec[keep]
-        self.objective_ = float(risk + sum(quad_penalty(a, params) for a in frec[:, R_ALPHA]))
-        return irec, frec
-
-
-# ----------------------------------------------------------------------------- diagnostics
-@contextlib.contextmanager
-def _client_comm_bytes(client):
-    """Count the bytes the client process's comms to the cluster receive and send while the block runs.
-
-    A diagnostic for tests and benchmarks: it wraps ``distributed``'s TCP comm and counts the
-    frames of the comms that belong to ``client`` (its scheduler stream and its connection
-    pool, which carries actor calls and gathers), not those of a scheduler running in the same
-    process. Yields a dict {"received": bytes, "sent": bytes}, updated live.
-    """
-    import contextvars
-
-    from distributed.comm import tcp
-
-    counts = {"received": 0, "sent": 0}
-    current = contextvars.ContextVar("fastboost_comm", default=None)
-    read, write, unpack = tcp.TCP.read, tcp.TCP.write, tcp.unpack_frames
-
-    def mine(comm):
-        if comm is None:
-            return False
-        if getattr(comm, "name", None) == "Client->Scheduler" or comm is getattr(
-                getattr(client, "scheduler_comm", None), "comm", None):
-            return True
-        pool = getattr(comm, "_pool", None)
-        return pool is not None and pool() is client.rpc
-
-    async def counted_read(self, deserializers=None):
-        token = current.set(self)
-        try:
-            return await read(self, deserializers)
-        finally:
-            current.reset(token)
-
-    def counted_unpack(frames, *args, **kwargs):
-        out = unpack(frames, *args, **kwargs)
-        if mine(current.get()):
-            counts["received"] += 8 + memoryview(frames).nbytes + sum(out[1])
-        return out
-
-    async def counted_write(self, msg, serializers=None, on_error="message"):
-        n = await write(self, msg, serializers=serializers, on_error=on_error)
-        if mine(self):
-            counts["sent"] += n
-        return n
-
-    tcp.TCP.read, tcp.TCP.write, tcp.unpack_frames = counted_read, counted_write, counted_unpack
-    try:
-        yield counts
-    finally:
-        tcp.TCP.read, tcp.TCP.write, tcp.unpack_frames = read, write, unpack
+        rounds = rounds[rounds["alpha"] != 0.0]
+        self.objective_ = float(risk + sum(quad_penalty(a, c["lam"], c["penalty"]) for a in rounds["alpha"]))
+        return Model(rounds, model.nodes)

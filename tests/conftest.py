@@ -1,5 +1,23 @@
 import os
 
+import numpy as np
+import pytest
+
 # scikit-learn's check_array_api_input (numpy namespace) runs only when SciPy's
 # array-API mode is on; it must be set before SciPy is first imported.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+
+@pytest.fixture(scope="module")
+def replay_data():
+    """Integer-valued features (<= 10 distinct values) with a few NaNs; n = 256 keeps 1/n exact."""
+    rng = np.random.default_rng(2024)
+    n, d = 256, 5
+    X = rng.integers(0, 10, (n, d)).astype(np.float64)
+    X[:, 4] = rng.integers(0, 3, n)
+    X[rng.random((n, d)) < 0.06] = np.nan
+    X[:, 2][rng.random(n) < 0.3] = np.nan  # one feature with many NaNs
+    score = np.nan_to_num(X[:, 0], nan=4.5) - np.nan_to_num(X[:, 1], nan=4.5) + rng.normal(0, 3, n)
+    score += np.where(np.isnan(X[:, 2]), 2.0, 0.0)
+    y = np.where(score > 0, 1, -1)
+    return X, y

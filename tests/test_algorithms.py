@@ -1,4 +1,4 @@
-"""Algorithm-level properties of AdaBoost and VadaBoost (spec: shared/spec/algorithms.md §0-§2, §12).
+"""Algorithm-level properties of AdaBoost and VadaBoost (see docs/algorithms.md).
 
 Every reference quantity here is recomputed independently in NumPy from the raw
 training data and the fitted ``rounds_`` records (feature, threshold, sides,
@@ -14,7 +14,8 @@ import pytest
 from fastboost import AdaBoostClassifier, VadaBoostClassifier
 from fastboost._algorithms import adaboost_step, vadaboost_step, vadaboost_transform
 from fastboost._algorithms import identity_transform as adaboost_transform
-from fastboost._types import N_SUMS, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
+from fastboost._driver import make_config, make_sums, make_workspace
+from fastboost._types import TrainData
 from fastboost.datasets import make_twonorm
 
 FLOAT_FIELDS = ("threshold", "alpha", "error", "learner_error", "cost")
@@ -135,7 +136,7 @@ def intdata():
     return integer_data()
 
 
-# ----------------------------------------------------------------------------- AdaBoost (spec §1)
+# ----------------------------------------------------------------------------- AdaBoost
 @pytest.mark.parametrize("dataset", ["twonorm", "intdata"])
 def test_adaboost_exponential_loss(dataset, request):
     X, y = request.getfixturevalue(dataset)
@@ -183,7 +184,7 @@ def test_adaboost_error_stump_is_brute_force_minimum(nan_frac):
         w /= w.sum()
 
 
-# ----------------------------------------------------------------------------- VadaBoost (spec §2)
+# ----------------------------------------------------------------------------- VadaBoost
 @pytest.mark.parametrize("lam", [0.0, 0.5, 1.0])
 def test_vadaboost_cost_decreases_and_matches_record(lam, twonorm):
     X, y = twonorm
@@ -238,12 +239,13 @@ def _round_sums(w, correct, transform, lam):
     p = np.full(n, 1.0 / n)
     u = np.full(n, np.nan)
     ylab = np.zeros(n, np.uint8)
-    transform(w, p, ylab, u, np.empty(0), ylab, np.array([lam], dtype=np.float64))
-    sums = np.zeros(N_SUMS)
-    sums[SUM_UI] = u[correct].sum()
-    sums[SUM_UJ] = u[~correct].sum()
-    sums[SUM_WI] = w[correct].sum()
-    sums[SUM_WJ] = w[~correct].sum()
+    config = make_config(lam=lam, n_classes=2)
+    ws = make_workspace(ylab, w.copy(), 1, 2, config)
+    ws.u[:] = np.nan
+    data = TrainData(np.zeros((1, n), np.uint8), ylab, p, np.ones(1, np.int64), np.zeros((1, 256)))
+    transform(data, config[0], ws)
+    u = ws.u
+    sums = make_sums(ui=u[correct].sum(), uj=u[~correct].sum(), wi=w[correct].sum(), wj=w[~correct].sum())[0]
     return u, sums
 
 
@@ -257,7 +259,7 @@ def test_vadaboost_spec_test_vector(lam, expected_u, expected_alpha):
     correct = np.array([True, True, True, False])
     u, sums = _round_sums(w, correct, vadaboost_transform, lam)
     np.testing.assert_allclose(u, expected_u, rtol=0, atol=1e-12)
-    alpha = vadaboost_step(sums, 1, np.array([lam]))
+    alpha = vadaboost_step(sums, 1, make_config(lam=lam)[0])
     assert alpha == pytest.approx(expected_alpha, abs=1e-6)
     assert alpha == pytest.approx(0.25 * np.log(u[:3].sum() / u[3]), rel=1e-12)
 
@@ -267,7 +269,7 @@ def test_vadaboost_spec_uniform_vector(lam):
     w = np.full(4, 0.25)
     correct = np.array([True, False, True, True])
     _, sums = _round_sums(w, correct, vadaboost_transform, lam)
-    assert vadaboost_step(sums, 1, np.array([lam])) == pytest.approx(0.274653, abs=1e-6)
+    assert vadaboost_step(sums, 1, make_config(lam=lam)[0]) == pytest.approx(0.274653, abs=1e-6)
 
 
 def test_adaboost_step_on_spec_vector():
@@ -275,7 +277,7 @@ def test_adaboost_step_on_spec_vector():
     correct = np.array([True, True, True, False])
     u, sums = _round_sums(w, correct, adaboost_transform, 0.0)
     np.testing.assert_array_equal(u, w)
-    assert adaboost_step(sums, 1, np.array([2.0])) == pytest.approx(0.5 * np.log(9.0), rel=1e-12)
+    assert adaboost_step(sums, 1, make_config(n_classes=2)[0]) == pytest.approx(0.5 * np.log(9.0), rel=1e-12)
 
 
 def test_vadaboost_lam0_normaliser_formula():
@@ -289,7 +291,7 @@ def test_vadaboost_lam0_normaliser_formula():
         w[correct] *= (1 - eps) / w[correct].sum()
         w[~correct] *= eps / w[~correct].sum()
         _, sums = _round_sums(w, correct, vadaboost_transform, 0.0)
-        alpha = vadaboost_step(sums, 1, np.zeros(1))
+        alpha = vadaboost_step(sums, 1, make_config()[0])
         yh = np.where(correct, 1.0, -1.0)
         Z = np.sum(w * np.exp(-alpha * yh))
         formula = (eps * (1 - eps)) ** 0.25 * (np.sqrt(eps) + np.sqrt(1 - eps))
@@ -320,7 +322,7 @@ def test_vadaboost_bound_V_le_U():
         np.testing.assert_allclose(u, lam * n * w ** 2 + (1 - lam) * w, rtol=1e-14, atol=0)
         WI, WJ = w[correct].sum(), w[~correct].sum()
         QI, QJ = (w[correct] ** 2).sum(), (w[~correct] ** 2).sum()
-        UI, UJ = sums[SUM_UI], sums[SUM_UJ]
+        UI, UJ = sums["ui"], sums["uj"]
         yh = np.where(correct, 1.0, -1.0)
 
         def V(a):
@@ -341,7 +343,7 @@ def test_vadaboost_bound_V_le_U():
         assert V(0.0) == pytest.approx(U(0.0), rel=1e-12)
 
         # the implemented step minimises U, and the cost strictly decreases when U_I > U_J
-        alpha = vadaboost_step(sums, 1, np.array([lam]))
+        alpha = vadaboost_step(sums, 1, make_config(lam=lam)[0])
         assert alpha == pytest.approx(0.25 * np.log(UI / UJ), rel=1e-12, abs=1e-15)
         for d in (1e-3, -1e-3):
             assert U(alpha) <= U(alpha + d)

@@ -1,10 +1,14 @@
 """Every bad input gets a ValueError/TypeError that names the problem (never a numba error)."""
+import inspect
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
-from fastboost import AdaBoostClassifier, VadaBoostClassifier
+from fastboost import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier,
+                       SABoostClassifier, VadaBoostClassifier)
+from fastboost._params import ESTIMATOR_PARAMS
 from naive import assert_rounds_equal
 
 ESTIMATORS = [AdaBoostClassifier, VadaBoostClassifier]
@@ -194,3 +198,58 @@ def test_random_state_is_checked_at_fit(Est):
 def test_verbose_accepts_bool(Est, capsys):
     Est(n_estimators=3, verbose=True).fit(X, y)
     assert "round" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- the parameter table
+ALL_ESTIMATORS = [AdaBoostClassifier, LazyBoostClassifier, VadaBoostClassifier, EBBoostClassifier,
+                  SABoostClassifier, QuadBoostClassifier]
+
+
+@pytest.mark.parametrize("cls", ALL_ESTIMATORS, ids=lambda c: c.__name__)
+def test_signature_matches_the_parameter_table(cls):
+    """Each explicit ``__init__`` lists the table's parameters in order, with its defaults; only n_estimators
+    is positional."""
+    table = ESTIMATOR_PARAMS[cls.__name__]
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    assert [p.name for p in params] == list(table)
+    assert {p.name: p.default for p in params} == {name: param.default for name, param in table.items()}
+    assert [p.kind for p in params] == [inspect.Parameter.POSITIONAL_OR_KEYWORD] + \
+        [inspect.Parameter.KEYWORD_ONLY] * (len(params) - 1)
+    assert cls().get_params() == {name: param.default for name, param in table.items()}
+
+
+@pytest.mark.parametrize("cls", ALL_ESTIMATORS, ids=lambda c: c.__name__)
+def test_numpydoc_docstring(cls):
+    doc = inspect.getdoc(cls)
+    for section in ("Parameters", "Attributes", "Examples"):
+        assert f"\n{section}\n{'-' * len(section)}\n" in doc
+    parameters = doc.split("\nParameters\n")[1].split("\nAttributes\n")[0]
+    documented = [line.split(" : ")[0] for line in parameters.splitlines() if " : " in line
+                  and not line.startswith(" ")]
+    assert documented == list(ESTIMATOR_PARAMS[cls.__name__])
+    assert "make_twonorm" in doc and "docs/algorithms.md" in doc
+    assert "§" not in doc  # sections are named, in docs/algorithms.md
+
+
+@pytest.mark.parametrize("make, err, match", [
+    (lambda: AdaBoostClassifier(max_depth=0), ValueError, r"^max_depth must be in \[1, 8\], got 0\.$"),
+    (lambda: AdaBoostClassifier(max_depth=2.0), TypeError, r"max_depth must be an int in \[1, 8\], got 2\.0"),
+    (lambda: AdaBoostClassifier(min_weight_fraction_leaf=0.6), ValueError,
+     r"min_weight_fraction_leaf must be in \[0, 0\.5\], got 0\.6"),
+    (lambda: AdaBoostClassifier(validation_fraction=0.0), ValueError,
+     r"validation_fraction must be in \(0, 1\) or None, got 0\.0"),
+    (lambda: AdaBoostClassifier(n_iter_no_change=0), ValueError, r"n_iter_no_change must be in >= 1 or None, got 0"),
+    (lambda: AdaBoostClassifier(leaf="soft"), ValueError, r"leaf must be one of \['discrete', 'real'\], got 'soft'"),
+    (lambda: AdaBoostClassifier(verbose="yes"), TypeError, "verbose must be an int >= 0 or a bool"),
+    (lambda: EBBoostClassifier(lam=np.inf), ValueError, r"lam must be in \[0, inf\), got inf"),
+    (lambda: SABoostClassifier(gamma=0), ValueError, r"gamma must be in \(0, inf\), got 0"),
+    (lambda: SABoostClassifier(schedule=None), ValueError, r"schedule must be one of \['inverse', 'power', "),
+    (lambda: QuadBoostClassifier(penalty="l3"), ValueError, r"penalty must be one of \[None, 'l1', 'l2', 'linf'\]"),
+    (lambda: QuadBoostClassifier(reweight_every=2.5), TypeError, "reweight_every must be an int >= 1 or None"),
+    (lambda: QuadBoostClassifier(reweight_at_end=1), TypeError, "reweight_at_end must be a bool, got 1"),
+    (lambda: LazyBoostClassifier(feature_rank=True), TypeError, "feature_rank must be an int >= 1, got True"),
+    (lambda: AdaBoostClassifier(random_state=-1), ValueError, r"random_state must be None, an int in \[0, 2\*\*32"),
+])
+def test_messages_name_the_parameter_the_value_and_the_range(make, err, match):
+    with pytest.raises(err, match=match):
+        make().fit(X, y)

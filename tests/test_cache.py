@@ -4,6 +4,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 import fastboost._cache as cache
 
 
@@ -40,6 +42,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow  # two fresh processes, the first compiles every kernel cold (about 90 s)
 def test_fresh_process_loads_the_cached_kernels(tmp_path):
     """A process that only loads the kernels from numba's cache works. This guards the import
     path that once aborted with "LLVM ERROR: Symbol not found: allocate_sched" (cached parallel

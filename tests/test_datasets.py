@@ -1,4 +1,4 @@
-"""Breiman's generators (spec §10, §12 item 8): moments, balance, determinism, Bayes errors.
+"""Breiman's generators (see docs/algorithms.md): moments, balance, determinism, Bayes errors.
 
 Expected moments and reference Bayes errors are computed here independently of
 fastboost.datasets (waves, centres and densities are re-derived in this file), so

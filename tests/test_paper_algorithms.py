@@ -1,4 +1,4 @@
-"""EBBoost, lazy stumps, SABoost and QuadBoost (spec §3-§6, §12), and validation early stopping.
+"""EBBoost, lazy stumps, SABoost and QuadBoost (see docs/algorithms.md), and validation early stopping.
 
 As in test_algorithms.py, every reference is recomputed in NumPy from the raw
 training data and the fitted ``rounds_`` (feature, threshold, sides, alpha):
@@ -10,13 +10,13 @@ import pytest
 from fastboost import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier,
                        SABoostClassifier, VadaBoostClassifier)
 from fastboost._algorithms import RULES, ebboost_step
-from fastboost._kernels.reweight import get_reweight
-from fastboost._types import N_SUMS, SUM_QI, SUM_QJ, SUM_UI, SUM_UJ
+from fastboost._driver import make_config, make_sums
+from fastboost._kernels.reweight import reweight
 from fastboost.datasets import make_twonorm
 from test_algorithms import all_stumps, integer_data, signed_labels, staged_margins, stump_predict, vada_cost
 
 
-# ----------------------------------------------------------------------------- EBBoost (spec §3)
+# ----------------------------------------------------------------------------- EBBoost
 def eb_parts(H, ys, w, lam):
     """(V*, alpha, A, B) of every stump in H for normalised w (q = n w**2, uniform p)."""
     n = ys.shape[0]
@@ -85,13 +85,11 @@ def test_ebboost_cost_non_increasing_and_recorded(lam):
 def test_ebboost_spec_test_vectors(w, lam, expected):
     w = np.array(w)
     n = w.shape[0]
-    sums = np.zeros(N_SUMS)
-    sums[SUM_UI], sums[SUM_UJ] = w[:3].sum(), w[3]
-    sums[SUM_QI], sums[SUM_QJ] = n * (w[:3] ** 2).sum(), n * w[3] ** 2
-    assert ebboost_step(sums, 1, np.array([lam])) == pytest.approx(expected, abs=1e-6)
+    sums = make_sums(ui=w[:3].sum(), uj=w[3], qi=n * (w[:3] ** 2).sum(), qj=n * w[3] ** 2)
+    assert ebboost_step(sums[0], 1, make_config(lam=lam)[0]) == pytest.approx(expected, abs=1e-6)
 
 
-# ----------------------------------------------------------------------------- lazy stumps (spec §4)
+# ----------------------------------------------------------------------------- lazy stumps
 def test_lazy_rank_one_is_adaboost():
     X, y = integer_data(n=300, seed=4, nan_frac=0.05)
     a = LazyBoostClassifier(n_estimators=25, feature_rank=1).fit(X, y).rounds_
@@ -138,7 +136,7 @@ def test_lazy_kth_feature_and_edge_never_above_best(k):
         w /= w.sum()
 
 
-# ----------------------------------------------------------------------------- SABoost (spec §5)
+# ----------------------------------------------------------------------------- SABoost
 @pytest.mark.parametrize("schedule, gamma", [("inverse", 1.0), ("inverse", 0.5), ("power", 0.7),
                                              ("constant", 0.2), ("constant", 1.5)])
 def test_saboost_schedule_weights_and_loss(schedule, gamma):
@@ -165,7 +163,7 @@ def test_saboost_schedule_weights_and_loss(schedule, gamma):
         assert decreased == (a[s] < np.log((1 - eps) / eps)), f"round {s}"
 
 
-# ----------------------------------------------------------------------------- QuadBoost (spec §6)
+# ----------------------------------------------------------------------------- QuadBoost
 QUAD_VARIANTS = [dict(penalty=None), dict(penalty="l1", lam=0.02), dict(penalty="l2", lam=0.7),
                  dict(penalty="linf", alpha_max=0.03)]
 
@@ -190,7 +188,7 @@ def quad_objective(F, ys, alphas, penalty=None, lam=0.0, alpha_max=1.0):
 
 
 def quad_decrease(g, alpha, penalty=None, lam=0.0, alpha_max=1.0):
-    """The spec §6 table's exact per-voter decrease (eta = 1)."""
+    """QuadBoost's exact per-voter decrease (eta = 1; the table in docs/algorithms.md)."""
     if penalty == "l1":
         return (abs(g) - lam) ** 2
     if penalty == "l2":
@@ -246,27 +244,21 @@ def test_quadboost_reweighting_never_increases_objective(variant):
     r = model.rounds_
     # replay the re-weighting kernel on the binned data and check the objective after each pass
     from fastboost._binning import BinMapper
-    from fastboost._types import N_FREC, N_IREC, R_ALPHA, R_BIN, R_FEATURE, R_LEFT, R_MISSING_LEFT, R_RIGHT
+    from fastboost._driver import make_model
+    from fastboost._types import Model, TrainData
     mapper = BinMapper(model.max_bins)
-    codes = mapper.fit_transform(X, np.full(len(ys), 1.0 / len(ys)))
-    irec = np.zeros((len(r), N_IREC), np.int64)
-    frec = np.zeros((len(r), N_FREC))
-    for col, name in ((R_FEATURE, "feature"), (R_BIN, "bin"), (R_MISSING_LEFT, "missing_left"),
-                      (R_LEFT, "left"), (R_RIGHT, "right")):
-        irec[:, col] = r[name]
-    frec[:, R_ALPHA] = r["alpha"]
-    res = ys - staged_margins(X, r)[-1]
     p = np.full(len(ys), 1.0 / len(ys))
-    params = model._rule_params()
-    obj = quad_objective(ys - res, ys, frec[:, R_ALPHA], **variant)
+    codes = mapper.fit_transform(X, p)
+    voters = Model(r.copy(), make_model(0, 0).nodes)  # the fitted stumps; the kernel re-weights them in place
+    data = TrainData(codes, (ys > 0).astype(np.uint8), p, mapper.n_value_bins_, mapper.thresholds_)
+    config = model._config(RULES["quadboost"], mapper, 2, X.shape[1], len(ys))
+    res = ys - staged_margins(X, r)[-1]
+    obj = quad_objective(ys - res, ys, voters.rounds["alpha"], **variant)
     for _ in range(4):
-        get_reweight()(codes, mapper.missing_code, irec, frec, np.zeros((0, 1, 6), np.int64), np.zeros((0, 1, 4)),
-                       len(r), res, p, RULES["quadboost"].step, params, np.zeros(N_SUMS), np.empty((1, 4)))
-        rounds = r.copy()
-        rounds["alpha"] = frec[:, R_ALPHA]
-        F = staged_margins(X, rounds)[-1]
+        reweight(data, config[0], voters, len(r), res, RULES["quadboost"].step.get(), make_sums(), np.empty((1, 4)))
+        F = staged_margins(X, voters.rounds)[-1]
         np.testing.assert_allclose(ys - F, res, atol=1e-12)
-        new = quad_objective(F, ys, frec[:, R_ALPHA], **variant)
+        new = quad_objective(F, ys, voters.rounds["alpha"], **variant)
         assert new <= obj + 1e-12
         obj = new
     fitted = QuadBoostClassifier(n_estimators=60, **variant).fit(X, y)  # with the final pass

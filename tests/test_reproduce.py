@@ -3,9 +3,12 @@ import json
 import pathlib
 import sys
 
+import pytest
+
 SCRIPTS = pathlib.Path(__file__).resolve().parents[1] / "scripts"
 
 
+@pytest.mark.slow  # the whole reproduction protocol, 6 runs of every booster (about 35 s)
 def test_reproduce_tiny(tmp_path, capsys):
     sys.path.insert(0, str(SCRIPTS))
     try:

@@ -13,8 +13,8 @@ from sklearn.tree import DecisionTreeClassifier
 from fastboost import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier,
                        SABoostClassifier, VadaBoostClassifier)
 from fastboost._kernels.tree import grow_tree, level_child_histograms, rows_histograms
-from fastboost._types import (CRITERION_ERROR, CRITERION_GINI, CRITERION_Z, LEAF_DISCRETE, LEAF_REAL, N_BIN,
-                              N_CLASS, N_FEATURE, N_LEFT, N_MISSING_LEFT, N_NODE_F, N_NODE_I, N_RIGHT, N_VALUE)
+from fastboost._driver import make_config
+from fastboost._types import CRITERION_ERROR, CRITERION_GINI, CRITERION_Z, LEAF_DISCRETE, LEAF_REAL, NODE_DTYPE
 from fastboost.datasets import make_twonorm
 
 try:
@@ -51,18 +51,19 @@ def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, 
     d, n = codes.shape
     slots = 2 ** (depth - 1)
     max_nodes = 2 ** (depth + 1) - 1
-    node_i = np.zeros((max_nodes, N_NODE_I), np.int64)
-    node_f = np.zeros((max_nodes, N_NODE_F))
+    tree = np.zeros(max_nodes, NODE_DTYPE)
     leaf_of_row = np.zeros(n, np.int64)
     leaf_u = np.zeros((max_nodes, n_classes + 1))
     leaf_w = np.zeros((max_nodes, n_classes))
-    n_nodes = grow_tree(codes, y, u, u, u, n_value_bins, missing_code, thresholds, n_classes, criterion, depth,
-                        min_leaf, min_weight_fraction, leaf_kind, leaf_scale, leaf_smoothing,
-                        np.empty(n, np.int64), np.empty(n, np.int64),
-                        np.empty((slots, d, missing_code + 1, n_classes + 1)),
-                        np.empty((slots, d, missing_code + 1, n_classes + 1)), node_i, node_f,
-                        np.empty((max_nodes, 2), np.int64), leaf_of_row, leaf_u, leaf_w, 2)
-    return n_nodes, node_i, node_f, leaf_of_row, leaf_u
+    config = make_config(max_depth=depth, criterion=criterion, min_samples_leaf=min_leaf,
+                         min_weight_fraction_leaf=min_weight_fraction, n_classes=n_classes, leaf=leaf_kind,
+                         leaf_scale=leaf_scale, leaf_smoothing=leaf_smoothing, missing_code=missing_code,
+                         hist_groups=2)
+    n_nodes = grow_tree(codes, y, u, u, u, n_value_bins, thresholds, config[0], np.empty(n, np.int64),
+                        np.empty(n, np.int64), np.empty((slots, d, missing_code + 1, n_classes + 1)),
+                        np.empty((slots, d, missing_code + 1, n_classes + 1)), tree,
+                        np.empty((max_nodes, 2), np.int64), leaf_of_row, leaf_u, leaf_w)
+    return n_nodes, tree, leaf_of_row, leaf_u
 
 
 @pytest.mark.parametrize("n_classes, criterion", [(2, CRITERION_ERROR), (2, CRITERION_GINI), (2, CRITERION_Z),
@@ -71,21 +72,21 @@ def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_grow_tree_matches_naive(n_classes, criterion, depth, min_leaf, min_wf, seed):
     codes, y, u, nvb, mc, thr = random_problem(700, 6, n_classes, 9, seed)
-    n_nodes, node_i, node_f, leaf_of_row, leaf_u = kernel_tree(codes, y, u, nvb, mc, thr, n_classes, criterion,
+    n_nodes, tree, leaf_of_row, leaf_u = kernel_tree(codes, y, u, nvb, mc, thr, n_classes, criterion,
                                                                depth, min_leaf, min_wf)
     ref = naive.grow_tree_naive(codes, y, u, nvb, mc, n_classes, criterion, depth, min_leaf, min_wf)
     assert n_nodes == len(ref)
     for j, node in enumerate(ref):
-        got = (node_i[j, N_FEATURE], node_i[j, N_LEFT], node_i[j, N_RIGHT])
+        got = (tree[j]["feature"], tree[j]["left"], tree[j]["right"])
         assert got == (node["feature"], node["left"], node["right"]), f"node {j}"
         if node["left"] >= 0:
-            assert (node_i[j, N_BIN], node_i[j, N_MISSING_LEFT]) == (node["bin"], node["missing_left"]), j
+            assert (tree[j]["bin"], tree[j]["missing_left"]) == (node["bin"], node["missing_left"]), j
         else:
-            assert node_i[j, N_CLASS] == node["class_"], f"leaf {j}"
+            assert tree[j]["class_"] == node["class_"], f"leaf {j}"
             np.testing.assert_array_equal(np.flatnonzero(leaf_of_row == j), np.sort(node["rows"]))
             np.testing.assert_allclose(leaf_u[j, :n_classes], [u[node["rows"]][y[node["rows"]] == c].sum()
                                                    for c in range(n_classes)], rtol=1e-12, atol=1e-300)
-    assert np.all(np.diff(node_i[:n_nodes, N_LEFT][node_i[:n_nodes, N_LEFT] >= 0]) > 0)
+    assert np.all(np.diff(tree["left"][:n_nodes][tree["left"][:n_nodes] >= 0]) > 0)
 
 
 @pytest.mark.parametrize("depth", [1, 3])
@@ -189,13 +190,13 @@ def test_grouped_tree_histograms_bit_identical_to_per_feature(d):
 
 def test_real_leaves_values():
     codes, y, u, nvb, mc, thr = random_problem(600, 4, 2, 7, 3, zero_frac=0.0)
-    n_nodes, node_i, node_f, leaf_of_row, leaf_u = kernel_tree(codes, y, u, nvb, mc, thr, 2, CRITERION_Z, 3,
+    n_nodes, tree, leaf_of_row, leaf_u = kernel_tree(codes, y, u, nvb, mc, thr, 2, CRITERION_Z, 3,
                                                                leaf_kind=LEAF_REAL, leaf_scale=0.25,
                                                                leaf_smoothing=0.01)
     for j in range(n_nodes):
-        if node_i[j, N_LEFT] < 0:
+        if tree[j]["left"] < 0:
             want = 0.25 * np.log((leaf_u[j, 1] + 0.01) / (leaf_u[j, 0] + 0.01))
-            assert node_f[j, N_VALUE] == pytest.approx(want, rel=1e-12)
+            assert tree[j]["value"] == pytest.approx(want, rel=1e-12)
 
 
 # ----------------------------------------------------------------------------- estimators with trees
@@ -420,7 +421,8 @@ def test_trees_bit_identical_across_thread_counts(make):
                                      dict(penalty="linf", alpha_max=0.3)], ids=["vanilla", "l1", "l2", "linf"])
 def test_quadboost_least_squares_trees(variant):
     """Least-squares tree voters: leaves are the mean residual, vanilla alpha = 1, exact decrease identities
-    with eta = <h, h> (spec §6 (3), (7)), and re-weighting keeps the objective from increasing."""
+    with eta = <h, h> (QuadBoost's equations (3) and (7), see docs/algorithms.md), and re-weighting keeps
+    the objective from increasing."""
     X, y = make_twonorm(1200, random_state=9)
     X[::11, 4] = np.nan
     ys = np.where(y == 1, 1.0, -1.0)

@@ -1,4 +1,9 @@
-"""Best decision stump from histograms.
+"""All split search: decision stumps and tree nodes, from histograms.
+
+Side impurities (error, Gini, the confidence-rated Z, least squares) are defined once,
+at the top; the stump scan (with EBBoost's exact criterion and the feature ranking of
+lazy stumps) and the tree-node scans (two classes with scalar sums, K classes) use them.
+``tree.py`` grows trees and calls :func:`level_splits` and :func:`best_feature` only.
 
 A stump on feature f at bin k sends non-missing codes ``<= k`` left and the
 missing code to the side given by ``missing_left``; each side outputs -1 or +1.
@@ -13,9 +18,49 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .._types import CRITERION_EB, CRITERION_GINI
+from .._types import CRITERION_EB, CRITERION_GINI, CRITERION_LS, CRITERION_Z
 
 TIE_RTOL = 1e-12
+
+
+# ----------------------------------------------------------------------------- impurity of one side
+@jit
+def impurity(c, n_classes, criterion):
+    """Weighted impurity of one side with class weights c[:n_classes] (0 for no weight)."""
+    total = 0.0
+    for k in range(n_classes):
+        total += c[k]
+    if total <= 0.0:
+        return 0.0
+    if criterion == CRITERION_GINI:
+        s = 0.0
+        for k in range(n_classes):
+            s += c[k] * c[k]
+        return total - s / total
+    if criterion == CRITERION_Z:
+        return 2.0 * np.sqrt(max(c[0], 0.0) * max(c[1], 0.0))
+    if criterion == CRITERION_LS:
+        s1 = c[1] - c[0]
+        return -s1 * s1 / c[n_classes + 1] if c[n_classes + 1] > 0.0 else 0.0
+    top = c[0]
+    for k in range(1, n_classes):
+        top = max(top, c[k])
+    return total - top
+
+
+@jit
+def impurity2(c0, c1, criterion, pw):
+    """impurity() for two classes, on scalars (pw: the side's sum of p, least squares only)."""
+    if criterion == CRITERION_LS:
+        return -(c1 - c0) * (c1 - c0) / pw if pw > 0.0 else 0.0
+    total = c0 + c1
+    if total <= 0.0:
+        return 0.0
+    if criterion == CRITERION_GINI:
+        return 2.0 * c0 * c1 / total
+    if criterion == CRITERION_Z:
+        return 2.0 * np.sqrt(max(c0, 0.0) * max(c1, 0.0))
+    return min(c0, c1)
 
 
 @jit
@@ -23,13 +68,13 @@ def stump_criterion(l0, l1, r0, r1, criterion):
     """Criterion of a split with class weights (l0, l1) left and (r0, r1) right; lower is better.
 
     error: weighted misclassification with each side predicting its heavier class;
-    gini: weighted Gini impurity 2*l0*l1/(l0+l1) + 2*r0*r1/(r0+r1).
+    gini: weighted Gini impurity 2*l0*l1/(l0+l1) + 2*r0*r1/(r0+r1). (The same side impurity as the
+    trees' binary nodes, :func:`impurity2`.)
     """
-    if criterion == CRITERION_GINI:
-        return 2.0 * l0 * l1 / (l0 + l1) + 2.0 * r0 * r1 / (r0 + r1)
-    return min(l0, l1) + min(r0, r1)
+    return impurity2(l0, l1, criterion, 0.0) + impurity2(r0, r1, criterion, 0.0)
 
 
+# ----------------------------------------------------------------------------- stumps
 @jit
 def eb_terms(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam):
     """EBBoost's (A, B, W_I, W_J) for the stump predicting -1 left and +1 right (spec §3).
@@ -266,3 +311,160 @@ def choose_stump(hist, histq, n_value_bins, missing_code, thresholds, criterion,
             left = leaf_value(l0, l1)
             right = leaf_value(r0, r1)
     return f, k, ml, left, right, threshold, qi, qj
+
+
+# ----------------------------------------------------------------------------- tree nodes
+@jit
+def _side_ok(c, n_classes, min_leaf, min_weight, floor):
+    """As _ok2, for K classes."""
+    w = 0.0
+    for k in range(n_classes):
+        w += c[k]
+    return (min_leaf <= 1 or c[n_classes] >= min_leaf) and w >= min_weight and w > floor
+
+
+@jit
+def _ok2(c0, c1, count, min_leaf, min_weight, floor):
+    """A side is valid with weight above floor (the rounding dust a subtracted histogram leaves in empty
+    bins), >= min_weight, and (min_leaf > 1) >= min_leaf weighted rows."""
+    w = c0 + c1
+    return (min_leaf <= 1 or count >= min_leaf) and w >= min_weight and w > floor
+
+
+@jit
+def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight):
+    """best_split_tree_feature for two classes with scalar accumulators (the common case, ~10x faster)."""
+    ls = criterion == CRITERION_LS
+    m0 = hist_f[missing_code, 0]
+    m1 = hist_f[missing_code, 1]
+    mc = hist_f[missing_code, 2]
+    mp = hist_f[missing_code, 3] if ls else 0.0
+    t0 = 0.0
+    t1 = 0.0
+    tc = 0.0
+    tp = 0.0
+    for b in range(n_value_bins):
+        t0 += hist_f[b, 0]
+        t1 += hist_f[b, 1]
+        tc += hist_f[b, 2]
+        if ls:
+            tp += hist_f[b, 3]
+    tol = TIE_RTOL * (t0 + t1 + m0 + m1)
+    best = np.inf
+    best_bin = -1
+    best_ml = 1
+    l0 = 0.0
+    l1 = 0.0
+    lc = 0.0
+    lp = 0.0
+    for k in range(n_value_bins):
+        l0 += hist_f[k, 0]
+        l1 += hist_f[k, 1]
+        lc += hist_f[k, 2]
+        if ls:
+            lp += hist_f[k, 3]
+        r0 = t0 - l0
+        r1 = t1 - l1
+        rc = tc - lc
+        rp = tp - lp
+        if k < n_value_bins - 1 and _ok2(l0 + m0, l1 + m1, lc + mc, min_leaf, min_weight, tol) and _ok2(
+                r0, r1, rc, min_leaf, min_weight, tol):
+            v = impurity2(l0 + m0, l1 + m1, criterion, lp + mp) + impurity2(r0, r1, criterion, rp)
+            if v < best - tol:
+                best = v
+                best_bin = k
+                best_ml = 1
+        if _ok2(l0, l1, lc, min_leaf, min_weight, tol) and _ok2(r0 + m0, r1 + m1, rc + mc, min_leaf, min_weight, tol):
+            v = impurity2(l0, l1, criterion, lp) + impurity2(r0 + m0, r1 + m1, criterion, rp + mp)
+            if v < best - tol:
+                best = v
+                best_bin = k
+                best_ml = 0
+    if best_bin >= 0 and m0 + m1 <= tol:  # (a subtracted histogram's empty bin may hold rounding dust)
+        lw = 0.0
+        for b in range(best_bin + 1):
+            lw += hist_f[b, 0] + hist_f[b, 1]
+        best_ml = 1 if lw >= t0 + t1 - lw else 0
+    return best, best_bin, best_ml
+
+
+@jit
+def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight):
+    """Best (criterion, bin, missing_left) of one feature of a node; criterion inf when no split is valid.
+
+    hist_f  float64[n_bins, n_classes + 1]  IN
+    """
+    if n_classes == 2:
+        return _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight)
+    nf = hist_f.shape[1]
+    tot = np.zeros(nf)
+    left = np.zeros(nf)
+    a = np.empty(nf)
+    b = np.empty(nf)
+    for bb in range(n_value_bins):
+        for k in range(nf):
+            tot[k] += hist_f[bb, k]
+    scale = 0.0
+    for k in range(n_classes):
+        scale += tot[k] + hist_f[missing_code, k]
+    tol = TIE_RTOL * scale
+    best = np.inf
+    best_bin = -1
+    best_ml = 1
+    for kb in range(n_value_bins):
+        for k in range(nf):
+            left[k] += hist_f[kb, k]
+        if kb < n_value_bins - 1:  # missing left
+            for k in range(nf):
+                a[k] = left[k] + hist_f[missing_code, k]
+                b[k] = tot[k] - left[k]
+            if _side_ok(a, n_classes, min_leaf, min_weight, tol) and _side_ok(b, n_classes, min_leaf, min_weight, tol):
+                v = impurity(a, n_classes, criterion) + impurity(b, n_classes, criterion)
+                if v < best - tol:
+                    best = v
+                    best_bin = kb
+                    best_ml = 1
+        for k in range(nf):  # missing right
+            a[k] = left[k]
+            b[k] = tot[k] - left[k] + hist_f[missing_code, k]
+        if _side_ok(a, n_classes, min_leaf, min_weight, tol) and _side_ok(b, n_classes, min_leaf, min_weight, tol):
+            v = impurity(a, n_classes, criterion) + impurity(b, n_classes, criterion)
+            if v < best - tol:
+                best = v
+                best_bin = kb
+                best_ml = 0
+    mw = 0.0
+    for k in range(n_classes):
+        mw += hist_f[missing_code, k]
+    if best_bin >= 0 and mw <= tol:  # (a subtracted histogram's empty bin may hold rounding dust)
+        # no weighted missing rows here: missing values (zero-weight rows, prediction) go to the heavier side
+        lw = 0.0
+        for bb in range(best_bin + 1):
+            for k in range(n_classes):
+                lw += hist_f[bb, k]
+        tw = 0.0
+        for k in range(n_classes):
+            tw += tot[k]
+        best_ml = 1 if lw >= tw - lw else 0
+    return best, best_bin, best_ml
+
+
+@pjit
+def level_splits(hist, n_nodes, active, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight,
+                 value, bin_, missing_left):
+    """Per-feature best splits of every active node of a level, threads over features (one launch per level).
+
+    hist    float64[slots, n_features, n_bins, n_classes + 1]  IN   the level's node histograms
+    active  uint8[slots]  IN  1 for the nodes to split
+    value, bin_, missing_left  [slots, n_features]  OUT  as best_split_per_feature, per node
+    """
+    for f in prange(hist.shape[1]):
+        for s in range(n_nodes):
+            if active[s]:
+                v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,
+                                                    criterion, min_leaf, min_weight)
+                value[s, f] = v
+                bin_[s, f] = bb
+                missing_left[s, f] = ml
+
+

@@ -25,11 +25,9 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .._types import CRITERION_GINI, CRITERION_LS, CRITERION_Z, LEAF_LSQ, LEAF_REAL, N_BIN, N_CLASS, N_FEATURE
-from .._types import N_GAIN, N_LEFT
-from .._types import N_MISSING_LEFT, N_RIGHT, N_THRESHOLD, N_VALUE, N_WEIGHT, SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
+from .._types import CRITERION_LS, LEAF_LSQ, LEAF_REAL
 from .histogram import GROUP, _group_bounds, _group_histograms, group_count
-from .split import TIE_RTOL, best_feature
+from .split import best_feature, impurity, level_splits
 from .update import BLOCK, block_total
 
 
@@ -91,199 +89,6 @@ def rows_histograms(codes, idx, start, stop, y, u, q, n_classes, with_count, his
             _group_rows_histograms(codes, f0, f1, idx, start, stop, y, u, hist[f0:f1])
         else:
             _rows_histogram_one_feature(codes[f0], idx, start, stop, y, u, q, n_classes, with_count, hist[f0])
-
-
-@jit
-def impurity(c, n_classes, criterion):
-    """Weighted impurity of one side with class weights c[:n_classes] (0 for no weight)."""
-    total = 0.0
-    for k in range(n_classes):
-        total += c[k]
-    if total <= 0.0:
-        return 0.0
-    if criterion == CRITERION_GINI:
-        s = 0.0
-        for k in range(n_classes):
-            s += c[k] * c[k]
-        return total - s / total
-    if criterion == CRITERION_Z:
-        return 2.0 * np.sqrt(max(c[0], 0.0) * max(c[1], 0.0))
-    if criterion == CRITERION_LS:
-        s1 = c[1] - c[0]
-        return -s1 * s1 / c[n_classes + 1] if c[n_classes + 1] > 0.0 else 0.0
-    top = c[0]
-    for k in range(1, n_classes):
-        top = max(top, c[k])
-    return total - top
-
-
-@jit
-def _side_ok(c, n_classes, min_leaf, min_weight, floor):
-    """As _ok2, for K classes."""
-    w = 0.0
-    for k in range(n_classes):
-        w += c[k]
-    return (min_leaf <= 1 or c[n_classes] >= min_leaf) and w >= min_weight and w > floor
-
-
-@jit
-def _impurity2(c0, c1, criterion, pw):
-    """impurity() for two classes, on scalars (pw: the side's sum of p, least squares only)."""
-    if criterion == CRITERION_LS:
-        return -(c1 - c0) * (c1 - c0) / pw if pw > 0.0 else 0.0
-    total = c0 + c1
-    if total <= 0.0:
-        return 0.0
-    if criterion == CRITERION_GINI:
-        return 2.0 * c0 * c1 / total
-    if criterion == CRITERION_Z:
-        return 2.0 * np.sqrt(max(c0, 0.0) * max(c1, 0.0))
-    return min(c0, c1)
-
-
-@jit
-def _ok2(c0, c1, count, min_leaf, min_weight, floor):
-    """A side is valid with weight above floor (the rounding dust a subtracted histogram leaves in empty
-    bins), >= min_weight, and (min_leaf > 1) >= min_leaf weighted rows."""
-    w = c0 + c1
-    return (min_leaf <= 1 or count >= min_leaf) and w >= min_weight and w > floor
-
-
-@jit
-def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight):
-    """best_split_tree_feature for two classes with scalar accumulators (the common case, ~10x faster)."""
-    ls = criterion == CRITERION_LS
-    m0 = hist_f[missing_code, 0]
-    m1 = hist_f[missing_code, 1]
-    mc = hist_f[missing_code, 2]
-    mp = hist_f[missing_code, 3] if ls else 0.0
-    t0 = 0.0
-    t1 = 0.0
-    tc = 0.0
-    tp = 0.0
-    for b in range(n_value_bins):
-        t0 += hist_f[b, 0]
-        t1 += hist_f[b, 1]
-        tc += hist_f[b, 2]
-        if ls:
-            tp += hist_f[b, 3]
-    tol = TIE_RTOL * (t0 + t1 + m0 + m1)
-    best = np.inf
-    best_bin = -1
-    best_ml = 1
-    l0 = 0.0
-    l1 = 0.0
-    lc = 0.0
-    lp = 0.0
-    for k in range(n_value_bins):
-        l0 += hist_f[k, 0]
-        l1 += hist_f[k, 1]
-        lc += hist_f[k, 2]
-        if ls:
-            lp += hist_f[k, 3]
-        r0 = t0 - l0
-        r1 = t1 - l1
-        rc = tc - lc
-        rp = tp - lp
-        if k < n_value_bins - 1 and _ok2(l0 + m0, l1 + m1, lc + mc, min_leaf, min_weight, tol) and _ok2(
-                r0, r1, rc, min_leaf, min_weight, tol):
-            v = _impurity2(l0 + m0, l1 + m1, criterion, lp + mp) + _impurity2(r0, r1, criterion, rp)
-            if v < best - tol:
-                best = v
-                best_bin = k
-                best_ml = 1
-        if _ok2(l0, l1, lc, min_leaf, min_weight, tol) and _ok2(r0 + m0, r1 + m1, rc + mc, min_leaf, min_weight, tol):
-            v = _impurity2(l0, l1, criterion, lp) + _impurity2(r0 + m0, r1 + m1, criterion, rp + mp)
-            if v < best - tol:
-                best = v
-                best_bin = k
-                best_ml = 0
-    if best_bin >= 0 and m0 + m1 <= tol:  # (a subtracted histogram's empty bin may hold rounding dust)
-        lw = 0.0
-        for b in range(best_bin + 1):
-            lw += hist_f[b, 0] + hist_f[b, 1]
-        best_ml = 1 if lw >= t0 + t1 - lw else 0
-    return best, best_bin, best_ml
-
-
-@jit
-def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight):
-    """Best (criterion, bin, missing_left) of one feature of a node; criterion inf when no split is valid.
-
-    hist_f  float64[n_bins, n_classes + 1]  IN
-    """
-    if n_classes == 2:
-        return _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight)
-    nf = hist_f.shape[1]
-    tot = np.zeros(nf)
-    left = np.zeros(nf)
-    a = np.empty(nf)
-    b = np.empty(nf)
-    for bb in range(n_value_bins):
-        for k in range(nf):
-            tot[k] += hist_f[bb, k]
-    scale = 0.0
-    for k in range(n_classes):
-        scale += tot[k] + hist_f[missing_code, k]
-    tol = TIE_RTOL * scale
-    best = np.inf
-    best_bin = -1
-    best_ml = 1
-    for kb in range(n_value_bins):
-        for k in range(nf):
-            left[k] += hist_f[kb, k]
-        if kb < n_value_bins - 1:  # missing left
-            for k in range(nf):
-                a[k] = left[k] + hist_f[missing_code, k]
-                b[k] = tot[k] - left[k]
-            if _side_ok(a, n_classes, min_leaf, min_weight, tol) and _side_ok(b, n_classes, min_leaf, min_weight, tol):
-                v = impurity(a, n_classes, criterion) + impurity(b, n_classes, criterion)
-                if v < best - tol:
-                    best = v
-                    best_bin = kb
-                    best_ml = 1
-        for k in range(nf):  # missing right
-            a[k] = left[k]
-            b[k] = tot[k] - left[k] + hist_f[missing_code, k]
-        if _side_ok(a, n_classes, min_leaf, min_weight, tol) and _side_ok(b, n_classes, min_leaf, min_weight, tol):
-            v = impurity(a, n_classes, criterion) + impurity(b, n_classes, criterion)
-            if v < best - tol:
-                best = v
-                best_bin = kb
-                best_ml = 0
-    mw = 0.0
-    for k in range(n_classes):
-        mw += hist_f[missing_code, k]
-    if best_bin >= 0 and mw <= tol:  # (a subtracted histogram's empty bin may hold rounding dust)
-        # no weighted missing rows here: missing values (zero-weight rows, prediction) go to the heavier side
-        lw = 0.0
-        for bb in range(best_bin + 1):
-            for k in range(n_classes):
-                lw += hist_f[bb, k]
-        tw = 0.0
-        for k in range(n_classes):
-            tw += tot[k]
-        best_ml = 1 if lw >= tw - lw else 0
-    return best, best_bin, best_ml
-
-
-@pjit
-def level_splits(hist, n_nodes, active, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight,
-                 value, bin_, missing_left):
-    """Per-feature best splits of every active node of a level, threads over features (one launch per level).
-
-    hist    float64[slots, n_features, n_bins, n_classes + 1]  IN   the level's node histograms
-    active  uint8[slots]  IN  1 for the nodes to split
-    value, bin_, missing_left  [slots, n_features]  OUT  as best_split_per_feature, per node
-    """
-    for f in prange(hist.shape[1]):
-        for s in range(n_nodes):
-            if active[s]:
-                v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,
-                                                    criterion, min_leaf, min_weight)
-                value[s, f] = v
-                bin_[s, f] = bb
-                missing_left[s, f] = ml
 
 
 @jit
@@ -476,7 +281,7 @@ def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, lc, 
 
 
 @pjit
-def leaf_sums(node_i, node_range, n_first, codes, split_node, split_f, split_k, split_ml, n_split, missing_code,
+def leaf_sums(tree, node_range, n_first, codes, split_node, split_f, split_k, split_ml, n_split, missing_code,
               root, first_child, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w):
     """Each leaf's rows get its index; per leaf and class sums of u and w (and of q for least squares).
 
@@ -489,7 +294,10 @@ def leaf_sums(node_i, node_range, n_first, codes, split_node, split_f, split_k, 
     over leaves would leave one idle); a leaf's sum adds its tasks' partial sums in position order,
     which is row order: the result does not depend on the number of threads.
     """
-    plain = _range_tasks(np.arange(n_first), n_first, node_range, node_i[:, N_LEFT] < 0)
+    is_leaf = np.empty(tree.shape[0], np.bool_)
+    for node in range(tree.shape[0]):
+        is_leaf[node] = tree[node].left < 0
+    plain = _range_tasks(np.arange(n_first), n_first, node_range, is_leaf)
     split = _range_tasks(split_node, n_split, node_range, np.ones(node_range.shape[0], np.bool_))
     n_plain = plain.shape[0]
     n_tasks = n_plain + split.shape[0]
@@ -526,35 +334,51 @@ def leaf_sums(node_i, node_range, n_first, codes, split_node, split_f, split_k, 
 
 
 @jit
-def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_classes, criterion, max_depth, min_leaf,
-              min_weight_fraction, leaf_kind, leaf_scale, leaf_smoothing, idx, tmp, hist_a, hist_b,
-              node_i, node_f, node_range, leaf_of_row, leaf_u, leaf_w, n_groups):
-    """Grow one tree on the learner weights u; return its number of nodes.
+def grow_tree(codes, y, u, q, w, n_value_bins, thresholds, config, idx, tmp, hist_a, hist_b, tree, node_range,
+              leaf_of_row, leaf_u, leaf_w):
+    """Grow one tree on the learner weights u into ``tree``; return its number of nodes.
 
-    codes    uint8[n_features, n_samples]; y uint8[n_samples] (class index < n_classes)   IN
+    codes    uint8[n_features, n_samples]; y uint8[n_samples] (class index < config.n_classes)   IN
     u, w     float64[n_samples]  IN  learner weights (for the splits) and boosting weights (leaf sums)
     q        float64[n_samples]  IN  least-squares trees (LEAF_LSQ, CRITERION_LS): the sample distribution p
+    config   the fit's configuration (max_depth, criterion, min_samples_leaf, min_weight_fraction_leaf,
+             n_classes, leaf, leaf_scale, leaf_smoothing, missing_code, hist_groups)  IN
     idx, tmp int64[n_samples]    scratch (row order of the nodes)
     hist_a, hist_b  float64[2**(max_depth-1), n_features, n_bins, n_classes + 1]  scratch (one level each)
-    node_i   int64[2**(max_depth+1) - 1, N_NODE_I]; node_f float64[..., N_NODE_F]   OUT the tree
+    tree     NODE_DTYPE[2**(max_depth+1) - 1]   OUT the tree (node 0 the root)
     node_range int64[2**(max_depth+1) - 1, 2]  scratch
     leaf_of_row int64[n_samples]  OUT  node index of each row's leaf
     leaf_u   float64[2**(max_depth+1) - 1, n_classes + 1]  OUT  per leaf: sums of u per class, then of q
     leaf_w   float64[2**(max_depth+1) - 1, n_classes]      OUT  per leaf and class: sums of w
     (rows in increasing order; filled for leaves only)
-    n_groups histogram.n_feature_groups(n_features, threads)  IN  (speed only)
-    A split needs min_leaf positive-weight rows and min_weight_fraction * sum(u) weight per side
-    (sum(u) from the root's histogram).
+    A split needs min_samples_leaf positive-weight rows and min_weight_fraction_leaf * sum(u) weight per
+    side (sum(u) from the root's histogram).
     Leaf values: discrete leaves name their heaviest class under u (ties: the lowest; binary:
-    N_VALUE = -1 / +1); LEAF_REAL: N_VALUE = leaf_scale * log((U1 + d) / (U0 + d)) with
-    d = leaf_smoothing * sum(u); LEAF_LSQ: N_VALUE = (U1 - U0) / sum q, the mean residual.
+    value = -1 / +1); LEAF_REAL: value = leaf_scale * log((U1 + d) / (U0 + d)) with
+    d = leaf_smoothing * sum(u); LEAF_LSQ: value = (U1 - U0) / sum q, the mean residual.
     Per level there are three parallel launches: split search and children histograms over features,
     the partition over the level's nodes.
     """
+    missing_code = config.missing_code
+    n_classes = config.n_classes
+    criterion = config.criterion
+    max_depth = config.max_depth
+    min_leaf = config.min_samples_leaf
+    n_groups = config.hist_groups
     n = u.shape[0]
     n_features = codes.shape[0]
-    node_i[:, :] = -1
-    node_f[:, :] = 0.0
+    for node in range(tree.shape[0]):
+        nd = tree[node]
+        nd.feature = -1
+        nd.bin = -1
+        nd.missing_left = -1
+        nd.left = -1
+        nd.right = -1
+        nd.class_ = -1
+        nd.threshold = 0.0
+        nd.value = 0.0
+        nd.gain = 0.0
+        nd.weight = 0.0
     node_range[0, 0] = 0
     node_range[0, 1] = n
     slots = hist_a.shape[0]
@@ -575,7 +399,7 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
     total_u = 0.0
     for k in range(n_classes):
         total_u += cw[k]
-    min_weight = min_weight_fraction * total_u
+    min_weight = config.min_weight_fraction_leaf * total_u
     ls = criterion == CRITERION_LS
     level_first = 0  # node indices of the current level: level_first .. level_first + level_count - 1
     level_count = 1
@@ -592,7 +416,7 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
             for k in range(n_classes):
                 total += cw[k]
                 top = max(top, cw[k])
-            node_f[level_first + s, N_WEIGHT] = total
+            tree[level_first + s].weight = total
             node_total[s] = total
             node_imp[s] = impurity(cw, n_classes, criterion)
             if ls:  # least squares: split while the node has residual weight (sides must be valid)
@@ -637,13 +461,14 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
             lc = n_nodes
             rc = n_nodes + 1
             n_nodes += 2
-            node_i[node, N_FEATURE] = f
-            node_i[node, N_BIN] = k
-            node_i[node, N_MISSING_LEFT] = ml
-            node_i[node, N_LEFT] = lc
-            node_i[node, N_RIGHT] = rc
-            node_f[node, N_THRESHOLD] = thresholds[f, k]
-            node_f[node, N_GAIN] = node_imp[s] - value[s, f]
+            nd = tree[node]
+            nd.feature = f
+            nd.bin = k
+            nd.missing_left = ml
+            nd.left = lc
+            nd.right = rc
+            nd.threshold = thresholds[f, k]
+            nd.gain = node_imp[s] - value[s, f]
             node_range[lc, 0] = start
             node_range[lc, 1] = start + nl
             node_range[rc, 0] = start + nl
@@ -668,71 +493,89 @@ def grow_tree(codes, y, u, q, w, n_value_bins, missing_code, thresholds, n_class
         for i in range(n):
             idx[i] = i
     # leaves: row assignment and per-class sums (rows in increasing order within each leaf)
-    leaf_sums(node_i, node_range, n_first, codes, split[1], split[2], split[3], split[4], n_last, missing_code,
+    leaf_sums(tree, node_range, n_first, codes, split[1], split[2], split[3], split[4], n_last, missing_code,
               last_root, n_first, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w)
-    delta = leaf_smoothing * total_u
+    delta = config.leaf_smoothing * total_u
+    leaf_kind = config.leaf
     for node in range(n_nodes):
-        if node_i[node, N_LEFT] >= 0:
+        nd = tree[node]
+        if nd.left >= 0:
             continue
         best_k = 0
         for k in range(1, n_classes):
             if leaf_u[node, k] > leaf_u[node, best_k]:
                 best_k = k
-        node_i[node, N_CLASS] = best_k
+        nd.class_ = best_k
         if leaf_kind == LEAF_REAL:
-            node_f[node, N_VALUE] = leaf_scale * np.log((leaf_u[node, 1] + delta) / (leaf_u[node, 0] + delta))
+            nd.value = config.leaf_scale * np.log((leaf_u[node, 1] + delta) / (leaf_u[node, 0] + delta))
         elif leaf_kind == LEAF_LSQ:
             pw = leaf_u[node, n_classes]
-            node_f[node, N_VALUE] = (leaf_u[node, 1] - leaf_u[node, 0]) / pw if pw > 0.0 else 0.0
+            nd.value = (leaf_u[node, 1] - leaf_u[node, 0]) / pw if pw > 0.0 else 0.0
         else:
-            node_f[node, N_VALUE] = 1.0 if best_k == 1 else -1.0
+            nd.value = 1.0 if best_k == 1 else -1.0
         tw = 0.0
         for k in range(n_classes):
             tw += leaf_u[node, k]
-        node_f[node, N_WEIGHT] = tw
+        nd.weight = tw
     return n_nodes
 
 
 @pjit
-def tree_outputs(leaf_of_row, node_i, y, yh):
+def tree_outputs(leaf_of_row, tree, y, yh):
     """yh_i = +1 if the class named by row i's leaf is y_i, else -1 (discrete leaves)."""
     for i in prange(y.shape[0]):
-        yh[i] = 1 if node_i[leaf_of_row[i], N_CLASS] == y[i] else -1
+        yh[i] = 1 if tree[leaf_of_row[i]].class_ == y[i] else -1
 
 
 @jit
-def tree_round_sums(node_i, n_nodes, n_classes, leaf_u, leaf_w, sums):
-    """The round's SUM_UI, SUM_UJ, SUM_WI, SUM_WJ from the leaves' class sums (leaves in node order)."""
-    sums[:] = 0.0
+def tree_round_sums(tree, n_nodes, n_classes, leaf_u, leaf_w, sums):
+    """The round's sums (ui, uj, wi, wj; the others zero) from the leaves' class sums (leaves in node order).
+
+    sums  SUMS_DTYPE[1]  OUT
+    """
+    ui = 0.0
+    uj = 0.0
+    wi = 0.0
+    wj = 0.0
     for node in range(n_nodes):
-        if node_i[node, N_LEFT] >= 0:
+        if tree[node].left >= 0:
             continue
-        c = node_i[node, N_CLASS]
+        c = tree[node].class_
         for k in range(n_classes):
             if k == c:
-                sums[SUM_UI] += leaf_u[node, k]
-                sums[SUM_WI] += leaf_w[node, k]
+                ui += leaf_u[node, k]
+                wi += leaf_w[node, k]
             else:
-                sums[SUM_UJ] += leaf_u[node, k]
-                sums[SUM_WJ] += leaf_w[node, k]
+                uj += leaf_u[node, k]
+                wj += leaf_w[node, k]
+    s = sums[0]
+    s.ui = ui
+    s.uj = uj
+    s.wi = wi
+    s.wj = wj
+    s.qi = 0.0
+    s.qj = 0.0
+    s.eta = 0.0
+    s.z = 0.0
 
 
 @jit
-def leaf_of_codes(codes, i, node_i, missing_code):
+def leaf_of_codes(codes, i, tree, missing_code):
     """Leaf node reached by binned row i (codes uint8[n_features, n_rows])."""
     node = 0
-    while node_i[node, N_LEFT] >= 0:
-        c = codes[node_i[node, N_FEATURE], i]
+    while tree[node].left >= 0:
+        nd = tree[node]
+        c = codes[nd.feature, i]
         if c == missing_code:
-            go_left = node_i[node, N_MISSING_LEFT] != 0
+            go_left = nd.missing_left != 0
         else:
-            go_left = c <= node_i[node, N_BIN]
-        node = node_i[node, N_LEFT] if go_left else node_i[node, N_RIGHT]
+            go_left = c <= nd.bin
+        node = nd.left if go_left else nd.right
     return node
 
 
 @pjit
-def update_validation_tree(codes, missing_code, node_i, node_f, alpha, n_classes, y, p, margin, block_sums):
+def update_validation_tree(codes, missing_code, tree, alpha, n_classes, y, p, margin, block_sums):
     """Add alpha * tree to the binned validation rows' margins; return the weighted error sum_i p_i [wrong_i].
 
     Binary (n_classes == 2): margin[i] += alpha * leaf value, class 1 iff margin > 0.
@@ -744,13 +587,13 @@ def update_validation_tree(codes, missing_code, node_i, node_f, alpha, n_classes
     for b in prange(nb):
         err = 0.0
         for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            leaf = leaf_of_codes(codes, i, node_i, missing_code)
+            leaf = leaf_of_codes(codes, i, tree, missing_code)
             if n_classes == 2:
-                m = margin[i] + alpha * node_f[leaf, N_VALUE]
+                m = margin[i] + alpha * tree[leaf].value
                 margin[i] = m
                 wrong = (m > 0.0) != (y[i] == 1)
             else:
-                margin[i * n_classes + node_i[leaf, N_CLASS]] += alpha
+                margin[i * n_classes + tree[leaf].class_] += alpha
                 top = 0
                 for k in range(1, n_classes):
                     if margin[i * n_classes + k] > margin[i * n_classes + top]:

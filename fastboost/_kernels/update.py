@@ -8,7 +8,6 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .._types import SUM_UI, SUM_UJ, SUM_WI, SUM_WJ
 
 BLOCK = 16384
 
@@ -36,7 +35,7 @@ def apply_stump(codes_f, k, missing_left, missing_code, left, right, y, u, w, yh
     u, w        float64[n_samples]   IN   learner and boosting weights
     yh          int8[n_samples]      OUT  y_i * h_i (+1 correct, -1 wrong)
     block_sums  float64[n_blocks, >=4]    scratch
-    sums        float64[N_SUMS]      OUT  SUM_UI, SUM_UJ, SUM_WI, SUM_WJ (others zero)
+    sums        SUMS_DTYPE[1]        OUT  ui, uj, wi, wj (the others zero)
     """
     n = codes_f.shape[0]
     nb = -(-n // BLOCK)
@@ -64,12 +63,15 @@ def apply_stump(codes_f, k, missing_left, missing_code, left, right, y, u, w, yh
         block_sums[b, 1] = uj
         block_sums[b, 2] = wi
         block_sums[b, 3] = wj
-    sums[:] = 0.0
-    for b in range(nb):
-        sums[SUM_UI] += block_sums[b, 0]
-        sums[SUM_UJ] += block_sums[b, 1]
-        sums[SUM_WI] += block_sums[b, 2]
-        sums[SUM_WJ] += block_sums[b, 3]
+    s = sums[0]
+    s.ui = block_total(block_sums, nb, 0)
+    s.uj = block_total(block_sums, nb, 1)
+    s.wi = block_total(block_sums, nb, 2)
+    s.wj = block_total(block_sums, nb, 3)
+    s.qi = 0.0
+    s.qj = 0.0
+    s.eta = 0.0
+    s.z = 0.0
 
 
 @pjit

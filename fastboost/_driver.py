@@ -1,0 +1,217 @@
+"""The round driver: everything around the compiled loop, once.
+
+The estimators, the Dask driver and the benchmark all fit through these functions:
+
+- :func:`make_config` fills the configuration record the loop and the rules read by name;
+- :func:`pick_learner` chooses the weak learner's learn / update / validate functions;
+- :func:`make_workspace` allocates the scratch space and state of a fit, in one place;
+- :func:`make_model` / :func:`grow_model` allocate and grow the fitted records;
+- :func:`run_rounds` runs the loop in chunks of rounds (Python handles Ctrl-C, grows the
+  record, runs re-weighting passes and reports progress in between).
+"""
+import sys
+import time
+import warnings
+
+import numpy as np
+from numba import NumbaExperimentalFeatureWarning
+
+from ._kernels.learners import LEARNERS, no_validation
+from ._kernels.loop import boost
+from ._kernels.update import n_blocks
+from ._types import CONFIG_DTYPE, LEAF_LSQ, LEAF_REAL, NODE_DTYPE, RAN_ALL, ROUND_DTYPE, STATE_DTYPE, SUMS_DTYPE
+from ._types import Model, TrainData, ValidData, Workspace
+
+#: rounds per compiled call: Python handles Ctrl-C, grows the record and reports progress in between
+CHUNK = 64
+#: the first chunk of a fit with progress reports
+PROGRESS_CHUNK = 10
+
+__all__ = ["CHUNK", "Model", "Progress", "TrainData", "ValidData", "Workspace", "grow_model", "make_config",
+           "make_model", "make_sums", "make_workspace", "no_validation_data", "pick_learner", "pick_rules", "run_rounds"]
+
+
+def make_config(**fields):
+    """A CONFIG_DTYPE record array of one element with the given fields (the others zero)."""
+    config = np.zeros(1, dtype=CONFIG_DTYPE)
+    for name, value in fields.items():
+        config[0][name] = value
+    return config
+
+
+def make_sums(**fields):
+    """A SUMS_DTYPE record array of one element with the given fields (the others zero)."""
+    sums = np.zeros(1, dtype=SUMS_DTYPE)
+    for name, value in fields.items():
+        sums[0][name] = value
+    return sums
+
+
+def max_nodes_of(max_depth):
+    """Node slots of a tree of this depth (0: stumps keep no nodes)."""
+    return 2 ** (max_depth + 1) - 1 if max_depth else 1
+
+
+def pick_learner(config):
+    """The weak learner's (learn, update, validate) for this configuration."""
+    c = config[0]
+    if c["max_depth"] == 0:
+        if c["additive"]:
+            return LEARNERS["stump_residuals"]
+        return LEARNERS["stump_q"] if c["use_q"] else LEARNERS["stump"]
+    if c["leaf"] == LEAF_LSQ:
+        return LEARNERS["tree_residuals"]
+    if c["leaf"] == LEAF_REAL:
+        return LEARNERS["tree_real"]
+    return LEARNERS["tree"] if c["n_classes"] == 2 else LEARNERS["tree_samme"]
+
+
+def pick_rules(rule, config, validation):
+    """The loop's tuple of compiled functions: the algorithm's rule and the learner's, compiled on first use.
+
+    Confidence-rated trees carry their own step (alpha = 1) and stop when the leaves no longer
+    lower the loss; without validation rows no validation pass is compiled.
+    """
+    from ._algorithms import stop_unless_loss_falls, unit_step
+
+    learner = pick_learner(config)
+    step, stop = rule.step, rule.stop
+    if config[0]["max_depth"] and config[0]["leaf"] == LEAF_REAL:
+        step, stop = unit_step, stop_unless_loss_falls
+    validate = learner.validate if validation else no_validation
+    return tuple(f.get() for f in (rule.transform, step, stop, rule.cost, learner.learn, learner.update, validate))
+
+
+def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
+    """The scratch space and state of a fit (``Workspace``), allocated once.
+
+    y_idx  uint8[n] the learner's labels to start from (copied); w float64[n] the initial boosting
+    state (weights p, or QuadBoost's residuals; kept, not copied). Arrays a fit does not use have
+    length 0 (trees' scratch for stumps, q without EBBoost or least-squares trees).
+    """
+    c = config[0]
+    n = y_idx.shape[0]
+    depth = int(c["max_depth"])
+    n_classes = int(c["n_classes"])
+    ls = depth > 0 and c["leaf"] == LEAF_LSQ
+    n_fields = n_classes + 1 + int(ls)
+    max_nodes = max_nodes_of(depth)
+    slots = 2 ** (depth - 1) if depth else 1
+    tree_n = n if depth else 0
+    hist_shape = (slots, n_features, n_bins, n_fields) if depth else (1, 1, 1, 1)
+    state = np.zeros(1, STATE_DTYPE)
+    state[0]["best_val"] = np.inf
+    return Workspace(
+        w=w,
+        u=np.empty(n, np.float64),
+        q=np.empty(n if (c["use_q"] or ls) else 0, np.float64),
+        ylab=np.ascontiguousarray(y_idx, dtype=np.uint8).copy(),
+        yh=np.empty(n, np.int8),
+        block_sums=np.empty((n_blocks(n), 4), np.float64),
+        sums=np.zeros(1, SUMS_DTYPE),
+        state=state,
+        hist=np.empty((n_features, n_bins, 2) if not depth else (1, 1, 2), np.float64),
+        histq=np.empty((n_features, n_bins if c["use_q"] else 1, 2), np.float64),
+        fvalue=np.empty(n_features, np.float64),
+        fbin=np.empty(n_features, np.int64),
+        fmissing_left=np.empty(n_features, np.int64),
+        idx=np.empty(tree_n, np.int64),
+        tmp=np.empty(tree_n, np.int64),
+        hist_a=np.empty(hist_shape, np.float64),
+        hist_b=np.empty(hist_shape, np.float64),
+        node_range=np.empty((max_nodes, 2), np.int64),
+        leaf_of_row=np.zeros(tree_n, np.int64),
+        leaf_u=np.zeros((max_nodes, n_classes + 1)),
+        leaf_w=np.zeros((max_nodes, n_classes)),
+        factor=np.zeros((max_nodes, 2)),
+        vblock_sums=np.empty((n_blocks(n_val), 4), np.float64),
+    )
+
+
+def make_model(capacity, max_depth):
+    """Empty fitted records for ``capacity`` rounds (trees: ``NODE_DTYPE[capacity, max_nodes]``)."""
+    nodes_shape = (capacity, max_nodes_of(max_depth)) if max_depth else (0, 1)
+    return Model(np.zeros(capacity, ROUND_DTYPE), np.zeros(nodes_shape, NODE_DTYPE))
+
+
+def grow_model(model, capacity):
+    """The same records with room for ``capacity`` rounds (the kept rounds copied)."""
+    n = model.rounds.shape[0]
+    if capacity <= n:
+        return model
+    rounds = np.zeros(capacity, ROUND_DTYPE)
+    rounds[:n] = model.rounds
+    nodes = model.nodes
+    if nodes.shape[0]:
+        nodes = np.zeros((capacity, nodes.shape[1]), NODE_DTYPE)
+        nodes[:n] = model.nodes
+    return Model(rounds, nodes)
+
+
+def kept_model(model, n_rounds):
+    """The first ``n_rounds`` rounds, as contiguous arrays."""
+    nodes = model.nodes[:n_rounds] if model.nodes.shape[0] else model.nodes
+    return Model(np.ascontiguousarray(model.rounds[:n_rounds]), np.ascontiguousarray(nodes))
+
+
+def no_validation_data(n_features, n_scores=1):
+    """A ValidData with no rows: the loop then never validates."""
+    return ValidData(np.empty((n_features, 0), np.uint8), np.empty(0, np.uint8), np.empty(0), np.zeros(0))
+
+
+class Progress:
+    """verbose > 0: one line per chunk of rounds (round, cost, validation error, time)."""
+
+    def __init__(self, name, n_rounds, verbose, stream=None):
+        self.name = name
+        self.n_rounds = n_rounds
+        self.verbose = verbose
+        self.stream = stream or sys.stdout
+        self.start = time.perf_counter()
+
+    def __bool__(self):
+        return bool(self.verbose)
+
+    def report(self, done, cost, val_error=None):
+        if not self.verbose:
+            return
+        verr = f"  validation error {val_error:.4f}" if val_error is not None else ""
+        print(f"[{self.name}] round {done}/{self.n_rounds}  cost {cost:.6g}{verr}  "
+              f"{time.perf_counter() - self.start:.2f} s", file=self.stream, flush=True)
+
+
+def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_every=None, reweight=None,
+               progress=None, initial_cost=np.nan):
+    """Run the loop in chunks until ``n_rounds`` rounds or a stop; return (model, rounds done, why).
+
+    reweight(model, done): called after every ``reweight_every`` rounds (QuadBoost's re-weighting pass).
+    progress: a :class:`Progress` (reports after each chunk). The model's records grow as needed,
+    so a huge ``n_rounds`` costs nothing up front.
+    """
+    config_rec = config[0]
+    chunk = PROGRESS_CHUNK if progress else CHUNK
+    done = 0
+    why = RAN_ALL
+    has_val = valid.y.shape[0] > 0
+    loop = boost.get()
+    while done < n_rounds:
+        stop_at = min(n_rounds, done + chunk)
+        if reweight_every:
+            stop_at = min(stop_at, (done // reweight_every + 1) * reweight_every)
+        if stop_at > model.rounds.shape[0]:
+            model = grow_model(model, min(n_rounds, max(stop_at, 2 * model.rounds.shape[0])))
+        with warnings.catch_warnings():  # numba calls passing first-class functions "experimental"
+            warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+            kept = loop(data, valid, config_rec, rules, ws, model, done, stop_at)
+        done += kept
+        why = int(ws.state[0]["stop"])
+        if reweight_every and why == RAN_ALL and done % reweight_every == 0 and done < n_rounds:
+            reweight(model, done)
+        if progress:
+            cost = np.exp(model.rounds[done - 1]["log_cost"]) if done else initial_cost
+            verr = float(model.rounds[done - 1]["val_error"]) if done and has_val else None
+            progress.report(done, cost, verr)
+        if why != RAN_ALL:
+            break
+    return model, done, why
+

@@ -1,0 +1,211 @@
+"""Weak learners as rules for the one loop: learn, update, validate.
+
+A weak learner is three compiled functions with the loop's signatures
+(``signatures.py``), handed to the loop beside the algorithm's rules:
+
+- ``learn(data, config, ws, model, t)``: builds round t's weak hypothesis from the
+  learner's weights (``ws.u``, or ``ws.w`` when the rule says u = w), writes it into
+  ``model`` (the split fields of ``model.rounds[t]``; trees also ``model.nodes[t]``)
+  and its sums into ``ws.sums``;
+- ``update(data, config, ws, model, t, alpha)``: adds alpha h_t to the boosting
+  state ``ws.w`` (weights w exp(-alpha y h) / Z, or residuals r - alpha h) and returns
+  what the cost needs;
+- ``validate(valid, config, ws, model, t, alpha)``: adds alpha h_t to the validation
+  margins and returns the weighted validation error.
+
+Each is compiled only when a fit uses it: a stump fit never compiles a tree kernel,
+and a fit without a validation set compiles no validation pass. :data:`LEARNERS`
+names them; ``_driver.pick_learner`` chooses by the fit's options.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from .._config import compiled, jit
+from .._types import LEAF_LSQ, LEAF_REAL
+from .histogram import build_histograms, build_histograms_q
+from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
+from .split import choose_stump
+from .tree import grow_tree, tree_outputs, tree_round_sums, update_validation_tree
+from .update import apply_stump, update_residuals, update_residuals_leaves, update_validation, update_weights
+from .update import update_weights_table
+
+
+# ----------------------------------------------------------------------------- decision stumps (binary)
+@compiled(LEARN_SIG)
+def learn_stump(data, config, ws, model, t):
+    """The best stump on the learner's weights (histograms, split search, one pass for its sums)."""
+    u = ws.w if config.u_is_w else ws.u
+    build_histograms(data.codes, ws.ylab, u, ws.hist, config.hist_groups)
+    _finish_stump(data, config, ws, model, t, u)
+
+
+@compiled(LEARN_SIG)
+def learn_stump_q(data, config, ws, model, t):
+    """learn_stump with the second histogram of q = w**2 / p (EBBoost's exact search)."""
+    u = ws.w if config.u_is_w else ws.u
+    build_histograms_q(data.codes, ws.ylab, u, ws.q, ws.hist, ws.histq)
+    _finish_stump(data, config, ws, model, t, u)
+
+
+@jit
+def _finish_stump(data, config, ws, model, t, u):
+    f, k, ml, left, right, threshold, qi, qj = choose_stump(
+        ws.hist, ws.histq, data.n_value_bins, config.missing_code, data.thresholds, config.criterion, config.lam,
+        config.feature_rank, ws.fvalue, ws.fbin, ws.fmissing_left)
+    apply_stump(data.codes[f], k, ml, config.missing_code, left, right, ws.ylab, u, ws.w, ws.yh, ws.block_sums,
+                ws.sums)
+    s = ws.sums[0]
+    s.qi = qi
+    s.qj = qj
+    s.eta = 1.0
+    r = model.rounds[t]
+    r.feature = f
+    r.bin = k
+    r.missing_left = ml
+    r.left = left
+    r.right = right
+    r.threshold = threshold
+
+
+@compiled(UPDATE_SIG)
+def update_stump_weights(data, config, ws, model, t, alpha):
+    """w_i <- w_i exp(-alpha y_i h_i) / Z; returns (Z, sum w**2 / p or 0)."""
+    s = ws.sums[0]
+    return update_weights(ws.w, data.p, ws.yh, alpha, s.wi, s.wj, ws.block_sums, config.need_s2)
+
+
+@compiled(UPDATE_SIG)
+def update_stump_residuals(data, config, ws, model, t, alpha):
+    """r_i <- r_i - alpha h_i (QuadBoost); returns (risk, 0)."""
+    return update_residuals(ws.w, data.p, ws.yh, ws.ylab, alpha, ws.block_sums)
+
+
+@compiled(VALIDATE_SIG)
+def validate_stump(valid, config, ws, model, t, alpha):
+    """Validation margins += alpha h_t for stump t; the weighted validation error."""
+    r = model.rounds[t]
+    return update_validation(valid.codes[r.feature], r.bin, r.missing_left, config.missing_code, r.left, r.right,
+                             alpha, valid.y, valid.p, valid.margin, ws.vblock_sums)
+
+
+# ----------------------------------------------------------------------------- trees (binary or K classes)
+@compiled(LEARN_SIG)
+def learn_tree(data, config, ws, model, t):
+    """A depth-wise tree on the learner's weights; its sums from the leaves.
+
+    Least-squares leaves (QuadBoost): sums.ui - sums.uj = g = <h, r>_p and sums.eta = <h, h>_p,
+    with each leaf's value in ws.factor[:, 0]. Confidence-rated leaves: sums.z, the normaliser
+    the leaves' values give.
+    """
+    u = ws.w if config.u_is_w else ws.u
+    tree = model.nodes[t]
+    n_nodes = grow_tree(data.codes, ws.ylab, u, ws.q, ws.w, data.n_value_bins, data.thresholds, config, ws.idx,
+                        ws.tmp, ws.hist_a, ws.hist_b, tree, ws.node_range, ws.leaf_of_row, ws.leaf_u, ws.leaf_w)
+    tree_round_sums(tree, n_nodes, config.n_classes, ws.leaf_u, ws.leaf_w, ws.sums)
+    s = ws.sums[0]
+    s.eta = 1.0
+    root = tree[0]
+    r = model.rounds[t]
+    r.feature = max(root.feature, 0)
+    r.bin = root.bin
+    r.missing_left = root.missing_left
+    r.left = 0
+    r.right = 0
+    r.threshold = root.threshold if root.left >= 0 else np.inf
+    leaf_u = ws.leaf_u
+    leaf_w = ws.leaf_w
+    if config.leaf == LEAF_LSQ:
+        # least-squares voter h = mean residual per leaf: g = <h, r>_p, eta = <h, h>_p
+        g = 0.0
+        eta = 0.0
+        for node in range(n_nodes):
+            if tree[node].left < 0:
+                v = tree[node].value
+                g += v * (leaf_u[node, 1] - leaf_u[node, 0])
+                eta += v * v * leaf_u[node, config.n_classes]
+                ws.factor[node, 0] = v
+        s.ui = max(g, 0.0)
+        s.uj = max(-g, 0.0)
+        s.eta = eta
+    elif config.leaf == LEAF_REAL:
+        # confidence-rated leaves, alpha = 1: Z = sum over leaves of W+ exp(-v) + W- exp(v)
+        z = 0.0
+        for node in range(n_nodes):
+            if tree[node].left < 0:
+                v = tree[node].value
+                z += leaf_w[node, 1] * np.exp(-v) + leaf_w[node, 0] * np.exp(v)
+        s.z = z
+
+
+@compiled(UPDATE_SIG)
+def update_tree_weights(data, config, ws, model, t, alpha):
+    """Discrete binary leaves: w_i exp(-+alpha) / Z by whether row i's leaf names its class, from the
+    leaves (the same products as update_weights on the tree's outputs, without the y*h pass)."""
+    tree = model.nodes[t]
+    s = ws.sums[0]
+    down = np.exp(-alpha)
+    up = np.exp(alpha)
+    z = s.wi * down + s.wj * up
+    for node in range(tree.shape[0]):
+        right_class = tree[node].class_
+        ws.factor[node, 0] = (down if right_class == 0 else up) / z
+        ws.factor[node, 1] = (down if right_class == 1 else up) / z
+    s2 = update_weights_table(ws.w, data.p, ws.leaf_of_row, ws.ylab, ws.factor, ws.block_sums, config.need_s2)
+    return z, s2
+
+
+@compiled(UPDATE_SIG)
+def update_tree_weights_samme(data, config, ws, model, t, alpha):
+    """Discrete leaves naming one of K classes: w_i exp(-alpha y_i h_i) / Z with y_i h_i = +1 where the
+    leaf names row i's class."""
+    tree_outputs(ws.leaf_of_row, model.nodes[t], ws.ylab, ws.yh)
+    s = ws.sums[0]
+    return update_weights(ws.w, data.p, ws.yh, alpha, s.wi, s.wj, ws.block_sums, config.need_s2)
+
+
+@compiled(UPDATE_SIG)
+def update_tree_weights_real(data, config, ws, model, t, alpha):
+    """Confidence-rated leaves (alpha = 1): w_i <- w_i exp(-y_i v_leaf) / Z; returns (Z, sum w**2 / p)."""
+    tree = model.nodes[t]
+    z = ws.sums[0].z
+    for node in range(tree.shape[0]):
+        v = tree[node].value
+        ws.factor[node, 1] = np.exp(-v) / z
+        ws.factor[node, 0] = np.exp(v) / z
+    s2 = update_weights_table(ws.w, data.p, ws.leaf_of_row, ws.ylab, ws.factor, ws.block_sums, True)
+    return z, s2
+
+
+@compiled(UPDATE_SIG)
+def update_tree_residuals(data, config, ws, model, t, alpha):
+    """Least-squares leaves: r_i <- r_i - alpha v_leaf(i); returns (risk, 0)."""
+    return update_residuals_leaves(ws.w, data.p, ws.leaf_of_row, ws.factor, alpha, ws.block_sums)
+
+
+@compiled(VALIDATE_SIG)
+def validate_tree(valid, config, ws, model, t, alpha):
+    """Validation margins += alpha tree_t; the weighted validation error."""
+    return update_validation_tree(valid.codes, config.missing_code, model.nodes[t], alpha, config.n_classes, valid.y,
+                                  valid.p, valid.margin, ws.vblock_sums)
+
+
+# ----------------------------------------------------------------------------- no validation set
+@compiled(VALIDATE_SIG)
+def no_validation(valid, config, ws, model, t, alpha):
+    """Never called (the loop validates only with validation rows); the loop needs a function all the same."""
+    return np.nan
+
+
+#: A weak learner for the loop: its learn, update and validate functions.
+Learner = namedtuple("Learner", ["learn", "update", "validate"])
+
+LEARNERS = {
+    "stump": Learner(learn_stump, update_stump_weights, validate_stump),
+    "stump_q": Learner(learn_stump_q, update_stump_weights, validate_stump),
+    "stump_residuals": Learner(learn_stump, update_stump_residuals, validate_stump),
+    "tree": Learner(learn_tree, update_tree_weights, validate_tree),
+    "tree_samme": Learner(learn_tree, update_tree_weights_samme, validate_tree),
+    "tree_real": Learner(learn_tree, update_tree_weights_real, validate_tree),
+    "tree_residuals": Learner(learn_tree, update_tree_residuals, validate_tree),
+}

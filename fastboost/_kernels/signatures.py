@@ -1,0 +1,68 @@
+"""numba types of the loop's named structures and the signatures of the functions handed to the loop.
+
+Every function the loop calls through a pointer (the algorithm's transform, step, stop
+and cost, the weak learner's learn, update and validate) is compiled to one of these
+signatures, so the loop is compiled once for every algorithm and learner and its
+machine code is cached on disk; each rule is compiled only when a fit uses it.
+"""
+import warnings
+
+import numba
+from numba import types
+
+from .._types import CONFIG_DTYPE, NODE_DTYPE, ROUND_DTYPE, STATE_DTYPE, SUMS_DTYPE, Model, TrainData, ValidData
+from .._types import Workspace
+
+f8_1d = types.Array(types.float64, 1, "C")
+f8_2d = types.Array(types.float64, 2, "C")
+f8_3d = types.Array(types.float64, 3, "C")
+f8_4d = types.Array(types.float64, 4, "C")
+i8_1d = types.Array(types.int64, 1, "C")
+i8_2d = types.Array(types.int64, 2, "C")
+u1_1d = types.Array(types.uint8, 1, "C")
+u1_2d = types.Array(types.uint8, 2, "C")
+i1_1d = types.Array(types.int8, 1, "C")
+
+config_t = numba.from_dtype(CONFIG_DTYPE)
+sums_t = numba.from_dtype(SUMS_DTYPE)
+state_t = numba.from_dtype(STATE_DTYPE)
+rounds_t = types.Array(numba.from_dtype(ROUND_DTYPE), 1, "C")
+nodes_t = types.Array(numba.from_dtype(NODE_DTYPE), 2, "C")
+sums_1d = types.Array(sums_t, 1, "C")
+state_1d = types.Array(state_t, 1, "C")
+
+train_t = types.NamedTuple([u1_2d, u1_1d, f8_1d, i8_1d, f8_2d], TrainData)
+valid_t = types.NamedTuple([u1_2d, u1_1d, f8_1d, f8_1d], ValidData)
+model_t = types.NamedTuple([rounds_t, nodes_t], Model)
+workspace_t = types.NamedTuple([
+    f8_1d, f8_1d, f8_1d, u1_1d, i1_1d, f8_2d, sums_1d, state_1d,  # w, u, q, ylab, yh, block_sums, sums, state
+    f8_3d, f8_3d, f8_1d, i8_1d, i8_1d,  # hist, histq, fvalue, fbin, fmissing_left
+    i8_1d, i8_1d, f8_4d, f8_4d, i8_2d, i8_1d, f8_2d, f8_2d, f8_2d,  # tree scratch
+    f8_2d,  # vblock_sums
+], Workspace)
+
+#: transform(data, config, ws): the learner's weights ws.u (and ws.q, ws.ylab) from the boosting state ws.w
+TRANSFORM_SIG = types.void(train_t, config_t, workspace_t)
+#: step(sums, t, config) -> alpha, the round's step from its sums (t = 1, 2, ...)
+STEP_SIG = types.float64(sums_t, types.int64, config_t)
+#: stop(alpha, sums, t, config) -> CONTINUE | REJECT | ACCEPT_STOP
+STOP_SIG = types.int64(types.float64, sums_t, types.int64, config_t)
+#: cost(state, alpha, a, b, config) -> log of the algorithm's cost after the round, from the update's (a, b)
+COST_SIG = types.float64(state_t, types.float64, types.float64, types.float64, config_t)
+#: learn(data, config, ws, model, t): the weak hypothesis of round t into model (its split fields, its
+#: tree) and its sums into ws.sums
+LEARN_SIG = types.void(train_t, config_t, workspace_t, model_t, types.int64)
+#: update(data, config, ws, model, t, alpha) -> (a, b): the boosting state ws.w after adding alpha h_t;
+#: (Z, sum w**2 / p) for multiplicative rules, (risk, 0) for additive ones
+UPDATE_SIG = types.UniTuple(types.float64, 2)(train_t, config_t, workspace_t, model_t, types.int64, types.float64)
+#: validate(valid, config, ws, model, t, alpha) -> the weighted validation error after adding alpha h_t
+VALIDATE_SIG = types.float64(valid_t, config_t, workspace_t, model_t, types.int64, types.float64)
+
+with warnings.catch_warnings():  # numba calls first-class function types "experimental"
+    warnings.simplefilter("ignore", numba.NumbaExperimentalFeatureWarning)
+    rules_t = types.Tuple([types.FunctionType(sig) for sig in (
+        TRANSFORM_SIG, STEP_SIG, STOP_SIG, COST_SIG, LEARN_SIG, UPDATE_SIG, VALIDATE_SIG)])
+    step_fn_t = types.FunctionType(STEP_SIG)
+
+#: boost(data, valid, config, rules, ws, model, t_start, t_stop) -> rounds kept
+LOOP_SIG = types.int64(train_t, valid_t, config_t, rules_t, workspace_t, model_t, types.int64, types.int64)

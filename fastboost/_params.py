@@ -1,0 +1,478 @@
+"""The estimators' hyperparameters, declared once: defaults, allowed values and documentation.
+
+``COMMON`` holds the parameters every estimator shares and ``ESTIMATOR_PARAMS``
+lists, per public estimator and in the order of its ``__init__`` signature, the
+parameters it takes (common ones by name, its own or overridden ones as a
+:class:`Param`). From this one table:
+
+- :func:`check_params` validates an estimator's parameters at ``fit``: a
+  ``TypeError`` for a value of the wrong type, a ``ValueError`` for one out of
+  range, each message naming the parameter, the value and what is allowed;
+- :func:`estimator_doc` assembles the numpydoc class docstring (Parameters from
+  the table, Attributes, Examples) around an estimator's own description;
+- ``tests/test_bad_input.py`` checks that every ``__init__`` signature (names,
+  defaults, keyword-only layout) matches the table.
+
+scikit-learn reads the parameters from the ``__init__`` signature, so every
+estimator keeps an explicit signature whose body only stores the arguments
+(:func:`store_params`). Checks that involve several parameters or the data
+(``feature_rank`` > 1 with trees, EBBoost's stumps, ``n_iter_no_change``
+without a validation set) stay in ``fit``.
+"""
+import inspect
+import numbers
+import textwrap
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ._algorithms import PENALTIES, SCHEDULES
+from ._types import CRITERIA, LEAF_KINDS, MAX_BINS
+
+MAX_DEPTH = 8  # deepest tree the weak learner grows
+
+_DOCS = "docs/algorithms.md"
+
+
+def _num(x):
+    """A bound as written in messages and docs: 0, 0.5, inf."""
+    if x == np.inf:
+        return "inf"
+    if x == -np.inf:
+        return "-inf"
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+# ----------------------------------------------------------------------------- constraints
+class Constraint:
+    """One parameter's allowed values.
+
+    ``check(name, value)`` raises a TypeError (wrong type) or a ValueError (out of range) whose
+    message names the parameter, the allowed values and the value given; ``doc_type`` is the
+    numpydoc type. ``or_none`` (set by :class:`OrNone`) adds " or None" to both messages.
+    """
+
+    doc_type = ""
+
+    def check(self, name, value, or_none=""):
+        raise NotImplementedError
+
+
+def _is_bool(value):
+    return isinstance(value, (bool, np.bool_))
+
+
+def _type_error(name, allowed, value):
+    return TypeError(f"{name} must be {allowed}, got {value!r} of type {type(value).__name__}.")
+
+
+@dataclass(frozen=True)
+class Int(Constraint):
+    """An int (bool excluded) in [low, high]; high=None for no upper bound."""
+
+    low: int
+    high: int = None
+
+    @property
+    def range(self):
+        return f">= {self.low}" if self.high is None else f"[{self.low}, {self.high}]"
+
+    @property
+    def doc_type(self):
+        return f"int {self.range}" if self.high is None else f"int in {self.range}"
+
+    def check(self, name, value, or_none=""):
+        if _is_bool(value) or not isinstance(value, numbers.Integral):
+            raise _type_error(name, f"an {self.doc_type}{or_none}", value)
+        if value < self.low or (self.high is not None and value > self.high):
+            raise ValueError(f"{name} must be in {self.range}{or_none}, got {value}.")
+
+
+@dataclass(frozen=True)
+class Real(Constraint):
+    """A real number (ints allowed, bool excluded) in an interval; ``closed`` is "both", "left",
+    "right" or "neither". NaN is never in range and an infinite bound is always open."""
+
+    low: float
+    high: float
+    closed: str = "both"
+
+    @property
+    def _closed_low(self):
+        return self.closed in ("both", "left") and np.isfinite(self.low)
+
+    @property
+    def _closed_high(self):
+        return self.closed in ("both", "right") and np.isfinite(self.high)
+
+    @property
+    def range(self):
+        return (f"{'[' if self._closed_low else '('}{_num(self.low)}, "
+                f"{_num(self.high)}{']' if self._closed_high else ')'}")
+
+    @property
+    def doc_type(self):
+        return f"float in {self.range}"
+
+    def check(self, name, value, or_none=""):
+        if _is_bool(value) or not isinstance(value, numbers.Real):
+            raise _type_error(name, f"a real number in {self.range}{or_none}", value)
+        above = value >= self.low if self._closed_low else value > self.low
+        below = value <= self.high if self._closed_high else value < self.high
+        if not (above and below):  # NaN fails both
+            raise ValueError(f"{name} must be in {self.range}{or_none}, got {value}.")
+
+
+@dataclass(frozen=True)
+class Options(Constraint):
+    """One of a fixed set of strings, or None if None is among them (listed in the order given)."""
+
+    options: tuple
+
+    @property
+    def doc_type(self):
+        return "{" + ", ".join("None" if o is None else f'"{o}"' for o in self.options) + "}"
+
+    def check(self, name, value, or_none=""):
+        if not (value is None and None in self.options or isinstance(value, str) and value in self.options):
+            raise ValueError(f"{name} must be one of {list(self.options)}, got {value!r}.")
+
+
+@dataclass(frozen=True)
+class Bool(Constraint):
+    doc_type = "bool"
+
+    def check(self, name, value, or_none=""):
+        if not _is_bool(value):
+            raise _type_error(name, f"a bool{or_none}", value)
+
+
+@dataclass(frozen=True)
+class OrNone(Constraint):
+    """None, or a value that ``inner`` accepts."""
+
+    inner: Constraint
+
+    @property
+    def doc_type(self):
+        return f"{self.inner.doc_type} or None"
+
+    def check(self, name, value, or_none=""):
+        if value is not None:
+            self.inner.check(name, value, " or None")
+
+
+@dataclass(frozen=True)
+class NJobs(Constraint):
+    """joblib's n_jobs: None (all cores), an int >= 1, or a negative int (-1: all, -2: all but one, ...)."""
+
+    doc_type = "int or None"
+
+    def check(self, name, value, or_none=""):
+        if value is None:
+            return
+        if _is_bool(value) or not isinstance(value, numbers.Integral):
+            raise _type_error(name, "an int other than 0, or None", value)
+        if value == 0:
+            raise ValueError(f"{name} must be an int >= 1, a negative int (-1: all cores, -2: all but one, as "
+                             f"in joblib) or None (all cores), got {value}.")
+
+
+@dataclass(frozen=True)
+class Verbose(Constraint):
+    """An int >= 0 or a bool (True counts as 1)."""
+
+    doc_type = "int >= 0 or bool"
+
+    def check(self, name, value, or_none=""):
+        if not _is_bool(value):
+            Int(0).check(name, value, " or a bool")
+
+
+@dataclass(frozen=True)
+class RandomState(Constraint):
+    """What ``sklearn.utils.check_random_state`` accepts: None, an int seed, a ``numpy.random.RandomState``."""
+
+    doc_type = "int, RandomState instance or None"
+
+    def check(self, name, value, or_none=""):
+        from sklearn.utils import check_random_state
+
+        try:
+            check_random_state(value)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{name} must be None, an int in [0, 2**32 - 1] or a numpy.random.RandomState "
+                             f"instance, got {value!r} ({e}).") from None
+
+
+# ----------------------------------------------------------------------------- the table
+@dataclass(frozen=True)
+class Param:
+    """A hyperparameter: its default, its allowed values and its numpydoc description."""
+
+    default: object
+    constraint: Constraint
+    doc: str
+
+    def doc_entry(self, name):
+        default = f'"{self.default}"' if isinstance(self.default, str) else repr(self.default)
+        return f"{name} : {self.constraint.doc_type}, default={default}\n{_wrap(self.doc)}"
+
+
+_STOP_RULES = f'{_DOCS}, "Perfect and useless weak hypotheses (stop rules)"'
+_LEARNERS = f'{_DOCS}, "Decision stumps and trees (the weak learners)"'
+_VALIDATION = f'{_DOCS}, "Validation and early stopping"'
+
+COMMON = {
+    "n_estimators": Param(50, Int(1), (
+        "Maximum number of boosting rounds. Boosting may stop earlier (see the stop rules in "
+        f"{_STOP_RULES}); ``n_estimators_`` is the number of rounds kept. One-vs-rest models fit "
+        "up to this many rounds per class.")),
+    "criterion": Param("error", Options(tuple(CRITERIA)), (
+        'Split criterion of the weak learner on the weights it sees: "error" minimises the weighted '
+        'error, "gini" the weighted Gini impurity.')),
+    "max_depth": Param(1, Int(1, MAX_DEPTH), (
+        "Depth of the weak learner: 1 for decision stumps, more for depth-wise trees grown on the "
+        "same histograms (the smaller child built, its sibling by subtraction); see "
+        f"{_LEARNERS}.")),
+    "leaf": Param("discrete", Options(tuple(LEAF_KINDS)), (
+        '"discrete": every leaf names a class and the round\'s step alpha follows the algorithm\'s '
+        'rule; "real": confidence-rated trees, whose leaves hold 1/2 log((W+ + d) / (W- + d)) on the '
+        "learner's weights (d = 1 / (2n) for n weighted rows), split by the smallest sum over leaves "
+        "of 2 sqrt(W+ W-), with alpha = 1.")),
+    "min_samples_leaf": Param(1, Int(1), (
+        "Rows with positive weight each leaf of a tree needs. Values above 1 use the tree learner "
+        "(also with ``max_depth=1``).")),
+    "min_weight_fraction_leaf": Param(0.0, Real(0.0, 0.5), (
+        "Fraction of the round's learner weight each leaf needs. Values above 0 use the tree "
+        "learner (also with ``max_depth=1``).")),
+    "max_bins": Param(MAX_BINS, Int(2, MAX_BINS), (
+        "Bins per feature, their edges computed once before boosting; one further bin holds the "
+        "missing values (NaN).")),
+    "feature_rank": Param(1, Int(1), (
+        "Use the best split of the k-th best feature (1: the best split). k >= 2 gives \"lazy\" "
+        "stumps: features ranked by their best split's criterion, ties by feature index; k beyond "
+        "the number of features that can split uses the last of them. Binary decision stumps only; "
+        f'see {_DOCS}, "Lazy stumps (feature_rank)".')),
+    "validation_fraction": Param(None, OrNone(Real(0.0, 1.0, "neither")), (
+        "Hold out this stratified fraction of the training rows as the validation set (or pass "
+        "``fit(X, y, eval_set=(X_val, y_val))``). With a validation set the model keeps the first "
+        f"round with the lowest validation error; see {_VALIDATION}.")),
+    "n_iter_no_change": Param(None, OrNone(Int(1)), (
+        "With a validation set, stop after this many rounds without a new lowest validation error "
+        "(the papers use 100). Needs ``validation_fraction`` or ``eval_set``.")),
+    "n_jobs": Param(None, NJobs(), (
+        "Threads for fit and predict: None for all cores, a negative value as in joblib (-1: all, "
+        "-2: all but one), capped at numba's thread count. The fitted model does not depend on it.")),
+    "random_state": Param(None, RandomState(), (
+        "Seeds the binning subsample (drawn above 200 000 rows) and the ``validation_fraction`` "
+        "split; boosting itself is deterministic.")),
+    "verbose": Param(0, Verbose(), (
+        "When > 0 (or True), print the round, cost, validation error and elapsed time every 10 "
+        "rounds.")),
+}
+
+_CRITERION_OR_REAL = replace(COMMON["criterion"], doc=COMMON["criterion"].doc + (
+    ' Ignored with ``leaf="real"``, whose trees split by the sum over leaves of 2 sqrt(W+ W-).'))
+_STUMPS_ONLY = ("EBBoost enumerates decision stumps exactly and has no tree form: only the default is "
+                "accepted by ``fit`` (for trees, VadaBoostClassifier minimises the same cost).")
+
+
+def _declare(*names, **own):
+    """Parameters in signature order: each name from ``COMMON`` unless ``own`` gives its :class:`Param`."""
+    unknown = set(own) - set(names)
+    assert not unknown, f"parameters not in the signature order: {unknown}"
+    return {name: own[name] if name in own else COMMON[name] for name in names}
+
+
+_TREE = ("max_depth", "min_samples_leaf", "min_weight_fraction_leaf")
+_TAIL = ("max_bins", "feature_rank", "validation_fraction", "n_iter_no_change", "n_jobs", "random_state", "verbose")
+
+#: public estimator class name -> {parameter: Param}, in the order of its ``__init__`` signature
+#: (``n_estimators`` positional, the others keyword-only).
+ESTIMATOR_PARAMS = {
+    "AdaBoostClassifier": _declare(
+        "n_estimators", "criterion", "max_depth", "leaf", "min_samples_leaf", "min_weight_fraction_leaf",
+        *_TAIL, criterion=_CRITERION_OR_REAL),
+    "LazyBoostClassifier": _declare(
+        "n_estimators", "feature_rank", "criterion", "max_depth", "leaf", "min_samples_leaf",
+        "min_weight_fraction_leaf", "max_bins", "validation_fraction", "n_iter_no_change", "n_jobs",
+        "random_state", "verbose", criterion=_CRITERION_OR_REAL,
+        feature_rank=replace(COMMON["feature_rank"], default=2, doc=(
+            "Use the best stump of the k-th best feature: features ranked by their best stump's "
+            "criterion, ties by feature index; k beyond the number of features that can split uses "
+            "the last of them. 1 is plain AdaBoost. Binary decision stumps only (the default tree "
+            f'parameters, two classes or one-vs-rest); see {_DOCS}, "Lazy stumps (feature_rank)".'))),
+    "VadaBoostClassifier": _declare(
+        "n_estimators", "lam", "criterion", "max_depth", "leaf", "min_samples_leaf", "min_weight_fraction_leaf",
+        *_TAIL,
+        lam=Param(0.5, Real(0.0, 1.0), (
+            "The variance penalty: the cost is (1 - lam) S1**2 + lam n S2; lam = 0 squares AdaBoost's "
+            "loss (with half its steps).")),
+        criterion=replace(COMMON["criterion"], doc=(
+            'Split criterion of the weak learner on the learner weights u: "error" minimises the '
+            'weighted error, "gini" the weighted Gini impurity. Ignored with ``leaf="real"``.')),
+        leaf=replace(COMMON["leaf"], doc=(
+            '"discrete": every leaf names a class and alpha = 1/4 log(U_I / U_J); "real": '
+            "confidence-rated trees, whose leaves hold 1/4 log((U+ + d) / (U- + d)) on the learner "
+            "weights u (d = 1 / (2n) for n weighted rows), split by the smallest sum over leaves of "
+            f'2 sqrt(U+ U-), with alpha = 1 (see {_DOCS}, "VadaBoost").'))),
+    "EBBoostClassifier": _declare(
+        "n_estimators", "lam", *_TREE, *_TAIL,
+        lam=Param(0.5, Real(0.0, np.inf, "left"), "The variance penalty (values above 1 are allowed)."),
+        max_depth=replace(COMMON["max_depth"], doc=f"Must be 1. {_STUMPS_ONLY}"),
+        min_samples_leaf=replace(COMMON["min_samples_leaf"], doc=f"Must be 1. {_STUMPS_ONLY}"),
+        min_weight_fraction_leaf=replace(COMMON["min_weight_fraction_leaf"], doc=f"Must be 0. {_STUMPS_ONLY}")),
+    "SABoostClassifier": _declare(
+        "n_estimators", "gamma", "schedule", "criterion", *_TREE, *_TAIL,
+        gamma=Param(1.0, Real(0.0, np.inf, "neither"), (
+            "The step schedule's scale (the paper's tables use 0.5, 1.0 and 1.5).")),
+        schedule=Param("inverse", Options(tuple(SCHEDULES)), (
+            'The step at round t: "inverse" a_t = gamma / t, "power" a_t = t**-gamma, "constant" '
+            "a_t = gamma."))),
+    "QuadBoostClassifier": _declare(
+        "n_estimators", "penalty", "lam", "alpha_max", "reweight_every", "reweight_at_end", "criterion", *_TREE,
+        *_TAIL,
+        penalty=Param(None, Options(tuple(PENALTIES)), (
+            'None (vanilla), "l1", "l2" or "linf": the control of the voters\' weights (see above).')),
+        lam=Param(0.0, Real(0.0, np.inf, "left"), (
+            'The L1 / L2 regularisation strength (``penalty="l1"`` or ``"l2"``; ignored otherwise).')),
+        alpha_max=Param(1.0, Real(0.0, np.inf, "neither"), (
+            'The L-inf box on every |alpha_j| (``penalty="linf"``; ignored otherwise).')),
+        reweight_every=Param(None, OrNone(Int(1)), (
+            "Rounds between coordinate-descent re-weighting passes over the kept voters (None: no pass "
+            "during boosting).")),
+        reweight_at_end=Param(True, Bool(), "A last re-weighting pass after boosting."),
+        criterion=replace(COMMON["criterion"], doc=(
+            'Split criterion of the stump learner on the weighted classification it is handed: '
+            '"error" (the exact reduction) or "gini". Trees (``max_depth`` > 1) split by the '
+            "weighted squared error instead."))),
+}
+
+
+def params_for(cls):
+    """The parameter table of an estimator class: its own, or that of the nearest public estimator
+    it derives from (the Dask classes, user subclasses); the common parameters as a last resort."""
+    for klass in cls.__mro__:
+        if klass.__module__.startswith("fastboost.") and klass.__name__ in ESTIMATOR_PARAMS:
+            return ESTIMATOR_PARAMS[klass.__name__]
+    return COMMON
+
+
+def check_params(estimator):
+    """Validate every table parameter the estimator has; TypeError for a wrong type, ValueError out of range."""
+    for name, param in params_for(type(estimator)).items():
+        if hasattr(estimator, name):
+            param.constraint.check(name, getattr(estimator, name))
+
+
+def store_params(estimator, arguments):
+    """The body of every ``__init__``: ``store_params(self, locals())`` stores each argument unchanged
+    (scikit-learn's contract: no validation or conversion in ``__init__``)."""
+    for name, value in arguments.items():
+        if name != "self" and not name.startswith("__"):
+            setattr(estimator, name, value)
+
+
+# ----------------------------------------------------------------------------- docstrings
+#: fitted attributes: name -> (numpydoc type, description)
+ATTRIBUTES = {
+    "classes_": ("ndarray of shape (n_classes,)", "The class labels, sorted."),
+    "n_features_in_": ("int", "Number of features seen during ``fit``."),
+    "feature_names_in_": ("ndarray of shape (n_features_in_,)",
+                          "Names of the features seen during ``fit``; set only when X is a DataFrame with "
+                          "string column names."),
+    "rounds_": ("structured ndarray of shape (n_estimators_,)",
+                "One record per kept round: ``feature``, ``bin``, ``threshold``, ``missing_left``, ``left``, "
+                "``right`` (the stump; for trees, see ``nodes_``), ``alpha`` (the step), ``error``, "
+                "``learner_error``, ``edge``, ``cost`` and ``log_cost`` (the algorithm's cost after the round) "
+                "and ``val_error`` (NaN without a validation set)."),
+    "nodes_": ("structured ndarray of shape (n_estimators_, n_nodes) or None",
+               "The tree of every kept round (fields ``feature``, ``bin``, ``threshold``, ``missing_left``, "
+               "``left``, ``right``, ``class_``, ``value``, ``gain``, ``weight``); None for decision stumps."),
+    "n_estimators_": ("int", "Number of rounds kept (one-vs-rest: the sum over the per-class models)."),
+    "estimator_weights_": ("ndarray of shape (n_estimators_,)",
+                           "The step alpha of every kept round (``rounds_[\"alpha\"]``)."),
+    "estimator_errors_": ("ndarray of shape (n_estimators_,)",
+                          "Weighted error of every kept round's weak hypothesis under the boosting weights "
+                          "(``rounds_[\"error\"]``)."),
+    "feature_importances_": ("ndarray of shape (n_features_in_,)",
+                             "Normalised importances: for stumps, the sum of |alpha| of the (non-constant) "
+                             "stumps on each feature; for trees, each tree's split gains per feature "
+                             "(normalised per tree) weighted by |alpha|."),
+    "validation_errors_": ("ndarray of shape (n_rounds_run,)",
+                           "Weighted validation error after every round run, including those after the best "
+                           "one; set only when fitted with a validation set."),
+    "stopped_early_": ("bool", "Whether ``n_iter_no_change`` ended boosting."),
+    "stopped_by_rule_": ("bool",
+                         f"Whether the algorithm's stop rule ended boosting before ``n_estimators`` rounds "
+                         f"(see {_STOP_RULES})."),
+    "initial_cost_": ("float", "The algorithm's cost of the empty ensemble (F = 0)."),
+    "objective_": ("float",
+                   "The final objective: the quadratic risk sum_i p_i (y_i - F(x_i))**2 plus the penalty."),
+    "bin_time_": ("float", "Seconds spent binning X (and the validation set)."),
+    "fit_time_": ("float", "Seconds spent in ``fit``."),
+    "estimators_": ("list of estimators",
+                    "One-vs-rest only (K > 2 classes): one fitted binary model per class, in the order of "
+                    "``classes_``. A one-vs-rest model itself sets only ``classes_``, ``n_features_in_`` "
+                    "(``feature_names_in_``), ``n_estimators_``, ``feature_importances_``, ``fit_time_`` and "
+                    "``estimators_``; the per-class models hold the per-round attributes."),
+}
+
+_BINARY_ATTRIBUTES = ("classes_", "n_features_in_", "feature_names_in_", "rounds_", "nodes_", "n_estimators_",
+                      "estimator_weights_", "estimator_errors_", "feature_importances_", "validation_errors_",
+                      "stopped_early_", "stopped_by_rule_", "initial_cost_")
+_TIMES = ("bin_time_", "fit_time_", "estimators_")
+
+
+_WIDTH = 84  # docstring lines, after the class body's indentation
+
+
+def _wrap(text):
+    return textwrap.fill(text, _WIDTH, initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False)
+
+
+def _section(title, body):
+    return f"{title}\n{'-' * len(title)}\n{body}"
+
+
+_MULTICLASS_OVR = ("With K > 2 classes, one model per class is fitted against the rest (``estimators_``); "
+                   "``predict`` takes the class with the top margin and ``predict_proba`` normalises the "
+                   "models' probabilities of their class to sum 1.")
+
+
+def estimator_doc(name, description, *, multiclass=_MULTICLASS_OVR, extra_attributes=(), example_params="",
+                  example=""):
+    """The numpydoc docstring of the public estimator ``name``.
+
+    ``description``: the summary line, a blank line and the extended summary (any
+    indentation); ``multiclass``: a paragraph on K > 2 classes (default: one-vs-rest).
+    The Parameters section comes from ``ESTIMATOR_PARAMS[name]``; Attributes are the
+    shared ones plus ``extra_attributes``; Examples fit ``name(n_estimators=100,
+    example_params)`` on twonorm data, followed by the doctest lines ``example``.
+    """
+    summary = inspect.cleandoc(description) + "\n\n" + textwrap.fill(" ".join(multiclass.split()), _WIDTH + 4,
+                                                                       break_on_hyphens=False)
+    if "[R]" in summary:
+        summary += "\n\n" + textwrap.fill("Statements marked [R] are choices of this implementation where the "
+                                           "paper is silent or unreadable.", _WIDTH + 4)
+    summary += "\n\n" + textwrap.fill(f"See {_DOCS} for the rules of every algorithm, the weak learners, "
+                                       "the stop rules and validation.", _WIDTH + 4)
+    parameters = "\n".join(param.doc_entry(p) for p, param in ESTIMATOR_PARAMS[name].items())
+    attributes = "\n".join(f"{a} : {ATTRIBUTES[a][0]}\n{_wrap(ATTRIBUTES[a][1])}"
+                           for a in _BINARY_ATTRIBUTES + tuple(extra_attributes) + _TIMES)
+    args = "n_estimators=100" + (", " + example_params if example_params else "")
+    examples = (f">>> from fastboost import {name}\n"
+                ">>> from fastboost.datasets import make_twonorm\n"
+                ">>> X, y = make_twonorm(2000, random_state=0)\n"
+                f">>> clf = {name}({args}).fit(X[:1500], y[:1500])\n"
+                ">>> clf.score(X[1500:], y[1500:]) > 0.9\n"
+                "True\n"
+                ">>> clf.predict_proba(X[:3]).shape\n"
+                "(3, 2)")
+    if example:
+        examples += "\n" + inspect.cleandoc(example)
+    text = "\n\n".join([summary, _section("Parameters", parameters), _section("Attributes", attributes),
+                         _section("Examples", examples)])
+    first, _, rest = text.partition("\n")
+    return first + "\n" + textwrap.indent(rest, "    ") + "\n    "

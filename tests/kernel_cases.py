@@ -1,0 +1,88 @@
+"""Shared cases for the kernel tests (tests/test_kernel_*.py): every compiled kernel against its naive
+NumPy reference (tests/naive.py), plus invariants.
+
+Weights are dyadic (multiples of 1/64) where results are compared bit for bit, so every
+sum is exact whatever the summation order and ties are real ties; random float weights
+are used where only tolerances (or thread-count independence) are claimed.
+"""
+import functools
+
+import numpy as np
+
+from fastboost._binning import BinMapper
+from fastboost._kernels.histogram import build_histograms
+from fastboost._kernels.split import best_split_per_feature
+from fastboost._types import ROUND_DTYPE
+
+try:  # tests/ as a package or as a plain directory on sys.path
+    from . import naive
+except ImportError:
+    import naive
+
+CRITERIA = (naive.CRITERION_ERROR, naive.CRITERION_GINI)
+SIZES = (1, 7, 1023, 4097)
+MAX_BINS = (2, 3, 17, 255)
+
+
+def raw_X(rng, n):
+    """Mixed columns: ties, constant, all-NaN, scattered NaN, ±inf, continuous, and a duplicate."""
+    informative = np.where(rng.random(n) < 0.25, np.nan, rng.integers(0, 12, n).astype(np.float64))
+    cols = [
+        rng.integers(0, 3, n).astype(np.float64),           # 0: few distinct values (ties)
+        np.full(n, 7.0),                                    # 1: constant
+        np.full(n, np.nan),                                 # 2: all NaN
+        informative,                                        # 3: NaN scattered, 12 distinct
+        rng.choice([-np.inf, -2.0, 0.0, 3.0, np.inf, np.nan], n),  # 4: ±inf and NaN
+        rng.normal(size=n),                                 # 5: continuous
+        np.round(rng.normal(size=n), 1),                    # 6: ~60 distinct
+        informative.copy(),                                 # 7: duplicate of 3 (feature ties)
+    ]
+    return np.column_stack(cols)
+
+
+def dyadic_weights(rng, n):
+    """Multiples of 1/64 in [0, 7/64], about one in eight zero: every sum is exact."""
+    return rng.integers(0, 8, n) / 64.0
+
+
+@functools.lru_cache(maxsize=None)
+def case(n, max_bins):
+    """(X, mapper, codes, y, u) shared by the tests of one (n, max_bins)."""
+    rng = np.random.default_rng(1000 * n + max_bins)
+    X = raw_X(rng, n)
+    mapper = BinMapper(max_bins=max_bins).fit(X)
+    codes = mapper.transform(X)
+    signal = np.nan_to_num(X[:, 3], nan=20.0) + 3 * X[:, 0] + rng.normal(scale=3.0, size=n)
+    y = (signal > 8).astype(np.uint8)
+    u = dyadic_weights(rng, n)
+    return X, mapper, codes, y, u
+
+
+def kernel_hist(codes, y, u, n_bins):
+    hist = np.empty((codes.shape[0], n_bins, 2), dtype=np.float64)
+    build_histograms(codes, y, u, hist, 2)
+    return hist
+
+
+def kernel_best_splits(hist, n_value_bins, missing_code, criterion):
+    d = hist.shape[0]
+    value = np.empty(d, np.float64)
+    bin_ = np.empty(d, np.int64)
+    ml = np.empty(d, np.int64)
+    best_split_per_feature(hist, n_value_bins, missing_code, criterion, value, bin_, ml)
+    return value, bin_, ml
+
+
+def random_rounds(rng, mapper, n_rounds):
+    d = mapper.thresholds_.shape[0]
+    rounds = np.zeros(n_rounds, dtype=ROUND_DTYPE)
+    rounds["feature"] = rng.integers(0, d, n_rounds)
+    for t, f in enumerate(rounds["feature"]):
+        k = int(rng.integers(0, mapper.max_bins))
+        rounds["threshold"][t] = mapper.thresholds_[f, k] if rng.random() < 0.8 else rng.normal()
+    rounds["threshold"][:2] = [np.inf, -np.inf]
+    rounds["missing_left"] = rng.integers(0, 2, n_rounds)
+    rounds["left"] = rng.choice([-1, 1], n_rounds)
+    rounds["right"] = rng.choice([-1, 1], n_rounds)
+    rounds["alpha"] = rng.normal(size=n_rounds) * np.exp(rng.normal(size=n_rounds) * 3)
+    return rounds

@@ -1,0 +1,193 @@
+"""The stump search (fastboost/_kernels/split.py) against its naive NumPy reference (tests/naive.py)."""
+import numpy as np
+import pytest
+
+from fastboost._kernels.split import best_feature, best_split_one_feature, leaf_value, side_weights, stump_criterion
+
+try:  # tests/ as a package or as a plain directory on sys.path
+    from . import naive
+    from .kernel_cases import CRITERIA, MAX_BINS, SIZES, case, kernel_best_splits, kernel_hist
+except ImportError:
+    import naive
+    from kernel_cases import CRITERIA, MAX_BINS, SIZES, case, kernel_best_splits, kernel_hist
+
+
+def _check_split_kernels(hist, n_value_bins, missing_code, criterion):
+    value, bin_, ml = kernel_best_splits(hist, n_value_bins, missing_code, criterion)
+    for f in range(hist.shape[0]):
+        v, k, m = naive.best_split_feature_naive(hist[f], int(n_value_bins[f]), missing_code, criterion)
+        assert (bin_[f], ml[f]) == (k, m), f"feature {f}: kernel ({bin_[f]}, {ml[f]}), naive ({k}, {m})"
+        assert value[f] == v, f"feature {f}: kernel value {value[f]!r}, naive {v!r}"
+        one = best_split_one_feature(hist[f], n_value_bins[f], missing_code, criterion)
+        assert (one[0], one[1], one[2]) == (value[f], bin_[f], ml[f])
+    best = naive.best_stump_naive(hist, n_value_bins, missing_code, criterion)
+    f = best_feature(value, 1.0)
+    if best is None:
+        assert f == -1
+        return None
+    assert f == best["feature"]
+    l0, l1, r0, r1 = side_weights(hist[f], bin_[f], ml[f], missing_code)
+    assert (l0, l1, r0, r1) == naive.side_weights_naive(hist[f], bin_[f], ml[f], missing_code)
+    assert leaf_value(l0, l1) == best["left"] and leaf_value(r0, r1) == best["right"]
+    return best
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("max_bins", MAX_BINS)
+def test_best_split_matches_naive(n, max_bins):
+    _, mapper, codes, y, u = case(n, max_bins)
+    hist = kernel_hist(codes, y, u, max_bins + 1)
+    for criterion in CRITERIA:
+        _check_split_kernels(hist, mapper.n_value_bins_, max_bins, criterion)
+    # uniform weights (many exact ties) and weights that leave a feature's missing bin empty
+    ones = np.ones(n)
+    hist1 = kernel_hist(codes, y, ones, max_bins + 1)
+    u2 = u.copy()
+    u2[np.isnan(case(n, max_bins)[0][:, 3])] = 0.0
+    hist2 = kernel_hist(codes, y, u2, max_bins + 1)
+    for criterion in CRITERIA:
+        _check_split_kernels(hist1, mapper.n_value_bins_, max_bins, criterion)
+        _check_split_kernels(hist2, mapper.n_value_bins_, max_bins, criterion)
+
+
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_best_split_random_histograms(criterion):
+    """Random histograms (zeros, empty missing bins, single-class bins), exact dyadic values."""
+    rng = np.random.default_rng(77 + criterion)
+    for trial in range(60):
+        max_bins = int(rng.choice([2, 3, 5, 17]))
+        d = int(rng.integers(1, 5))
+        hist = rng.integers(0, 4, (d, max_bins + 1, 2)) / 8.0
+        hist *= rng.random(hist.shape) < 0.6  # many zero cells
+        nvb = rng.integers(0, max_bins + 1, d)
+        for f in range(d):
+            hist[f, nvb[f]:max_bins] = 0.0  # no weight on bins a feature does not have
+        if trial % 3 == 0:
+            hist[:, max_bins] = 0.0  # nothing missing
+        _check_split_kernels(hist, nvb.astype(np.int64), max_bins, criterion)
+
+
+def test_split_ties_explicit():
+    """Equal criterion values: lowest feature, then lowest bin, then missing-left."""
+    mc = 4
+    h = np.zeros((mc + 1, 2))
+    # bins 0 and 2 are empty: splits after bin 0 and after bin 1 separate the same rows
+    h[1] = [3.0, 0.0]
+    h[3] = [0.0, 3.0]
+    h[mc] = [1.0, 1.0]  # missing: one of each class, both sides are equally good
+    for criterion in CRITERIA:
+        v, k, ml = best_split_one_feature(h, 4, mc, criterion)
+        assert (k, ml) == naive.best_split_feature_naive(h, 4, mc, criterion)[1:]
+        assert (k, ml) == (1, 1)  # bins 1 and 2 tie (bin 2 empty): bin 1; missing sides tie: left
+    # missing-left at the last bin is not a candidate; missing-right there is
+    h = np.zeros((mc + 1, 2))
+    h[0] = [2.0, 0.0]
+    h[mc] = [0.0, 2.0]
+    for criterion in CRITERIA:
+        v, k, ml = best_split_one_feature(h, 1, mc, criterion)
+        assert (v, k, ml) == (0.0, 0, 0) == naive.best_split_feature_naive(h, 1, mc, criterion)
+        # nothing but missing values: no candidate at all
+        assert best_split_one_feature(h * [[0], [1], [1], [1], [1]], 1, mc, criterion)[1] == -1
+    # identical features: the lowest index wins
+    hist = np.zeros((3, mc + 1, 2))
+    hist[:, 0] = [1.0, 0.0]
+    hist[:, 1] = [0.0, 1.0]
+    hist[0, 1] = [0.5, 0.5]  # feature 0 is worse; features 1 and 2 tie
+    nvb = np.array([2, 2, 2])
+    for criterion in CRITERIA:
+        value, bin_, ml = kernel_best_splits(hist, nvb, mc, criterion)
+        assert best_feature(value, 1.0) == 1 == naive.best_stump_naive(hist, nvb, mc, criterion)["feature"]
+    assert best_feature(np.array([np.inf, np.inf]), 1.0) == -1
+    # missing bin empty: missing goes to the heavier side, left on equal weight
+    h = np.zeros((mc + 1, 2))
+    h[0] = [1.0, 0.0]
+    h[1] = [0.0, 1.0]
+    assert best_split_one_feature(h, 2, mc, 0)[1:] == (0, 1)
+    h[1] = [0.0, 1.5]
+    assert best_split_one_feature(h, 2, mc, 0)[1:] == (0, 0)
+    # leaf values: ties go to class 0 (-1)
+    assert leaf_value(1.0, 1.0) == -1 and leaf_value(0.0, 0.0) == -1
+    assert leaf_value(1.0, 2.0) == 1 and leaf_value(2.0, 1.0) == -1
+
+
+def test_stump_criterion_matches_naive():
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        l0, l1, r0, r1 = rng.random(4) * rng.choice([0, 1], 4) + [1e-3, 0, 1e-3, 0]
+        for criterion in CRITERIA:
+            assert stump_criterion(l0, l1, r0, r1, criterion) == naive.criterion_naive(l0, l1, r0, r1,
+                                                                                       criterion)
+
+
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_best_split_float_weights_near_optimal(criterion):
+    """Non-dyadic weights: the kernel's split is (up to rounding) the naive optimum."""
+    _, mapper, codes, y, _ = case(4097, 17)
+    rng = np.random.default_rng(3)
+    u = rng.random(codes.shape[1]) * (rng.random(codes.shape[1]) < 0.9)
+    hist = kernel_hist(codes, y, u, 18)
+    value, bin_, ml = kernel_best_splits(hist, mapper.n_value_bins_, 17, criterion)
+    for f in range(codes.shape[0]):
+        cands = naive.split_candidates_naive(hist[f], int(mapper.n_value_bins_[f]), 17, criterion)
+        if not cands:
+            assert bin_[f] == -1 and value[f] == np.inf
+            continue
+        best = min(c[0] for c in cands)
+        np.testing.assert_allclose(value[f], best, rtol=1e-12)
+        mine = [c for c in cands if c[1] == bin_[f]
+                and naive.reset_missing_left_naive(hist[f], c[1], c[2], 17) == ml[f]]
+        assert mine and min(c[0] for c in mine) <= best * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("max_bins", [3, 17])
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_planted_split_found_at_every_bin(max_bins, criterion):
+    """y is determined by one feature's bin (code > k); that stump is found for every k."""
+    rng = np.random.default_rng(max_bins)
+    n, d, planted = 300, 4, 2
+    mc = max_bins
+    nvb = np.full(d, max_bins, dtype=np.int64)
+    for k in range(max_bins):
+        for missing in ("none", "class1", "class0"):
+            codes = rng.integers(0, max_bins, (d, n)).astype(np.uint8)
+            codes[planted, :max_bins] = np.arange(max_bins)  # every bin non-empty
+            y = (codes[planted] > k).astype(np.uint8)
+            if missing != "none":
+                rows = rng.permutation(n)[: n // 10]
+                rows = rows[rows >= max_bins]
+                codes[planted, rows] = mc
+                y[rows] = 1 if missing == "class1" else 0
+            if y.min() == y.max() or (missing == "class0" and k == max_bins - 1):
+                continue  # one class only / no perfect stump
+            for flip in (False, True):
+                yy = 1 - y if flip else y
+                u = np.ones(n)
+                hist = kernel_hist(np.ascontiguousarray(codes), yy, u, mc + 1)
+                value, bin_, ml = kernel_best_splits(hist, nvb, mc, criterion)
+                f = best_feature(value, 1.0)
+                assert (f, bin_[f], value[f]) == (planted, k, 0.0), (k, missing, flip)
+                if missing == "class1":
+                    assert ml[f] == 0
+                elif missing == "class0":
+                    assert ml[f] == 1
+                else:  # missing values go to the heavier side
+                    left = np.count_nonzero(codes[planted] <= k)
+                    assert ml[f] == (1 if left >= n - left else 0)
+                l0, l1, r0, r1 = side_weights(hist[f], k, ml[f], mc)
+                assert (leaf_value(l0, l1), leaf_value(r0, r1)) == ((1, -1) if flip else (-1, 1))
+                best = naive.best_stump_naive(hist, nvb, mc, criterion)
+                assert (best["feature"], best["bin"], best["missing_left"]) == (f, k, ml[f])
+
+
+def test_split_independent_of_row_order():
+    _, mapper, codes, y, u = case(1023, 17)
+    rng = np.random.default_rng(9)
+    ref_hist = kernel_hist(codes, y, u, 18)
+    refs = [kernel_best_splits(ref_hist, mapper.n_value_bins_, 17, c) for c in CRITERIA]
+    for _ in range(3):
+        perm = rng.permutation(codes.shape[1])
+        hist = kernel_hist(np.ascontiguousarray(codes[:, perm]), y[perm], u[perm], 18)
+        np.testing.assert_array_equal(hist, ref_hist)
+        for c, ref in zip(CRITERIA, refs):
+            for a, b in zip(kernel_best_splits(hist, mapper.n_value_bins_, 17, c), ref):
+                np.testing.assert_array_equal(a, b)

@@ -1,0 +1,56 @@
+"""The round update (fastboost/_kernels/update.py) against its naive NumPy reference (tests/naive.py)."""
+import math
+
+import numpy as np
+import pytest
+
+from fastboost._driver import make_sums
+from fastboost._kernels.update import BLOCK, apply_stump, n_blocks, update_weights
+from fastboost._types import SUMS_DTYPE
+
+try:  # tests/ as a package or as a plain directory on sys.path
+    from . import naive
+    from .kernel_cases import SIZES, case
+except ImportError:
+    import naive
+    from kernel_cases import SIZES, case
+
+
+@pytest.mark.parametrize("n", list(SIZES) + [2 * BLOCK + 5])  # several row blocks of the parallel passes
+def test_outputs_sums_and_weight_update_match_naive(n):
+    X, mapper, codes, y, u = case(n, 17)
+    rng = np.random.default_rng(n + 1)
+    p = rng.random(n) * (rng.random(n) < 0.9)
+    if p.sum() == 0:
+        p[0] = 1.0
+    p /= p.sum()
+    w = p * np.exp(rng.normal(size=n))
+    w /= w.sum()
+    mc = 17
+    block_sums = np.empty((n_blocks(n), 4))
+    for f in (0, 3, 4, 5):
+        for k in (0, int(mapper.n_value_bins_[f]) - 1, 1):
+            for missing_left in (0, 1):
+                for left, right in ((-1, 1), (1, -1), (1, 1)):
+                    h_ref = naive.stump_outputs_naive(codes[f], k, missing_left, mc, left, right)
+                    yh_ref, sums_ref = naive.round_sums_naive(h_ref, y, u, w)
+                    yh = np.empty(n, np.int8)
+                    record = make_sums(**{name: 99.0 for name in SUMS_DTYPE.names})
+                    apply_stump(codes[f], k, missing_left, mc, left, right, y, u, w, yh, block_sums, record)
+                    sums = np.array(record[0].tolist())  # ui, uj, wi, wj, qi, qj, eta, z
+                    np.testing.assert_array_equal(yh, yh_ref)
+                    np.testing.assert_array_equal(sums[:2], sums_ref[:2])  # dyadic u: exact
+                    np.testing.assert_allclose(sums, sums_ref, rtol=1e-12, atol=1e-300)
+                    assert np.all(sums[4:] == 0.0)
+    h = naive.stump_outputs_naive(codes[3], 2, 1, mc, -1, 1)
+    yh, _ = naive.round_sums_naive(h, y, u, w)
+    for alpha in (0.0, 0.3, -0.7, 4.0):
+        w2 = w.copy()
+        correct = yh > 0
+        z, s2 = update_weights(w2, p, yh, alpha, w[correct].sum(), w[~correct].sum(), block_sums)
+        w_ref, z_ref, s2_ref = naive.update_weights_naive(w, p, yh, alpha)
+        np.testing.assert_allclose(w2, w_ref, rtol=1e-12, atol=1e-300)
+        np.testing.assert_allclose(z, z_ref, rtol=1e-12)
+        np.testing.assert_allclose(s2, s2_ref, rtol=1e-12)
+        assert math.isclose(w2.sum(), 1.0, rel_tol=1e-12)
+        assert np.all(w2[p == 0] == 0.0)
