@@ -3,8 +3,14 @@ from ._cache import ensure_fresh_cache
 
 ensure_fresh_cache()  # before any kernel module is imported
 
-from .estimators import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier,  # noqa: E402
-                         QuadBoostClassifier, SABoostClassifier, VadaBoostClassifier)
+from .estimators import (  # noqa: E402
+                         AdaBoostClassifier,
+                         EBBoostClassifier,
+                         LazyBoostClassifier,
+                         QuadBoostClassifier,
+                         SABoostClassifier,
+                         VadaBoostClassifier,
+)
 
 __version__ = "0.1.0"
 __all__ = ["AdaBoostClassifier", "EBBoostClassifier", "LazyBoostClassifier", "QuadBoostClassifier",

@@ -18,8 +18,14 @@ def _data(n=300, d=5, n_classes=2, dtype=np.float64, seed=0):
 
 
 def _groups():
-    from . import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier,
-                   SABoostClassifier, VadaBoostClassifier)
+    from . import (
+        AdaBoostClassifier,
+        EBBoostClassifier,
+        LazyBoostClassifier,
+        QuadBoostClassifier,
+        SABoostClassifier,
+        VadaBoostClassifier,
+    )
 
     X, y = _data()
     X3, y3 = _data(n_classes=3)

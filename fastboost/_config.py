@@ -81,8 +81,9 @@ def first_use_notice():
     print(COMPILE_NOTICE, file=sys.stderr, flush=True)
 
 
-COMPILE_NOTICE = ("fastboost: compiling the kernels this kind of fit uses (once per install: about 10-20 s; later "
-                  "runs load them from the cache; 'fastboost compile' compiles all of them ahead of time)")
+COMPILE_NOTICE = ("fastboost: compiling the kernels this fit uses, once (about 10 s for decision stumps, 30 s more "
+                  "the first time trees are used); later runs load them from the cache. 'fastboost compile' "
+                  "compiles every kernel ahead of time.")
 
 
 def resolve_n_jobs(n_jobs):

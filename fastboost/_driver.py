@@ -19,8 +19,20 @@ from numba import NumbaExperimentalFeatureWarning
 from ._kernels.learners import LEARNERS, no_validation
 from ._kernels.loop import boost
 from ._kernels.update import n_blocks
-from ._types import CONFIG_DTYPE, LEAF_LSQ, LEAF_REAL, NODE_DTYPE, RAN_ALL, ROUND_DTYPE, STATE_DTYPE, SUMS_DTYPE
-from ._types import Model, TrainData, ValidData, Workspace
+from ._types import (
+    CONFIG_DTYPE,
+    LEAF_LSQ,
+    LEAF_REAL,
+    NODE_DTYPE,
+    RAN_ALL,
+    ROUND_DTYPE,
+    STATE_DTYPE,
+    SUMS_DTYPE,
+    Model,
+    TrainData,
+    ValidData,
+    Workspace,
+)
 
 #: rounds per compiled call: Python handles Ctrl-C, grows the record and reports progress in between
 CHUNK = 64
@@ -28,7 +40,8 @@ CHUNK = 64
 PROGRESS_CHUNK = 10
 
 __all__ = ["CHUNK", "Model", "Progress", "TrainData", "ValidData", "Workspace", "grow_model", "make_config",
-           "make_model", "make_sums", "make_workspace", "no_validation_data", "pick_learner", "pick_rules", "run_rounds"]
+           "make_model", "make_sums", "make_workspace", "no_validation_data", "pick_learner", "pick_rules",
+           "run_rounds"]
 
 
 def make_config(**fields):

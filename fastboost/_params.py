@@ -453,9 +453,6 @@ def estimator_doc(name, description, *, multiclass=_MULTICLASS_OVR, extra_attrib
     """
     summary = inspect.cleandoc(description) + "\n\n" + textwrap.fill(" ".join(multiclass.split()), _WIDTH + 4,
                                                                        break_on_hyphens=False)
-    if "[R]" in summary:
-        summary += "\n\n" + textwrap.fill("Statements marked [R] are choices of this implementation where the "
-                                           "paper is silent or unreadable.", _WIDTH + 4)
     summary += "\n\n" + textwrap.fill(f"See {_DOCS} for the rules of every algorithm, the weak learners, "
                                        "the stop rules and validation.", _WIDTH + 4)
     parameters = "\n".join(param.doc_entry(p) for p, param in ESTIMATOR_PARAMS[name].items())

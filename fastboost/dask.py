@@ -93,8 +93,14 @@ from ._driver import Model, Progress, grow_model, make_model
 from ._kernels.loop import record_round
 from ._kernels.split import choose_stump
 from ._types import ACCEPT_STOP, RAN_ALL, REJECT, STATE_DTYPE, STOPPED_BY_RULE, SUMS_DTYPE
-from .estimators import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier,
-                         SABoostClassifier, VadaBoostClassifier)
+from .estimators import (
+    AdaBoostClassifier,
+    EBBoostClassifier,
+    LazyBoostClassifier,
+    QuadBoostClassifier,
+    SABoostClassifier,
+    VadaBoostClassifier,
+)
 
 __all__ = ["DaskAdaBoostClassifier", "DaskEBBoostClassifier", "DaskLazyBoostClassifier", "DaskQuadBoostClassifier",
            "DaskSABoostClassifier", "DaskVadaBoostClassifier", "WorkerLostError"]

@@ -8,19 +8,33 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _validation as v
 from . import _driver
+from . import _validation as v
 from ._algorithms import PENALTIES, RULES, SCHEDULES, quad_penalty
 from ._binning import BinMapper
 from ._config import n_threads
 from ._driver import ValidData
 from ._kernels.histogram import n_feature_groups
-from ._kernels.predict import add_stump, add_trees, decision_function as _decision_kernel
-from ._kernels.reweight import add_voter, reweight as _reweight_pass
+from ._kernels.predict import add_stump, add_trees
+from ._kernels.predict import decision_function as _decision_kernel
+from ._kernels.reweight import add_voter
+from ._kernels.reweight import reweight as _reweight_pass
 from ._kernels.update import n_blocks
 from ._params import check_params, estimator_doc, store_params
-from ._types import CRITERIA, CRITERION_EB, CRITERION_LS, CRITERION_Z, LEAF_KINDS, LEAF_LSQ, MAX_BINS, NODE_DTYPE
-from ._types import ROUND_DTYPE, STOPPED_BY_RULE, SUMS_DTYPE, STOPPED_EARLY, TrainData, Y_DTYPE
+from ._types import (
+    CRITERIA,
+    CRITERION_EB,
+    CRITERION_LS,
+    CRITERION_Z,
+    LEAF_KINDS,
+    LEAF_LSQ,
+    MAX_BINS,
+    STOPPED_BY_RULE,
+    STOPPED_EARLY,
+    SUMS_DTYPE,
+    Y_DTYPE,
+    TrainData,
+)
 
 MAX_DEPTH = 8
 
@@ -414,7 +428,7 @@ class LazyBoostClassifier(AdaBoostClassifier):
     Each round ranks the features by their best stump's weighted error and uses the
     ``feature_rank``-th best one (default 2; 1 is plain AdaBoost). Its edge never
     exceeds the best stump's; alpha = 1/2 log(W_I / W_J) as AdaBoost. Tie-breaking by
-    feature index and the rule for k beyond the number of features are [R]. See
+    feature index and the rule for k beyond the number of features are our own choices (the paper leaves them open). See
     docs/algorithms.md, "Lazy stumps (feature_rank)".
     """, example="""
     >>> clf.get_params()["feature_rank"]
@@ -477,7 +491,7 @@ class EBBoostClassifier(_BaseBoostClassifier):
     over the stump and its step, so the cost never increases (``rounds_["cost"]``).
     lam = 0 gives AdaBoost's stump and step. The histograms carry per-class sums of w
     and w**2. Stumps only: the search enumerates the learners. Stopping when the best
-    alpha is 0 is [R]. See docs/algorithms.md, "EBBoost".
+    alpha is 0 is our reconstruction. See docs/algorithms.md, "EBBoost".
     """, example_params="lam=0.5", example="""
     >>> import numpy as np
     >>> bool(np.all(np.diff(clf.rounds_["cost"]) <= 0))
@@ -496,7 +510,7 @@ class EBBoostClassifier(_BaseBoostClassifier):
 
     def _tree_depth(self, n_classes):
         if super()._tree_depth(n_classes):
-            raise ValueError("EBBoost enumerates decision stumps exactly and has no tree form (spec §3 (7)): "
+            raise ValueError("EBBoost enumerates decision stumps exactly and has no tree form "
                              "use max_depth=1, min_samples_leaf=1 and min_weight_fraction_leaf=0 (for trees, "
                              "VadaBoostClassifier minimises the same cost).")
         return 0
@@ -515,7 +529,7 @@ class SABoostClassifier(_BaseBoostClassifier):
     stump's weighted error reaches 1/2). Small steps narrow the gap between training
     and test error; large ones overfit.
 
-    **The schedule is a reconstruction [R]**: the paper's formula could not be read.
+    **The schedule is our reconstruction**: the paper's formula could not be read.
     The default a_t = gamma / t (Robbins-Monro's canonical choice; it satisfies
     sum a_t = inf, sum a_t**2 < inf for every gamma > 0) fits the trend of the paper's
     tables; ``schedule="power"`` (a_t = t**-gamma) and ``"constant"`` (a_t = gamma)
@@ -561,7 +575,7 @@ class QuadBoostClassifier(_BaseBoostClassifier):
     No per-example exponential weights. Every ``reweight_every`` rounds (if set) and
     once at the end, one coordinate-descent pass re-fits each kept voter's weight by
     the same rule (the objective never increases); voters whose weight becomes 0
-    (L1) are dropped. The re-weighting schedule is [R] (the paper says "occasionally").
+    (L1) are dropped. The re-weighting schedule is our choice (the paper says "occasionally").
     Prediction is sgn F with sgn(0) = -1; ``predict_proba`` is clip((1 + F) / 2, 0, 1).
     Use ``criterion="error"`` (default) for the exact reduction. See docs/algorithms.md,
     "QuadBoost".
@@ -600,7 +614,7 @@ class QuadBoostClassifier(_BaseBoostClassifier):
         if ws is not None:
             ws.state[0]["penalty"] = penalty
         if valid is not None and valid.y.shape[0]:
-            from ._kernels.learners import validate_tree, validate_stump
+            from ._kernels.learners import validate_stump, validate_tree
 
             validate = (validate_tree if model.nodes.shape[0] else validate_stump).get()
             valid.margin[:] = 0.0

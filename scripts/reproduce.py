@@ -1,6 +1,6 @@
 """Reproduce the VadaBoost paper's stump comparison (Shivaswamy & Jebara, NeurIPS 2011, Table 1).
 
-Protocol (shared/spec/algorithms.md §2 "Experimental protocol"): for each data set and
+Protocol (the paper's Section 5): for each data set and
 each of R repeats, a random 50/25/25 train/validation/test split; every booster runs
 until its validation error has not improved for 100 rounds (the model keeps the best
 round); hyperparameters are chosen by validation error (VadaBoost and EBBoost: lambda in
@@ -13,7 +13,7 @@ bold and the boosters not significantly different from it (paired t-test, 1%) ar
     python scripts/reproduce.py --repeats 2 --quick  # a smoke run in seconds
 
 Data: twonorm and ringnorm (7400 rows, 20 features), waveform (5000 rows, 21 features,
-CART class 1 vs the rest), all generated (spec §10); scikit-learn's breast cancer
+CART class 1 vs the rest), all generated (fastboost.datasets); scikit-learn's breast cancer
 (569 x 30); digit pairs 0/9, 1/4, 2/7, 3/8, 5/6 of scikit-learn's 8x8 digits (a proxy
 for the paper's MNIST pairs, so those numbers are not comparable with the paper's).
 """

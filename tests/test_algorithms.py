@@ -325,11 +325,11 @@ def test_vadaboost_bound_V_le_U():
         UI, UJ = sums["ui"], sums["uj"]
         yh = np.where(correct, 1.0, -1.0)
 
-        def V(a):
+        def V(a, WI=WI, WJ=WJ, QI=QI, QJ=QJ, lam=lam, n=n):
             first = (WI * np.exp(-a) + WJ * np.exp(a)) ** 2
             return first + lam * (n * (QI * np.exp(-2 * a) + QJ * np.exp(2 * a)) - first)
 
-        def U(a):
+        def U(a, UI=UI, UJ=UJ):
             return UI * np.exp(-2 * a) + UJ * np.exp(2 * a)
 
         alphas = np.concatenate([rng.uniform(-3, 3, 8), rng.normal(0, 0.1, 4)])

@@ -4,12 +4,18 @@ import inspect
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from naive import assert_rounds_equal
 from sklearn.exceptions import NotFittedError
 
-from fastboost import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier,
-                       SABoostClassifier, VadaBoostClassifier)
+from fastboost import (
+    AdaBoostClassifier,
+    EBBoostClassifier,
+    LazyBoostClassifier,
+    QuadBoostClassifier,
+    SABoostClassifier,
+    VadaBoostClassifier,
+)
 from fastboost._params import ESTIMATOR_PARAMS
-from naive import assert_rounds_equal
 
 ESTIMATORS = [AdaBoostClassifier, VadaBoostClassifier]
 

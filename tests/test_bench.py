@@ -65,7 +65,8 @@ def test_bench_skips_a_stump_only_estimator_at_depth_above_one(tmp_path, capsys,
 
     class StumpsOnly(BaseEstimator):
         def __init__(self, n_estimators=50, max_bins=255, n_jobs=None, random_state=None):
-            self.n_estimators, self.max_bins, self.n_jobs, self.random_state = n_estimators, max_bins, n_jobs, random_state
+            self.n_estimators, self.max_bins = n_estimators, max_bins
+            self.n_jobs, self.random_state = n_jobs, random_state
 
     monkeypatch.setattr(tasks, "fastboost_class", lambda name: (StumpsOnly, None))
     out = tmp_path / "stumps.json"

@@ -15,8 +15,14 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from fastboost import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier,
-                       SABoostClassifier, VadaBoostClassifier)
+from fastboost import (
+    AdaBoostClassifier,
+    EBBoostClassifier,
+    LazyBoostClassifier,
+    QuadBoostClassifier,
+    SABoostClassifier,
+    VadaBoostClassifier,
+)
 from fastboost._binning import BinMapper
 from fastboost._validation import as_distribution
 from fastboost.datasets import make_twonorm

@@ -44,7 +44,9 @@ def _threenorm_exact():
     # Even d: t1 = sum x / sqrt(d), t2 = sum (-1)^j x_j / sqrt(d) are independent, unit variance;
     # class +1: t1 ~ N(+-2, 1), t2 ~ N(0, 1); class -1: t1 ~ N(0, 1), t2 ~ N(2, 1).
     # Rule: +1 iff log cosh(2 t1) > 2 t2.
-    c = lambda t: (np.logaddexp(2 * t, -2 * t) - np.log(2)) / 2
+    def c(t):
+        return (np.logaddexp(2 * t, -2 * t) - np.log(2)) / 2
+
     e_pos = integrate.quad(lambda t: 0.5 * (norm.pdf(t - 2) + norm.pdf(t + 2)) * norm.sf(c(t)), -np.inf, np.inf)[0]
     e_neg = integrate.quad(lambda t: norm.pdf(t) * norm.cdf(c(t) - 2), -np.inf, np.inf)[0]
     return 0.5 * (e_pos + e_neg)

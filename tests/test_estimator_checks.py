@@ -1,8 +1,14 @@
 """scikit-learn's own estimator suite on every fastboost estimator."""
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fastboost import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier,
-                       SABoostClassifier, VadaBoostClassifier)
+from fastboost import (
+    AdaBoostClassifier,
+    EBBoostClassifier,
+    LazyBoostClassifier,
+    QuadBoostClassifier,
+    SABoostClassifier,
+    VadaBoostClassifier,
+)
 
 ESTIMATORS = [
     AdaBoostClassifier(n_estimators=10),

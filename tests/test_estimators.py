@@ -4,10 +4,10 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from naive import assert_rounds_equal
 
 from fastboost import AdaBoostClassifier, VadaBoostClassifier
 from fastboost.datasets import make_twonorm
-from naive import assert_rounds_equal
 
 ESTIMATORS = [AdaBoostClassifier, VadaBoostClassifier]
 
@@ -219,7 +219,8 @@ def test_demo_command_runs(capsys):
     assert main(["demo", "--n-train", "2000", "--n-test", "2000", "--rounds", "20"]) == 0
     out = capsys.readouterr().out
     assert "AdaBoost" in out and "VadaBoost" in out and "test error" in out
-    errors = [float(line.split("%")[0].split()[-1]) for line in out.splitlines() if line.endswith(tuple("0123456789")) and "%" in line]
+    errors = [float(line.split("%")[0].split()[-1]) for line in out.splitlines()
+              if line.endswith(tuple("0123456789")) and "%" in line]
     assert len(errors) == 4 and all(0 < e < 15 for e in errors)
 
 

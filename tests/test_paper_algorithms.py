@@ -6,14 +6,20 @@ margins, weights, residuals, objectives and brute-force searches over every stum
 """
 import numpy as np
 import pytest
+from test_algorithms import all_stumps, integer_data, signed_labels, staged_margins, stump_predict, vada_cost
 
-from fastboost import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier,
-                       SABoostClassifier, VadaBoostClassifier)
+from fastboost import (
+    AdaBoostClassifier,
+    EBBoostClassifier,
+    LazyBoostClassifier,
+    QuadBoostClassifier,
+    SABoostClassifier,
+    VadaBoostClassifier,
+)
 from fastboost._algorithms import RULES, ebboost_step
 from fastboost._driver import make_config, make_sums
 from fastboost._kernels.reweight import reweight
 from fastboost.datasets import make_twonorm
-from test_algorithms import all_stumps, integer_data, signed_labels, staged_margins, stump_predict, vada_cost
 
 
 # ----------------------------------------------------------------------------- EBBoost

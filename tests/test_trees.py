@@ -10,10 +10,16 @@ from sklearn.datasets import load_digits, load_wine
 from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost
 from sklearn.tree import DecisionTreeClassifier
 
-from fastboost import (AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier,
-                       SABoostClassifier, VadaBoostClassifier)
-from fastboost._kernels.tree import grow_tree, level_child_histograms, rows_histograms
+from fastboost import (
+    AdaBoostClassifier,
+    EBBoostClassifier,
+    LazyBoostClassifier,
+    QuadBoostClassifier,
+    SABoostClassifier,
+    VadaBoostClassifier,
+)
 from fastboost._driver import make_config
+from fastboost._kernels.tree import grow_tree, level_child_histograms, rows_histograms
 from fastboost._types import CRITERION_ERROR, CRITERION_GINI, CRITERION_Z, LEAF_DISCRETE, LEAF_REAL, NODE_DTYPE
 from fastboost.datasets import make_twonorm
 

@@ -15,7 +15,7 @@ class Binning:
             from fastboost._binning import BinMapper
             from fastboost._config import n_threads
         except ImportError as exc:
-            raise NotImplementedError(f"no BinMapper at this commit: {exc}")
+            raise NotImplementedError(f"no BinMapper at this commit: {exc}") from None
         self.BinMapper, self.n_threads = BinMapper, n_threads
         self.X = twonorm(n, d)[0]
         with n_threads(THREADS):

@@ -16,7 +16,7 @@ class Histogram:
             from fastboost._config import n_threads
             from fastboost._kernels.histogram import build_histograms
         except ImportError as exc:
-            raise NotImplementedError(f"no histogram kernel at this commit: {exc}")
+            raise NotImplementedError(f"no histogram kernel at this commit: {exc}") from None
         try:  # commits with the grouped kernel take the number of feature groups
             from fastboost._config import resolve_n_jobs
             from fastboost._kernels.histogram import n_feature_groups

@@ -27,8 +27,14 @@ from .histogram import build_histograms, build_histograms_q
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
 from .split import choose_stump
 from .tree import grow_tree, tree_outputs, tree_round_sums, update_validation_tree
-from .update import apply_stump, update_residuals, update_residuals_leaves, update_validation, update_weights
-from .update import update_weights_table
+from .update import (
+    apply_stump,
+    update_residuals,
+    update_residuals_leaves,
+    update_validation,
+    update_weights,
+    update_weights_table,
+)
 
 
 # ----------------------------------------------------------------------------- decision stumps (binary)

@@ -10,8 +10,17 @@ import warnings
 import numba
 from numba import types
 
-from .._types import CONFIG_DTYPE, NODE_DTYPE, ROUND_DTYPE, STATE_DTYPE, SUMS_DTYPE, Model, TrainData, ValidData
-from .._types import Workspace
+from .._types import (
+    CONFIG_DTYPE,
+    NODE_DTYPE,
+    ROUND_DTYPE,
+    STATE_DTYPE,
+    SUMS_DTYPE,
+    Model,
+    TrainData,
+    ValidData,
+    Workspace,
+)
 
 f8_1d = types.Array(types.float64, 1, "C")
 f8_2d = types.Array(types.float64, 2, "C")

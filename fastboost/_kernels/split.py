@@ -77,7 +77,7 @@ def stump_criterion(l0, l1, r0, r1, criterion):
 # ----------------------------------------------------------------------------- stumps
 @jit
 def eb_terms(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam):
-    """EBBoost's (A, B, W_I, W_J) for the stump predicting -1 left and +1 right (spec §3).
+    """EBBoost's (A, B, W_I, W_J) for the stump predicting -1 left and +1 right (docs/algorithms.md, "EBBoost").
 
     W: sums of w per side and class; Q: sums of w**2 / p (n w**2 for uniform p).
     A = (1 - lam) W_I**2 + lam Q_I, B likewise on the wrong side J.
@@ -332,6 +332,15 @@ def _ok2(c0, c1, count, min_leaf, min_weight, floor):
 
 
 @jit
+def _split_value2(a0, a1, ac, ap, b0, b1, bc, bp, criterion, min_leaf, min_weight, tol):
+    """Criterion of a two-class split with sides (class weights, positive rows, sum of p) a and b; inf
+    when a side is not valid."""
+    if _ok2(a0, a1, ac, min_leaf, min_weight, tol) and _ok2(b0, b1, bc, min_leaf, min_weight, tol):
+        return impurity2(a0, a1, criterion, ap) + impurity2(b0, b1, criterion, bp)
+    return np.inf
+
+
+@jit
 def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight):
     """best_split_tree_feature for two classes with scalar accumulators (the common case, ~10x faster)."""
     ls = criterion == CRITERION_LS
@@ -367,25 +376,28 @@ def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, 
         r1 = t1 - l1
         rc = tc - lc
         rp = tp - lp
-        if k < n_value_bins - 1 and _ok2(l0 + m0, l1 + m1, lc + mc, min_leaf, min_weight, tol) and _ok2(
-                r0, r1, rc, min_leaf, min_weight, tol):
-            v = impurity2(l0 + m0, l1 + m1, criterion, lp + mp) + impurity2(r0, r1, criterion, rp)
+        if k < n_value_bins - 1:  # missing left (for k == last, everything would go left)
+            v = _split_value2(l0 + m0, l1 + m1, lc + mc, lp + mp, r0, r1, rc, rp, criterion, min_leaf, min_weight,
+                              tol)
             if v < best - tol:
-                best = v
-                best_bin = k
-                best_ml = 1
-        if _ok2(l0, l1, lc, min_leaf, min_weight, tol) and _ok2(r0 + m0, r1 + m1, rc + mc, min_leaf, min_weight, tol):
-            v = impurity2(l0, l1, criterion, lp) + impurity2(r0 + m0, r1 + m1, criterion, rp + mp)
-            if v < best - tol:
-                best = v
-                best_bin = k
-                best_ml = 0
+                best, best_bin, best_ml = v, k, 1
+        v = _split_value2(l0, l1, lc, lp, r0 + m0, r1 + m1, rc + mc, rp + mp, criterion, min_leaf, min_weight, tol)
+        if v < best - tol:  # missing right
+            best, best_bin, best_ml = v, k, 0
     if best_bin >= 0 and m0 + m1 <= tol:  # (a subtracted histogram's empty bin may hold rounding dust)
         lw = 0.0
         for b in range(best_bin + 1):
             lw += hist_f[b, 0] + hist_f[b, 1]
         best_ml = 1 if lw >= t0 + t1 - lw else 0
     return best, best_bin, best_ml
+
+
+@jit
+def _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol):
+    """As _split_value2 for K classes, sides a and b as field vectors (class weights, then the row count)."""
+    if _side_ok(a, n_classes, min_leaf, min_weight, tol) and _side_ok(b, n_classes, min_leaf, min_weight, tol):
+        return impurity(a, n_classes, criterion) + impurity(b, n_classes, criterion)
+    return np.inf
 
 
 @jit
@@ -418,21 +430,15 @@ def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, crite
             for k in range(nf):
                 a[k] = left[k] + hist_f[missing_code, k]
                 b[k] = tot[k] - left[k]
-            if _side_ok(a, n_classes, min_leaf, min_weight, tol) and _side_ok(b, n_classes, min_leaf, min_weight, tol):
-                v = impurity(a, n_classes, criterion) + impurity(b, n_classes, criterion)
-                if v < best - tol:
-                    best = v
-                    best_bin = kb
-                    best_ml = 1
+            v = _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol)
+            if v < best - tol:
+                best, best_bin, best_ml = v, kb, 1
         for k in range(nf):  # missing right
             a[k] = left[k]
             b[k] = tot[k] - left[k] + hist_f[missing_code, k]
-        if _side_ok(a, n_classes, min_leaf, min_weight, tol) and _side_ok(b, n_classes, min_leaf, min_weight, tol):
-            v = impurity(a, n_classes, criterion) + impurity(b, n_classes, criterion)
-            if v < best - tol:
-                best = v
-                best_bin = kb
-                best_ml = 0
+        v = _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol)
+        if v < best - tol:
+            best, best_bin, best_ml = v, kb, 0
     mw = 0.0
     for k in range(n_classes):
         mw += hist_f[missing_code, k]

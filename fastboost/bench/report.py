@@ -127,7 +127,8 @@ def format_table(payload):
         pr = "-" if r.get("predict_s") is None else _ms(r["predict_s"])
         fit_mb = "-" if r.get("fit_peak_over_start_mb") is None else f"{r['fit_peak_over_start_mb']:.0f}"
         lines.append(f"{r['label']:<{lw}}{prep:>9}{rounds:>8}{r['train_s']:>11.3f}{_ms(r['per_round_s']):>16}"
-                     f"{vs:>14}{100 * r['test_accuracy']:>9.2f}%{pr:>14}{rss:>13}{base:>6}{fit_mb:>9}{load:>6}  {notes}")
+                     f"{vs:>14}{100 * r['test_accuracy']:>9.2f}%{pr:>14}{rss:>13}{base:>6}{fit_mb:>9}{load:>6}"
+                     f"  {notes}")
     lines.append("")
     if ref:
         parts = [f"{r['short']}/{ref['short']} per-round = {_ratio(r['per_round_s'] / ref['per_round_s'])}"

@@ -122,7 +122,7 @@ def _load_file(path, target):
             import pandas as pd
         except ImportError:
             if suffix != ".csv":
-                raise SystemExit("fastboost bench: reading parquet needs pandas (and pyarrow)")
+                raise SystemExit("fastboost bench: reading parquet needs pandas (and pyarrow)") from None
             a = np.genfromtxt(path, delimiter=",", skip_header=1)
             col = a.shape[1] - 1 if target is None else int(target)
             desc["target"] = col
@@ -130,7 +130,7 @@ def _load_file(path, target):
         try:
             df = pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
         except ImportError as exc:
-            raise SystemExit(f"fastboost bench: cannot read {path}: {exc}")
+            raise SystemExit(f"fastboost bench: cannot read {path}: {exc}") from None
         col = df.columns[-1] if target is None else target
         if col not in df.columns:
             raise SystemExit(f"fastboost bench: no column {target!r} in {path} (columns: {list(df.columns)[:20]})")
