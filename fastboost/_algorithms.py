@@ -49,7 +49,10 @@ def _log_ratio(sums):
 
 @jit
 def _floored_log_ratio(a, b):
-    """log(a / b) with b floored at ALPHA_EPS * (a + b): a finite step for a perfect hypothesis."""
+    """log(a / b) with b floored at ALPHA_EPS * (a + b): a finite step for a perfect hypothesis; 0 when
+    there is no weight at all (a + b = 0: no step, and the stop rules reject the round)."""
+    if not a + b > 0.0:
+        return 0.0
     return np.log(a / max(b, ALPHA_EPS * (a + b)))
 
 
@@ -259,7 +262,10 @@ def quad_alpha(g, eta, lam, penalty, alpha_max):
 @compiled(STEP_SIG)
 def quadboost_step(sums, t, config):
     """alpha = rule(g, eta) with g = U_I - U_J = sum_i p_i h_i r_i (the residual reduction)
-    and eta = sums.eta (1 for +-1 voters)."""
+    and eta = sums.eta (1 for +-1 voters); 0 for a voter that is 0 on every weighted row (eta = 0:
+    a least-squares tree once the residuals are all 0), which the stop rule rejects."""
+    if not sums.eta > 0.0:
+        return 0.0
     return quad_alpha(sums.ui - sums.uj, sums.eta, config.lam, config.penalty, config.alpha_max)
 
 

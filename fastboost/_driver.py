@@ -9,6 +9,7 @@ The estimators, the Dask driver and the benchmark all fit through these function
 - :func:`run_rounds` runs the loop in chunks of rounds (Python handles Ctrl-C, grows the
   record, runs re-weighting passes and reports progress in between).
 """
+import os
 import sys
 import time
 import warnings
@@ -28,16 +29,22 @@ from ._types import (
     ROUND_DTYPE,
     STATE_DTYPE,
     SUMS_DTYPE,
+    Y_DTYPE,
     Model,
     TrainData,
     ValidData,
     Workspace,
 )
 
-#: rounds per compiled call: Python handles Ctrl-C, grows the record and reports progress in between
+#: rounds of the first compiled call; later calls take as many rounds as fit in CALL_SECONDS
 CHUNK = 64
 #: the first chunk of a fit with progress reports
 PROGRESS_CHUNK = 10
+#: seconds one compiled call aims at: Python handles Ctrl-C, grows the record and reports progress in
+#: between, so an interrupt is answered within about this time (or one round, if a round is longer)
+CALL_SECONDS = 0.2
+#: the most rounds one compiled call runs
+MAX_CHUNK = 4096
 
 __all__ = ["CHUNK", "Model", "Progress", "TrainData", "ValidData", "Workspace", "grow_model", "make_config",
            "make_model", "make_sums", "make_workspace", "no_validation_data", "pick_learner", "pick_rules",
@@ -98,7 +105,7 @@ def pick_rules(rule, config, validation):
 def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
     """The scratch space and state of a fit (``Workspace``), allocated once.
 
-    y_idx  uint8[n] the learner's labels to start from (copied); w float64[n] the initial boosting
+    y_idx  class indices [n], the learner's labels to start from (copied); w float64[n] the initial boosting
     state (weights p, or QuadBoost's residuals; kept, not copied). Arrays a fit does not use have
     length 0 (trees' scratch for stumps, q without EBBoost or least-squares trees).
     """
@@ -118,7 +125,7 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
         w=w,
         u=np.empty(n, np.float64),
         q=np.empty(n if (c["use_q"] or ls) else 0, np.float64),
-        ylab=np.ascontiguousarray(y_idx, dtype=np.uint8).copy(),
+        ylab=np.array(y_idx, dtype=Y_DTYPE),
         yh=np.empty(n, np.int8),
         block_sums=np.empty((n_blocks(n), 4), np.float64),
         sums=np.zeros(1, SUMS_DTYPE),
@@ -139,6 +146,65 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
         factor=np.zeros((max_nodes, 2)),
         vblock_sums=np.empty((n_blocks(n_val), 4), np.float64),
     )
+
+
+def working_memory(n_samples, n_features, n_bins, config, n_val, capacity):
+    """The memory a fit allocates beyond its binned data, in bytes, by part (a dict)."""
+    c = config[0]
+    depth = int(c["max_depth"])
+    n_classes = int(c["n_classes"])
+    ls = depth > 0 and c["leaf"] == LEAF_LSQ
+    per_row = 8 + 8 + np.dtype(Y_DTYPE).itemsize + 1  # w, u, ylab, y*h
+    if c["use_q"] or ls:
+        per_row += 8
+    parts = {}
+    if depth:
+        per_row += 3 * 8  # the row order, its partition scratch, each row's leaf
+        slots = 2 ** (depth - 1)
+        parts[f"tree histograms ({n_classes} classes x {n_features} features x {n_bins} bins x {slots} nodes x 2)"] = (
+            2 * slots * n_features * n_bins * (n_classes + 1 + int(ls)) * 8)
+    else:
+        parts[f"stump histograms ({n_features} features x {n_bins} bins)"] = (
+            n_features * n_bins * 2 * 8 * (2 if c["use_q"] else 1))
+    parts[f"per-row arrays ({n_samples} rows)"] = n_samples * per_row
+    if n_val:
+        parts[f"validation margins ({n_val} rows x {1 if n_classes == 2 else n_classes})"] = (
+            n_val * (1 if n_classes == 2 else n_classes) * 8)
+    parts[f"round records ({capacity} rounds)"] = capacity * (
+        ROUND_DTYPE.itemsize + (max_nodes_of(depth) * NODE_DTYPE.itemsize if depth else 0))
+    return parts
+
+
+def available_memory():
+    """Bytes of memory available to this process now (MemAvailable on Linux), or None when unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _gib(n_bytes):
+    return f"{n_bytes / 2 ** 30:.3g} GiB" if n_bytes >= 2 ** 28 else f"{n_bytes / 2 ** 20:.3g} MiB"
+
+
+def check_memory(name, parts, hint="lower max_depth or max_bins (the histograms grow with both, and with the "
+                                  "number of classes), or fit on fewer rows"):
+    """MemoryError naming the size a fit needs, before it starts, when that exceeds the available memory."""
+    available = available_memory()
+    total = sum(parts.values())
+    if available is None or total <= available:
+        return
+    largest = max(parts, key=parts.get)
+    raise MemoryError(f"{name}: this fit needs about {_gib(total)} of working memory, more than the "
+                      f"{_gib(available)} available (the largest part: {largest}, {_gib(parts[largest])}); "
+                      f"{hint}.")
 
 
 def make_model(capacity, max_depth):
@@ -169,7 +235,7 @@ def kept_model(model, n_rounds):
 
 def no_validation_data(n_features, n_scores=1):
     """A ValidData with no rows: the loop then never validates."""
-    return ValidData(np.empty((n_features, 0), np.uint8), np.empty(0, np.uint8), np.empty(0), np.zeros(0))
+    return ValidData(np.empty((n_features, 0), np.uint8), np.empty(0, Y_DTYPE), np.empty(0), np.zeros(0))
 
 
 class Progress:
@@ -212,10 +278,19 @@ def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_ever
         if reweight_every:
             stop_at = min(stop_at, (done // reweight_every + 1) * reweight_every)
         if stop_at > model.rounds.shape[0]:
-            model = grow_model(model, min(n_rounds, max(stop_at, 2 * model.rounds.shape[0])))
+            capacity = min(n_rounds, max(stop_at, 2 * model.rounds.shape[0]))
+            nodes_per_round = model.nodes.shape[1] * NODE_DTYPE.itemsize if model.nodes.shape[0] else 0
+            check_memory(progress.name if progress is not None else "fastboost",
+                         {f"round records ({capacity} rounds)": capacity * (ROUND_DTYPE.itemsize + nodes_per_round)},
+                         hint="lower n_estimators or use early stopping (n_iter_no_change)")
+            model = grow_model(model, capacity)
+        started = time.perf_counter()
         with warnings.catch_warnings():  # numba calls passing first-class functions "experimental"
             warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
             kept = loop(data, valid, config_rec, rules, ws, model, done, stop_at)
+        seconds = time.perf_counter() - started
+        if kept and not progress:  # the next call: as many rounds as take about CALL_SECONDS (never the model)
+            chunk = int(min(MAX_CHUNK, max(1, CALL_SECONDS * kept / max(seconds, 1e-9))))
         done += kept
         why = int(ws.state[0]["stop"])
         if reweight_every and why == RAN_ALL and done % reweight_every == 0 and done < n_rounds:

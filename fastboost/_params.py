@@ -28,6 +28,7 @@ import numpy as np
 
 from ._algorithms import PENALTIES, SCHEDULES
 from ._types import CRITERIA, LEAF_KINDS, MAX_BINS
+from ._validation import plain
 
 MAX_DEPTH = 8  # deepest tree the weak learner grows
 
@@ -63,7 +64,7 @@ def _is_bool(value):
 
 
 def _type_error(name, allowed, value):
-    return TypeError(f"{name} must be {allowed}, got {value!r} of type {type(value).__name__}.")
+    return TypeError(f"{name} must be {allowed}, got {plain(value)} of type {type(value).__name__}.")
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ class Options(Constraint):
 
     def check(self, name, value, or_none=""):
         if not (value is None and None in self.options or isinstance(value, str) and value in self.options):
-            raise ValueError(f"{name} must be one of {list(self.options)}, got {value!r}.")
+            raise ValueError(f"{name} must be one of {list(self.options)}, got {plain(value)}.")
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,7 @@ class RandomState(Constraint):
             check_random_state(value)
         except (TypeError, ValueError) as e:
             raise ValueError(f"{name} must be None, an int in [0, 2**32 - 1] or a numpy.random.RandomState "
-                             f"instance, got {value!r} ({e}).") from None
+                             f"instance, got {plain(value)} ({e}).") from None
 
 
 # ----------------------------------------------------------------------------- the table

@@ -8,9 +8,9 @@ and writes them by field name.
   ``max_bins + 1 <= 256`` rows. Codes are stored feature-major, shape
   ``(n_features, n_samples)``, so the histogram pass of one feature streams one
   contiguous row.
-- Labels inside the kernels are ``uint8`` class indices (0 for ``classes_[0]``,
-  i.e. y = -1; 1 for ``classes_[1]``, i.e. y = +1): they index the histogram's
-  class field directly.
+- Labels inside the kernels are ``uint16`` class indices (0 for ``classes_[0]``,
+  i.e. y = -1; 1 for ``classes_[1]``, i.e. y = +1; 0 .. K - 1 for K classes): they
+  index the histogram's class field directly. Up to ``MAX_CLASSES`` classes.
 - Per-sample weights and all sums are ``float64``: boosting weights span many
   orders of magnitude after a few hundred rounds, and float32 sums would make
   the chosen stump depend on summation order.
@@ -31,7 +31,9 @@ from collections import namedtuple
 import numpy as np
 
 X_BINNED_DTYPE = np.uint8
-Y_DTYPE = np.uint8
+Y_DTYPE = np.uint16
+#: the most classes a class index holds (a fit with more says so instead of wrapping around)
+MAX_CLASSES = int(np.iinfo(Y_DTYPE).max) + 1
 WEIGHT_DTYPE = np.float64
 MAX_BINS = 255
 
@@ -142,7 +144,7 @@ STOPPED_EARLY = 2  # no new best validation error for ``patience`` rounds
 #: The binned training set, as the kernels read it.
 TrainData = namedtuple("TrainData", [
     "codes",         # uint8[n_features, n_samples]  binned X, feature-major
-    "y",             # uint8[n_samples]  class index
+    "y",             # uint16[n_samples]  class index
     "p",             # float64[n_samples]  initial distribution (sample weights, sum 1)
     "n_value_bins",  # int64[n_features]  non-missing bins per feature
     "thresholds",    # float64[n_features, 256]  raw threshold of "code <= k" (inf past the last edge)
@@ -151,7 +153,7 @@ TrainData = namedtuple("TrainData", [
 #: The binned validation set and its margins (n_val may be 0: no validation).
 ValidData = namedtuple("ValidData", [
     "codes",   # uint8[n_features, n_val]
-    "y",       # uint8[n_val]
+    "y",       # uint16[n_val]  class index
     "p",       # float64[n_val]  validation weights (sum 1)
     "margin",  # float64[n_val * (1 or K)]  IN/OUT  validation margins, updated round by round
 ])
@@ -167,7 +169,7 @@ Workspace = namedtuple("Workspace", [
     "w",             # float64[n]  IN/OUT  boosting weights (sum 1), or residuals r = y - F (additive rules)
     "u",             # float64[n]  the learner's weights (the rule's transform of w)
     "q",             # float64[n or 0]  EBBoost's w**2 / p; least-squares trees' p
-    "ylab",          # uint8[n]  the learner's labels (y unless the rule sets them: QuadBoost's sign(r))
+    "ylab",          # uint16[n]  the learner's labels (y unless the rule sets them: QuadBoost's sign(r))
     "yh",            # int8[n]  y_i * h_i of the round's stump (+1 right, -1 wrong)
     "block_sums",    # float64[n_blocks(n), 4]  per-block partial sums of the row passes
     "sums",          # SUMS_DTYPE[1]  the round's sums

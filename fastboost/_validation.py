@@ -111,9 +111,17 @@ def as_distribution(sw):
     return p / p.sum()
 
 
+def plain(value):
+    """How a value reads in an error message: NumPy scalars as plain Python values (``0``, not
+    ``np.int64(0)``), strings quoted."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
 def check_int(value, name, low, high=None):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {value!r} of type {type(value).__name__}.")
+        raise TypeError(f"{name} must be an int, got {plain(value)} of type {type(value).__name__}.")
     if value < low or (high is not None and value > high):
         rng = f"[{low}, {high}]" if high is not None else f">= {low}"
         raise ValueError(f"{name} must be in {rng}, got {value}.")
@@ -121,6 +129,6 @@ def check_int(value, name, low, high=None):
 
 def check_real(value, name, low, high):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}.")
+        raise TypeError(f"{name} must be a real number, got {plain(value)} of type {type(value).__name__}.")
     if not (low <= value <= high):
         raise ValueError(f"{name} must be in [{low}, {high}], got {value}.")

@@ -435,7 +435,7 @@ class _DaskBoostMixin:
                              "required.")
         classes = np.unique(np.concatenate([p[3] for p in parts if p[1]]))
         if classes.shape[0] < 2:
-            raise ValueError(f"{name} needs samples of at least 2 classes in y; got 1 class ({classes[0]!r}).")
+            raise ValueError(f"{name} needs samples of at least 2 classes in y; got 1 class ({v.plain(classes[0])}).")
         if classes.shape[0] > 2:
             raise ValueError(
                 "Only binary classification is supported on Dask. The type of the target is multiclass: "

@@ -29,6 +29,7 @@ from ._types import (
     LEAF_KINDS,
     LEAF_LSQ,
     MAX_BINS,
+    MAX_CLASSES,
     STOPPED_BY_RULE,
     STOPPED_EARLY,
     SUMS_DTYPE,
@@ -82,7 +83,18 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         error (the first, among equals), and ``n_iter_no_change`` stops boosting
         after that many rounds without a new best. Validation margins are updated
         inside the compiled loop, round by round.
+
+        An interrupted fit (Ctrl-C, any exception) leaves the estimator as it was before.
         """
+        saved = dict(self.__dict__)
+        try:
+            return self._fit(X, y, sample_weight, eval_set)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    def _fit(self, X, y, sample_weight, eval_set):
         self._check_params()
         name = type(self).__name__
         X = v.check_X(X, name)
@@ -90,7 +102,9 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         y = v.check_y(y, n_samples, name)
         classes, y_idx = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
-            raise ValueError(f"{name} needs samples of at least 2 classes in y; got 1 class ({classes[0]!r}).")
+            raise ValueError(f"{name} needs samples of at least 2 classes in y; got 1 class ({v.plain(classes[0])}).")
+        if classes.shape[0] > MAX_CLASSES:
+            raise ValueError(f"{name} takes at most {MAX_CLASSES} classes; y has {classes.shape[0]}.")
         if classes.shape[0] > 2 and not (self._samme and getattr(self, "leaf", "discrete") == "discrete"):
             return self._fit_one_vs_rest(X, y, classes, sample_weight, eval_set)
         sw = v.check_sample_weight(sample_weight, n_samples)
@@ -223,13 +237,16 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             valid = ValidData(vcodes, vy, vp, np.zeros(vy.shape[0] * (1 if n_classes == 2 else n_classes)))
         # multiplicative rules keep the weights w (sum 1); the additive one the residuals r = y - F
         w = (2.0 * y_idx - 1.0) if rule.additive else p.copy()
+        T = self.n_estimators
+        depth = int(config[0]["max_depth"])
+        capacity = min(T, 4 * _driver.CHUNK)
+        _driver.check_memory(type(self).__name__, _driver.working_memory(
+            y_idx.shape[0], n_features, mapper.missing_code + 1, config, valid.y.shape[0], capacity))
         ws = _driver.make_workspace(y_idx, w, n_features, mapper.missing_code + 1, config, valid.y.shape[0])
         ws.state[0]["n"] = np.count_nonzero(p)
         self.initial_cost_ = float(np.exp(rule.cost(ws.state.copy()[0], 0.0, 1.0, 1.0, config[0])))
         rules = _driver.pick_rules(rule, config, valid.y.shape[0] > 0)
-        T = self.n_estimators
-        depth = int(config[0]["max_depth"])
-        model = _driver.make_model(min(T, 4 * _driver.CHUNK), depth)
+        model = _driver.make_model(capacity, depth)
         every = self._reweight_every()
 
         def reweight(model, done):

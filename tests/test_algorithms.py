@@ -238,7 +238,7 @@ def _round_sums(w, correct, transform, lam):
     n = w.shape[0]
     p = np.full(n, 1.0 / n)
     u = np.full(n, np.nan)
-    ylab = np.zeros(n, np.uint8)
+    ylab = np.zeros(n, np.uint16)
     config = make_config(lam=lam, n_classes=2)
     ws = make_workspace(ylab, w.copy(), 1, 2, config)
     ws.u[:] = np.nan

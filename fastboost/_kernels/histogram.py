@@ -65,7 +65,7 @@ def _group_histograms(codes, f0, g, rows, y, u, out):
 
     codes  uint8[n_features, n_samples]   IN
     rows   None (every row, in order) or int64[m] (those rows, in the given order)   IN
-    y      uint8[n_samples] class index 0/1; u float64[n_samples]   IN
+    y      uint16[n_samples] class index 0/1; u float64[n_samples]   IN
     out    float64[>= g, n_bins, 2]   OUT (out[:g] overwritten)
     ``rows is None`` is resolved when numba compiles, so the all-rows pass has no index load.
     """
@@ -126,7 +126,7 @@ def build_histograms(codes, y, u, hist, n_groups):
     """All features' histograms, threads over groups of features (each owns its slice: no races).
 
     codes  uint8[n_features, n_samples]          IN
-    y      uint8[n_samples]   class index 0/1    IN
+    y      uint16[n_samples]   class index 0/1    IN
     u      float64[n_samples] learner weights    IN
     hist   float64[n_features, n_bins, 2]        OUT
     n_groups  n_feature_groups(n_features, threads)   IN

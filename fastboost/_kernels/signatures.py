@@ -28,7 +28,7 @@ f8_3d = types.Array(types.float64, 3, "C")
 f8_4d = types.Array(types.float64, 4, "C")
 i8_1d = types.Array(types.int64, 1, "C")
 i8_2d = types.Array(types.int64, 2, "C")
-u1_1d = types.Array(types.uint8, 1, "C")
+u2_1d = types.Array(types.uint16, 1, "C")  # class indices (Y_DTYPE)
 u1_2d = types.Array(types.uint8, 2, "C")
 i1_1d = types.Array(types.int8, 1, "C")
 
@@ -40,11 +40,11 @@ nodes_t = types.Array(numba.from_dtype(NODE_DTYPE), 2, "C")
 sums_1d = types.Array(sums_t, 1, "C")
 state_1d = types.Array(state_t, 1, "C")
 
-train_t = types.NamedTuple([u1_2d, u1_1d, f8_1d, i8_1d, f8_2d], TrainData)
-valid_t = types.NamedTuple([u1_2d, u1_1d, f8_1d, f8_1d], ValidData)
+train_t = types.NamedTuple([u1_2d, u2_1d, f8_1d, i8_1d, f8_2d], TrainData)
+valid_t = types.NamedTuple([u1_2d, u2_1d, f8_1d, f8_1d], ValidData)
 model_t = types.NamedTuple([rounds_t, nodes_t], Model)
 workspace_t = types.NamedTuple([
-    f8_1d, f8_1d, f8_1d, u1_1d, i1_1d, f8_2d, sums_1d, state_1d,  # w, u, q, ylab, yh, block_sums, sums, state
+    f8_1d, f8_1d, f8_1d, u2_1d, i1_1d, f8_2d, sums_1d, state_1d,  # w, u, q, ylab, yh, block_sums, sums, state
     f8_3d, f8_3d, f8_1d, i8_1d, i8_1d,  # hist, histq, fvalue, fbin, fmissing_left
     i8_1d, i8_1d, f8_4d, f8_4d, i8_2d, i8_1d, f8_2d, f8_2d, f8_2d,  # tree scratch
     f8_2d,  # vblock_sums

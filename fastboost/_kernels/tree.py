@@ -74,7 +74,7 @@ def rows_histograms(codes, idx, start, stop, y, u, q, n_classes, with_count, his
     """Tree histograms of the rows idx[start:stop]; threads over features, rows in order.
 
     codes  uint8[n_features, n_samples]  IN;  idx int64[n_samples]  IN (not read when start:stop is all rows)
-    y      uint8[n_samples] class index   IN;  u float64[n_samples] learner weights  IN
+    y      uint16[n_samples] class index   IN;  u float64[n_samples] learner weights  IN
     q      float64[n_samples]  IN  summed into the last field when hist has n_classes + 2 fields
     with_count  count the positive-weight rows in field n_classes (only min_samples_leaf > 1 needs it)
     hist   float64[n_features, n_bins, n_classes + 1 (+1)]  OUT

@@ -31,7 +31,7 @@ def apply_stump(codes_f, k, missing_left, missing_code, left, right, y, u, w, yh
     """Stump outputs on the binned rows and the round's correct/wrong sums, in one branch-free pass.
 
     codes_f     uint8[n_samples]     IN   codes of the stump's feature
-    y           uint8[n_samples]     IN   class index (0: y=-1, 1: y=+1)
+    y           uint16[n_samples]     IN   class index (0: y=-1, 1: y=+1)
     u, w        float64[n_samples]   IN   learner and boosting weights
     yh          int8[n_samples]      OUT  y_i * h_i (+1 correct, -1 wrong)
     block_sums  float64[n_blocks, >=4]    scratch
@@ -117,7 +117,7 @@ def update_residuals(r, p, yh, ylab, alpha, block_sums):
     r           float64[n_samples]  IN/OUT residuals y - F
     p           float64[n_samples]  IN     sample-weight distribution (sum 1)
     yh          int8[n_samples]     IN     ylab_i * h_i, from apply_stump on the learner's labels
-    ylab        uint8[n_samples]    IN     the learner's class index (1 where r > 0)
+    ylab        uint16[n_samples]    IN     the learner's class index (1 where r > 0)
     block_sums  float64[n_blocks, >=1]     scratch
     Returns (the risk sum_i p_i r_i**2 after the update, 0.0).
     """
@@ -146,7 +146,7 @@ def update_validation(codes_f, k, missing_left, missing_code, left, right, alpha
     """margin_i += alpha * h(x_i) on binned validation rows; returns the weighted error sum_i p_i [wrong_i].
 
     codes_f  uint8[n_val]    IN      validation codes of the stump's feature
-    y        uint8[n_val]    IN      class index; a row is predicted class 1 iff its margin > 0
+    y        uint16[n_val]    IN      class index; a row is predicted class 1 iff its margin > 0
     p        float64[n_val]  IN      validation weights (sum 1)
     margin   float64[n_val]  IN/OUT  validation margins, updated as the raw-X prediction adds rounds
     """
