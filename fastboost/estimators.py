@@ -320,13 +320,9 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
 
     # ------------------------------------------------------------------ prediction
-    def decision_function(self, X):
-        """Ensemble margin F(x) = sum_t alpha_t h_t(x); positive means ``classes_[1]``.
-
-        With K > 2 classes, an array (n_samples, K): SAMME's class scores (the sum of the
-        steps of the rounds whose hypothesis names the class) or the one-vs-rest margins.
-        """
-        X = self._check_predict_X(X)
+    def _raw_decision(self, X):
+        """The ensemble's raw scores on checked X: F(x) = sum_t alpha_t h_t(x) (binary), SAMME's class
+        sums S_c(x) (the steps of the rounds whose hypothesis names class c), or the one-vs-rest margins."""
         if hasattr(self, "estimators_"):
             return np.column_stack([m.decision_function(X) for m in self.estimators_])
         out = np.zeros((X.shape[0], self._n_scores), dtype=np.float64)
@@ -337,61 +333,106 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                 _decision_kernel(X, self.rounds_, out[:, 0])
         return out[:, 0] if self._n_scores == 1 else out
 
-    def staged_decision_function(self, X):
-        """Margins after each kept round; the last equals ``decision_function(X)``."""
-        X = self._check_predict_X(X)
+    def _staged_raw(self, X):
+        """(raw scores, sum of |alpha|) after each kept round; the last equals ``_raw_decision``."""
         if hasattr(self, "estimators_"):
             raise NotImplementedError("staged predictions are not available for one-vs-rest models.")
         margin = np.zeros((X.shape[0], self._n_scores), dtype=np.float64)
-        if self.nodes_ is not None:
-            for t in range(self.n_estimators_):
-                with n_threads(self.n_jobs):
-                    add_trees(X, self.nodes_[t:t + 1], self.rounds_[t:t + 1], self.classes_.shape[0], margin)
-                yield margin[:, 0].copy() if self._n_scores == 1 else margin.copy()
-            return
-        m = margin[:, 0]
+        total = 0.0
         for t in range(self.n_estimators_):
+            total += abs(float(self.rounds_["alpha"][t]))
             with n_threads(self.n_jobs):
-                add_stump(X, self.rounds_, t, m)
-            yield m.copy()
+                if self.nodes_ is not None:
+                    add_trees(X, self.nodes_[t:t + 1], self.rounds_[t:t + 1], self.classes_.shape[0], margin)
+                else:
+                    add_stump(X, self.rounds_, t, margin[:, 0])
+            yield (margin[:, 0].copy() if self._n_scores == 1 else margin.copy()), total
+
+    def _alpha_total(self):
+        """sum_t |alpha_t|, added in round order (as the staged methods add it)."""
+        alpha = np.abs(self.rounds_["alpha"])
+        return float(np.cumsum(alpha)[-1]) if alpha.shape[0] else 0.0
+
+    def _scores(self, raw, total):
+        """decision_function from the raw scores: binary (and one-vs-rest) margins as they are; SAMME's class
+        sums in scikit-learn's symmetric coding: a round adds alpha to the class it names and -alpha / (K - 1)
+        to the others, normalised by the sum of the steps, so each row sums to 0."""
+        if raw.ndim == 1 or hasattr(self, "estimators_"):
+            return raw
+        k = raw.shape[1]
+        if not total > 0.0:
+            return np.zeros_like(raw)
+        return (k * raw - total) / ((k - 1) * total)
+
+    def decision_function(self, X):
+        """Ensemble margin F(x) = sum_t alpha_t h_t(x); positive means ``classes_[1]``.
+
+        With K > 2 classes, an array (n_samples, K): SAMME's class scores in scikit-learn's symmetric
+        coding (rows sum to 0, normalised by the sum of the steps, as scikit-learn's AdaBoostClassifier),
+        or the one-vs-rest margins.
+        """
+        X = self._check_predict_X(X)
+        return self._scores(self._raw_decision(X), None if hasattr(self, "estimators_") else self._alpha_total())
+
+    def staged_decision_function(self, X):
+        """``decision_function`` after each kept round; the last equals ``decision_function(X)``."""
+        X = self._check_predict_X(X)
+        for raw, total in self._staged_raw(X):
+            yield self._scores(raw, total)
 
     def _margin_to_label(self, margin):
         if margin.ndim == 2:
             return self.classes_[np.argmax(margin, axis=1)]
         return self.classes_[(margin > 0).astype(np.intp)]
 
-    def _margin_to_proba(self, margin):
+    @staticmethod
+    def _link(margin):
+        """A one-vs-rest model's probability of its class from its raw margin."""
+        return expit(2.0 * margin)
+
+    def _margin_to_proba(self, margin, total):
+        """Probabilities from the raw scores and the sum of |alpha| of the rounds behind them.
+
+        Binary: q = 1 / (1 + exp(-2 F / sum |alpha|)), scikit-learn's AdaBoost formula (F / sum |alpha|
+        lies in [-1, 1] for +-1 hypotheses, so q does too in [0.12, 0.88]: never exactly 0 or 1).
+        SAMME: the softmax of the symmetric scores / (K - 1), as scikit-learn. One-vs-rest: ``_link`` of each
+        model's margin F_k (1 / (1 + exp(-2 F_k))), normalised to sum 1, so the top probability is the
+        predicted class.
+        """
         if margin.ndim == 2:
-            if hasattr(self, "estimators_"):  # one-vs-rest: each model's probability of its class, normalised
-                q = np.column_stack([m._margin_to_proba(margin[:, k])[:, 1] for k, m in enumerate(self.estimators_)])
-                total = q.sum(axis=1, keepdims=True)
-                return np.where(total > 0, q / np.where(total > 0, total, 1.0), 1.0 / q.shape[1])
+            if hasattr(self, "estimators_"):  # monotone in each model's margin, as predict's argmax
+                q = self._link(margin)
+                rows = q.sum(axis=1, keepdims=True)
+                return np.where(rows > 0, q / np.where(rows > 0, rows, 1.0), 1.0 / q.shape[1])
             from scipy.special import softmax
 
-            return softmax(margin, axis=1)  # SAMME's scores
-        p1 = expit(2.0 * margin)
+            return softmax(self._scores(margin, total) / (margin.shape[1] - 1), axis=1)
+        p1 = expit(2.0 * margin / total) if total > 0.0 else np.full(margin.shape, 0.5)
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X):
         """``classes_[1]`` where F(x) > 0, else ``classes_[0]`` (sgn(0) = -1); K > 2: the top score's class."""
-        return self._margin_to_label(self.decision_function(X))
+        return self._margin_to_label(self._raw_decision(self._check_predict_X(X)))
 
     def predict_proba(self, X):
-        """[1 - q, q] with q = 1 / (1 + exp(-2 F(x))), the exponential loss's link; K > 2 classes: the
-        softmax of SAMME's scores, or the one-vs-rest models' probabilities normalised to sum 1."""
-        return self._margin_to_proba(self.decision_function(X))
+        """[1 - q, q] with q = 1 / (1 + exp(-2 F(x) / sum_t |alpha_t|)) (scikit-learn's AdaBoost formula);
+        K > 2 classes: the softmax of SAMME's symmetric scores / (K - 1), or the one-vs-rest models'
+        probabilities normalised to sum 1."""
+        X = self._check_predict_X(X)
+        return self._margin_to_proba(self._raw_decision(X), None if hasattr(self, "estimators_")
+                                     else self._alpha_total())
 
     def predict_log_proba(self, X):
         with np.errstate(divide="ignore"):  # log 0 = -inf (QuadBoost's clipped probabilities)
             return np.log(self.predict_proba(X))
 
     def staged_predict(self, X):
-        for margin in self.staged_decision_function(X):
-            yield self._margin_to_label(margin)
+        for raw, _ in self._staged_raw(self._check_predict_X(X)):
+            yield self._margin_to_label(raw)
 
     def staged_predict_proba(self, X):
-        for margin in self.staged_decision_function(X):
-            yield self._margin_to_proba(margin)
+        for raw, total in self._staged_raw(self._check_predict_X(X)):
+            yield self._margin_to_proba(raw, total)
 
     def staged_score(self, X, y, sample_weight=None):
         """Accuracy after each kept round."""
@@ -653,8 +694,12 @@ class QuadBoostClassifier(_BaseBoostClassifier):
                                                             for a in model.rounds["alpha"]))
         return model
 
-    def _margin_to_proba(self, margin):
+    @staticmethod
+    def _link(margin):
+        return np.clip((1.0 + margin) / 2.0, 0.0, 1.0)
+
+    def _margin_to_proba(self, margin, total):
         if margin.ndim == 2:
-            return super()._margin_to_proba(margin)
-        p1 = np.clip((1.0 + margin) / 2.0, 0.0, 1.0)
+            return super()._margin_to_proba(margin, total)
+        p1 = self._link(margin)
         return np.column_stack([1.0 - p1, p1])

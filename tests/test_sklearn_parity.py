@@ -270,3 +270,42 @@ def test_error_criterion_is_brute_force_minimum(digits, pair):
         w /= w.sum()
     assert len(r) == T or r["error"][-1] == 0.0
     assert np.mean(model.predict(Xte) == yte) > 0.9
+
+
+# ----------------------------------------------------------------------------- scores and probabilities
+def _same_ensembles(X, y, T=50):
+    ours = AdaBoostClassifier(n_estimators=T, criterion="gini").fit(X, y)
+    sk = SkAdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=T, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(ours.predict(X), sk.predict(X))
+    np.testing.assert_allclose(2 * ours.estimator_weights_, sk.estimator_weights_, rtol=1e-12)
+    return ours, sk
+
+
+def test_samme_scores_and_probabilities_match_sklearn_on_digits():
+    """10 classes, stumps: decision_function in scikit-learn's symmetric coding (rows sum to 0, normalised by
+    the weight sum) and predict_proba, final and staged, equal scikit-learn's on the same ensemble."""
+    X, y = load_digits(return_X_y=True)
+    ours, sk = _same_ensembles(X, y)
+    np.testing.assert_allclose(ours.decision_function(X), sk.decision_function(X), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(ours.decision_function(X).sum(axis=1), 0.0, atol=1e-12)
+    np.testing.assert_allclose(ours.predict_proba(X), sk.predict_proba(X), rtol=0, atol=1e-9)
+    for a, b in zip(ours.staged_decision_function(X), sk.staged_decision_function(X), strict=True):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-9)
+    for a, b in zip(ours.staged_predict_proba(X), sk.staged_predict_proba(X), strict=True):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-9)
+
+
+def test_binary_probabilities_match_sklearn_and_are_never_0_or_1():
+    """predict_proba = expit(2 F / sum |alpha|), scikit-learn's formula for the same ensemble; the raw margin
+    F stays in decision_function."""
+    X, y = load_digits(return_X_y=True)
+    keep = (y == 0) | (y == 9)
+    X, y = X[keep], y[keep]
+    ours, sk = _same_ensembles(X, y)
+    np.testing.assert_allclose(ours.predict_proba(X), sk.predict_proba(X), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(ours.decision_function(X) / ours.estimator_weights_.sum(),
+                               sk.decision_function(X) / 2, rtol=0, atol=1e-9)
+    p = ours.predict_proba(X)
+    assert np.all((p > 0) & (p < 1))
+    staged = list(ours.staged_predict_proba(X))
+    np.testing.assert_array_equal(staged[-1], p)
