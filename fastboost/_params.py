@@ -191,6 +191,23 @@ class Verbose(Constraint):
 
 
 @dataclass(frozen=True)
+class ClassWeight(Constraint):
+    """None, "balanced", or a dict {class label: weight >= 0} (as scikit-learn's class_weight)."""
+
+    doc_type = 'dict, "balanced" or None'
+
+    def check(self, name, value, or_none=""):
+        if value is None or (isinstance(value, str) and value == "balanced"):
+            return
+        if not isinstance(value, dict):
+            raise _type_error(name, 'a dict {class: weight}, "balanced" or None', value)
+        for label, weight in value.items():
+            if _is_bool(weight) or not isinstance(weight, numbers.Real) or not (weight >= 0 and np.isfinite(weight)):
+                raise ValueError(f"{name} must map classes to finite weights >= 0; got {plain(weight)} for class "
+                                 f"{plain(label)}.")
+
+
+@dataclass(frozen=True)
 class RandomState(Constraint):
     """What ``sklearn.utils.check_random_state`` accepts: None, an int seed, a ``numpy.random.RandomState``."""
 
@@ -229,6 +246,16 @@ COMMON = {
         "Maximum number of boosting rounds. Boosting may stop earlier (see the stop rules in "
         f"{_STOP_RULES}); ``n_estimators_`` is the number of rounds kept. One-vs-rest models fit "
         "up to this many rounds per class.")),
+    "learning_rate": Param(1.0, Real(0.0, np.inf, "neither"), (
+        "Shrinks every step: alpha_t is multiplied by it (confidence-rated leaves: their values), so "
+        "the weights move by exp(-learning_rate alpha_t y h_t). 1.0 is the algorithm as published; "
+        "smaller values need more rounds and often generalise better. QuadBoost's re-weighting passes "
+        "refit the weights without it.")),
+    "class_weight": Param(None, ClassWeight(), (
+        'Weights of the classes, multiplied into ``sample_weight``: a dict {class: weight}, or '
+        '"balanced" for n_samples / (n_classes * count of the class), as scikit-learn. One-vs-rest '
+        "models apply it to the original classes; with ``validation_fraction`` the held-out rows keep "
+        "their weights too.")),
     "criterion": Param("error", Options(tuple(CRITERIA)), (
         'Split criterion of the weak learner on the weights it sees: "error" minimises the weighted '
         'error, "gini" the weighted Gini impurity.')),
@@ -293,10 +320,12 @@ _TAIL = ("max_bins", "feature_rank", "validation_fraction", "n_iter_no_change", 
 #: (``n_estimators`` positional, the others keyword-only).
 ESTIMATOR_PARAMS = {
     "AdaBoostClassifier": _declare(
-        "n_estimators", "criterion", "max_depth", "leaf", "min_samples_leaf", "min_weight_fraction_leaf",
+        "n_estimators", "learning_rate", "class_weight",
+        "criterion", "max_depth", "leaf", "min_samples_leaf", "min_weight_fraction_leaf",
         *_TAIL, criterion=_CRITERION_OR_REAL),
     "LazyBoostClassifier": _declare(
-        "n_estimators", "feature_rank", "criterion", "max_depth", "leaf", "min_samples_leaf",
+        "n_estimators", "learning_rate", "class_weight",
+        "feature_rank", "criterion", "max_depth", "leaf", "min_samples_leaf",
         "min_weight_fraction_leaf", "max_bins", "validation_fraction", "n_iter_no_change", "n_jobs",
         "random_state", "verbose", criterion=_CRITERION_OR_REAL,
         feature_rank=replace(COMMON["feature_rank"], default=2, doc=(
@@ -305,7 +334,8 @@ ESTIMATOR_PARAMS = {
             "the last of them. 1 is plain AdaBoost. Binary decision stumps only (the default tree "
             f'parameters, two classes or one-vs-rest); see {_DOCS}, "Lazy stumps (feature_rank)".'))),
     "VadaBoostClassifier": _declare(
-        "n_estimators", "lam", "criterion", "max_depth", "leaf", "min_samples_leaf", "min_weight_fraction_leaf",
+        "n_estimators", "learning_rate", "class_weight",
+        "lam", "criterion", "max_depth", "leaf", "min_samples_leaf", "min_weight_fraction_leaf",
         *_TAIL,
         lam=Param(0.5, Real(0.0, 1.0), (
             "The variance penalty: the cost is (1 - lam) S1**2 + lam n S2; lam = 0 squares AdaBoost's "
@@ -319,20 +349,23 @@ ESTIMATOR_PARAMS = {
             "weights u (d = 1 / (2n) for n weighted rows), split by the smallest sum over leaves of "
             f'2 sqrt(U+ U-), with alpha = 1 (see {_DOCS}, "VadaBoost").'))),
     "EBBoostClassifier": _declare(
-        "n_estimators", "lam", *_TREE, *_TAIL,
+        "n_estimators", "learning_rate", "class_weight",
+        "lam", *_TREE, *_TAIL,
         lam=Param(0.5, Real(0.0, np.inf, "left"), "The variance penalty (values above 1 are allowed)."),
         max_depth=replace(COMMON["max_depth"], doc=f"Must be 1. {_STUMPS_ONLY}"),
         min_samples_leaf=replace(COMMON["min_samples_leaf"], doc=f"Must be 1. {_STUMPS_ONLY}"),
         min_weight_fraction_leaf=replace(COMMON["min_weight_fraction_leaf"], doc=f"Must be 0. {_STUMPS_ONLY}")),
     "SABoostClassifier": _declare(
-        "n_estimators", "gamma", "schedule", "criterion", *_TREE, *_TAIL,
+        "n_estimators", "learning_rate", "class_weight",
+        "gamma", "schedule", "criterion", *_TREE, *_TAIL,
         gamma=Param(1.0, Real(0.0, np.inf, "neither"), (
             "The step schedule's scale (the paper's tables use 0.5, 1.0 and 1.5).")),
         schedule=Param("inverse", Options(tuple(SCHEDULES)), (
             'The step at round t: "inverse" a_t = gamma / t, "power" a_t = t**-gamma, "constant" '
             "a_t = gamma."))),
     "QuadBoostClassifier": _declare(
-        "n_estimators", "penalty", "lam", "alpha_max", "reweight_every", "reweight_at_end", "criterion", *_TREE,
+        "n_estimators", "learning_rate", "class_weight",
+        "penalty", "lam", "alpha_max", "reweight_every", "reweight_at_end", "criterion", *_TREE,
         *_TAIL,
         penalty=Param(None, Options(tuple(PENALTIES)), (
             'None (vanilla), "l1", "l2" or "linf": the control of the voters\' weights (see above).')),

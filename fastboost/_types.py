@@ -117,6 +117,7 @@ CONFIG_DTYPE = np.dtype([
     ("need_s2", np.bool_),           # the cost reads sum_i w_i**2 / p_i from the weight update
     # validation
     ("patience", np.int64),          # stop after this many rounds without a new best validation error (0: never)
+    ("learning_rate", np.float64),   # every step alpha is multiplied by it (1: the algorithm as published)
 ], align=True)
 
 CRITERION_ERROR = 0  # weighted misclassification error: what the papers' learners minimise

@@ -362,6 +362,9 @@ class _DaskBoostMixin:
                                       "min_samples_leaf=1, min_weight_fraction_leaf=0); trees are single-machine.")
         if y is None:
             raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+        if self.class_weight is not None:
+            raise NotImplementedError(f"{name} does not take class_weight yet: multiply the class weights into "
+                                      "sample_weight.")
         client = distributed.get_client() if client is None else client
         xparts, row_chunks, meta = _x_parts(X, name)
         yparts = _vector_parts(y, "y", len(xparts), row_chunks)
@@ -528,7 +531,7 @@ class _DaskBoostMixin:
                 int(c["feature_rank"]), fvalue, fbin, fmissing_left)
             ui, uj, wi, wj = _ordered_sum(shards.call("apply", f, k, ml, left, right))
             sums[0] = (ui, uj, wi, wj, qi, qj, 1.0, 0.0)
-            alpha = rule.step(sums[0], t + 1, c)
+            alpha = rule.step(sums[0], t + 1, c) * c["learning_rate"]  # as the compiled loop
             decision = rule.stop(alpha, sums[0], t + 1, c)
             if decision == REJECT:
                 why = STOPPED_BY_RULE

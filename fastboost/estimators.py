@@ -105,6 +105,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{name} needs samples of at least 2 classes in y; got 1 class ({v.plain(classes[0])}).")
         if classes.shape[0] > MAX_CLASSES:
             raise ValueError(f"{name} takes at most {MAX_CLASSES} classes; y has {classes.shape[0]}.")
+        sample_weight = self._class_weighted(sample_weight, y)
         if classes.shape[0] > 2 and not (self._samme and getattr(self, "leaf", "discrete") == "discrete"):
             return self._fit_one_vs_rest(X, y, classes, sample_weight, eval_set)
         sw = v.check_sample_weight(sample_weight, n_samples)
@@ -130,6 +131,19 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self._set_rounds(model)
         return self
 
+    def _class_weighted(self, sample_weight, y):
+        """sample_weight times the weights ``class_weight`` gives each row's class (as scikit-learn)."""
+        if self.class_weight is None:
+            return sample_weight
+        from sklearn.utils.class_weight import compute_sample_weight
+
+        sw = v.check_sample_weight(sample_weight, y.shape[0])
+        try:
+            cw = compute_sample_weight(self.class_weight, y)
+        except (ValueError, KeyError) as e:
+            raise ValueError(f"class_weight={self.class_weight!r} does not fit the classes of y: {e}") from None
+        return sw * cw
+
     def _fit_one_vs_rest(self, X, y, classes, sample_weight, eval_set):
         """K > 2 classes for the binary algorithms: one model per class against the rest."""
         from sklearn.base import clone
@@ -142,7 +156,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         models = []
         t0 = time.perf_counter()
         for c in classes:
-            models.append(clone(self).fit(X, np.where(y == c, 1, 0), sample_weight))
+            models.append(clone(self).set_params(class_weight=None).fit(X, np.where(y == c, 1, 0), sample_weight))
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, attr)
         validate_data(self, X=X, reset=True, skip_check_array=True)
@@ -210,7 +224,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             leaf_smoothing=0.5 / max(1, n_nonzero), missing_code=mapper.missing_code,
             hist_groups=n_feature_groups(n_features, numba.get_num_threads()),  # speed only
             additive=rule.additive, use_q=rule.use_q, u_is_w=rule.u_is_w, need_s2=rule.needs_s2,
-            patience=self.n_iter_no_change or 0, **self._rule_fields(n_classes))
+            patience=self.n_iter_no_change or 0, learning_rate=self.learning_rate, **self._rule_fields(n_classes))
 
     def _rule_fields(self, n_classes):
         """The algorithm's parameters as configuration fields (``lam``, ``gamma``, ...)."""
@@ -474,7 +488,8 @@ class AdaBoostClassifier(_BaseBoostClassifier):
     def _rule_fields(self, n_classes):
         return {}
 
-    def __init__(self, n_estimators=50, *, criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None,
+                 criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1, validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
@@ -495,7 +510,8 @@ class LazyBoostClassifier(AdaBoostClassifier):
 
     _samme = False  # K > 2 classes: one-vs-rest lazy stump models
 
-    def __init__(self, n_estimators=50, *, feature_rank=2, criterion="error", max_depth=1, leaf="discrete",
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None,
+                 feature_rank=2, criterion="error", max_depth=1, leaf="discrete",
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
@@ -525,7 +541,8 @@ class VadaBoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "vadaboost"
 
-    def __init__(self, n_estimators=50, *, lam=0.5, criterion="error", max_depth=1, leaf="discrete",
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None,
+                 lam=0.5, criterion="error", max_depth=1, leaf="discrete",
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1,
                  validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
@@ -558,7 +575,8 @@ class EBBoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "ebboost"
 
-    def __init__(self, n_estimators=50, *, lam=0.5, max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None,
+                 lam=0.5, max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_bins=MAX_BINS, feature_rank=1, validation_fraction=None, n_iter_no_change=None, n_jobs=None,
                  random_state=None, verbose=0):
         store_params(self, locals())
@@ -601,7 +619,8 @@ class SABoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "saboost"
 
-    def __init__(self, n_estimators=50, *, gamma=1.0, schedule="inverse", criterion="error", max_depth=1,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None,
+                 gamma=1.0, schedule="inverse", criterion="error", max_depth=1,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1,
                  validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
@@ -648,7 +667,8 @@ class QuadBoostClassifier(_BaseBoostClassifier):
     _algorithm = "quadboost"
     _empty_reason = "no voter improves the objective (with penalty='l1': none has |<h, r>| > lam);"
 
-    def __init__(self, n_estimators=50, *, penalty=None, lam=0.0, alpha_max=1.0, reweight_every=None,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None,
+                 penalty=None, lam=0.0, alpha_max=1.0, reweight_every=None,
                  reweight_at_end=True, criterion="error", max_depth=1, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1, validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):

@@ -172,11 +172,20 @@ def update_tree_weights_samme(data, config, ws, model, t, alpha):
 
 @compiled(UPDATE_SIG)
 def update_tree_weights_real(data, config, ws, model, t, alpha):
-    """Confidence-rated leaves (alpha = 1): w_i <- w_i exp(-y_i v_leaf) / Z; returns (Z, sum w**2 / p)."""
+    """Confidence-rated leaves: w_i <- w_i exp(-alpha y_i v_leaf) / Z (alpha = 1, or the learning rate);
+    returns (Z, sum w**2 / p)."""
     tree = model.nodes[t]
-    z = ws.sums[0].z
+    n_nodes = 1  # nodes are numbered as grown: the root, then two children per internal node
     for node in range(tree.shape[0]):
-        v = tree[node].value
+        if tree[node].left >= 0:
+            n_nodes += 2
+    z = 0.0  # as learn_tree's sums.z, with the leaf values times alpha
+    for node in range(n_nodes):
+        if tree[node].left < 0:
+            v = alpha * tree[node].value
+            z += ws.leaf_w[node, 1] * np.exp(-v) + ws.leaf_w[node, 0] * np.exp(v)
+    for node in range(tree.shape[0]):
+        v = alpha * tree[node].value
         ws.factor[node, 1] = np.exp(-v) / z
         ws.factor[node, 0] = np.exp(v) / z
     s2 = update_weights_table(ws.w, data.p, ws.leaf_of_row, ws.ylab, ws.factor, ws.block_sums, True)

@@ -67,7 +67,7 @@ def _boost(data, valid, config, rules, ws, model, t_start, t_stop):
         if not config.u_is_w:
             transform(data, config, ws)
         learn(data, config, ws, model, t)
-        alpha = step(sums, t + 1, config)
+        alpha = step(sums, t + 1, config) * config.learning_rate
         decision = stop(alpha, sums, t + 1, config)
         if decision == REJECT:
             state.stop = STOPPED_BY_RULE

@@ -1,0 +1,101 @@
+"""Options users bring from scikit-learn: learning_rate and class_weight."""
+import numpy as np
+import pytest
+from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.class_weight import compute_sample_weight
+
+from fastboost import (
+    AdaBoostClassifier,
+    EBBoostClassifier,
+    LazyBoostClassifier,
+    QuadBoostClassifier,
+    SABoostClassifier,
+    VadaBoostClassifier,
+)
+from fastboost.datasets import make_twonorm
+
+ALL = [AdaBoostClassifier, VadaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, SABoostClassifier,
+       QuadBoostClassifier]
+KINDS = [{}, {"max_depth": 3}, {"max_depth": 2, "leaf": "real"}]
+
+
+def same_model(a, b):
+    assert a.rounds_.tobytes() == b.rounds_.tobytes()
+    assert (a.nodes_ is None) == (b.nodes_ is None)
+    if a.nodes_ is not None:
+        assert a.nodes_.tobytes() == b.nodes_.tobytes()
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_twonorm(600, random_state=3)
+    return X, (y == y.max()).astype(int)
+
+
+@pytest.mark.parametrize("Est", ALL)
+def test_learning_rate_one_is_the_published_algorithm(Est, data):
+    X, y = data
+    same_model(Est(n_estimators=20).fit(X, y), Est(n_estimators=20, learning_rate=1.0).fit(X, y))
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=["stumps", "trees", "real"])
+def test_learning_rate_shrinks_every_step(kind, data):
+    X, y = data
+    full = AdaBoostClassifier(n_estimators=1, **kind).fit(X, y)
+    half = AdaBoostClassifier(n_estimators=1, learning_rate=0.5, **kind).fit(X, y)
+    np.testing.assert_allclose(half.rounds_["alpha"], 0.5 * full.rounds_["alpha"], rtol=1e-15)
+    np.testing.assert_allclose(half.decision_function(X), 0.5 * full.decision_function(X), rtol=1e-12, atol=1e-15)
+    # and the cost still falls every round
+    model = AdaBoostClassifier(n_estimators=30, learning_rate=0.3, **kind).fit(X, y)
+    assert np.all(np.diff(model.rounds_["log_cost"]) < 0)
+
+
+def test_learning_rate_matches_sklearn_samme():
+    X, y = make_twonorm(400, random_state=1)
+    X = np.round(X, 1)  # fewer than 255 values per feature: exact bins
+    ours = AdaBoostClassifier(n_estimators=20, criterion="gini", learning_rate=0.4).fit(X, y)
+    sk = SkAdaBoost(DecisionTreeClassifier(max_depth=1), n_estimators=20, learning_rate=0.4,
+                    random_state=0).fit(X, y)
+    np.testing.assert_allclose(2 * ours.estimator_weights_, sk.estimator_weights_, rtol=1e-9)
+    np.testing.assert_array_equal(ours.predict(X), sk.predict(X))
+
+
+@pytest.mark.parametrize("Est", ALL)
+def test_class_weight_balanced_equals_its_sample_weight(Est, data):
+    X, y = data
+    keep = np.r_[np.flatnonzero(y == 0)[:100], np.flatnonzero(y == 1)]  # unbalanced
+    X, y = X[keep], y[keep]
+    sw = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    a = Est(n_estimators=15, class_weight="balanced").fit(X, y, sample_weight=sw)
+    b = Est(n_estimators=15).fit(X, y, sample_weight=sw * compute_sample_weight("balanced", y))
+    same_model(a, b)
+
+
+def test_class_weight_dict_one_vs_rest_and_samme():
+    X, y = make_twonorm(600, random_state=5)
+    y = (y == y.max()).astype(int) + (X[:, 0] > 1)  # three classes
+    cw = {0: 1.0, 1: 3.0, 2: 0.5}
+    for Est in (AdaBoostClassifier, VadaBoostClassifier):
+        a = Est(n_estimators=10, class_weight=cw).fit(X, y)
+        b = Est(n_estimators=10).fit(X, y, sample_weight=compute_sample_weight(cw, y))
+        np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+@pytest.mark.parametrize("cw, err, match", [
+    ({0: 1.0, 7: 2.0}, ValueError, "class_weight"),
+    ({0: -1.0, 1: 1.0}, ValueError, "class_weight must map classes to finite weights >= 0"),
+    ("heavy", TypeError, "class_weight"),
+    ({0: 0.0, 1: 0.0}, ValueError, "sample_weight sums to zero"),
+])
+def test_bad_class_weight_is_a_clear_error(cw, err, match, data):
+    X, y = data
+    with pytest.raises(err, match=match):
+        AdaBoostClassifier(n_estimators=3, class_weight=cw).fit(X, y)
+
+
+@pytest.mark.parametrize("lr", [0.0, -1.0, np.nan, np.inf])
+def test_bad_learning_rate_is_a_clear_error(lr, data):
+    X, y = data
+    with pytest.raises(ValueError, match=r"learning_rate must be in \(0, inf\)"):
+        AdaBoostClassifier(learning_rate=lr).fit(X, y)
