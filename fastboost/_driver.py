@@ -260,8 +260,10 @@ class Progress:
 
 
 def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_every=None, reweight=None,
-               progress=None, initial_cost=np.nan):
+               progress=None, initial_cost=np.nan, start=0):
     """Run the loop in chunks until ``n_rounds`` rounds or a stop; return (model, rounds done, why).
+
+    start: rounds already in ``model`` and ``ws`` (a warm start); they are continued, never redone.
 
     reweight(model, done): called after every ``reweight_every`` rounds (QuadBoost's re-weighting pass).
     progress: a :class:`Progress` (reports after each chunk). The model's records grow as needed,
@@ -269,8 +271,10 @@ def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_ever
     """
     config_rec = config[0]
     chunk = PROGRESS_CHUNK if progress else CHUNK
-    done = 0
+    done = start
     why = RAN_ALL
+    if start and reweight_every and start % reweight_every == 0 and start < n_rounds:
+        reweight(model, start)  # the pass a fit of more rounds would have made after round ``start``
     has_val = valid.y.shape[0] > 0
     loop = boost.get()
     while done < n_rounds:

@@ -256,6 +256,11 @@ COMMON = {
         '"balanced" for n_samples / (n_classes * count of the class), as scikit-learn. One-vs-rest '
         "models apply it to the original classes; with ``validation_fraction`` the held-out rows keep "
         "their weights too.")),
+    "warm_start": Param(False, Bool(), (
+        "When True, a further ``fit`` on the same data with a larger ``n_estimators`` (and otherwise the "
+        "same parameters) continues from the rounds already fitted instead of starting again: fitting 100 "
+        "rounds and then 200 gives the model of fitting 200 at once, bit for bit. The fitted estimator then "
+        "keeps its working state (about 30 bytes per training row) between fits.")),
     "criterion": Param("error", Options(tuple(CRITERIA)), (
         'Split criterion of the weak learner on the weights it sees: "error" minimises the weighted '
         'error, "gini" the weighted Gini impurity.')),
@@ -320,11 +325,11 @@ _TAIL = ("max_bins", "feature_rank", "validation_fraction", "n_iter_no_change", 
 #: (``n_estimators`` positional, the others keyword-only).
 ESTIMATOR_PARAMS = {
     "AdaBoostClassifier": _declare(
-        "n_estimators", "learning_rate", "class_weight",
+        "n_estimators", "learning_rate", "class_weight", "warm_start",
         "criterion", "max_depth", "leaf", "min_samples_leaf", "min_weight_fraction_leaf",
         *_TAIL, criterion=_CRITERION_OR_REAL),
     "LazyBoostClassifier": _declare(
-        "n_estimators", "learning_rate", "class_weight",
+        "n_estimators", "learning_rate", "class_weight", "warm_start",
         "feature_rank", "criterion", "max_depth", "leaf", "min_samples_leaf",
         "min_weight_fraction_leaf", "max_bins", "validation_fraction", "n_iter_no_change", "n_jobs",
         "random_state", "verbose", criterion=_CRITERION_OR_REAL,
@@ -334,7 +339,7 @@ ESTIMATOR_PARAMS = {
             "the last of them. 1 is plain AdaBoost. Binary decision stumps only (the default tree "
             f'parameters, two classes or one-vs-rest); see {_DOCS}, "Lazy stumps (feature_rank)".'))),
     "VadaBoostClassifier": _declare(
-        "n_estimators", "learning_rate", "class_weight",
+        "n_estimators", "learning_rate", "class_weight", "warm_start",
         "lam", "criterion", "max_depth", "leaf", "min_samples_leaf", "min_weight_fraction_leaf",
         *_TAIL,
         lam=Param(0.5, Real(0.0, 1.0), (
@@ -349,14 +354,14 @@ ESTIMATOR_PARAMS = {
             "weights u (d = 1 / (2n) for n weighted rows), split by the smallest sum over leaves of "
             f'2 sqrt(U+ U-), with alpha = 1 (see {_DOCS}, "VadaBoost").'))),
     "EBBoostClassifier": _declare(
-        "n_estimators", "learning_rate", "class_weight",
+        "n_estimators", "learning_rate", "class_weight", "warm_start",
         "lam", *_TREE, *_TAIL,
         lam=Param(0.5, Real(0.0, np.inf, "left"), "The variance penalty (values above 1 are allowed)."),
         max_depth=replace(COMMON["max_depth"], doc=f"Must be 1. {_STUMPS_ONLY}"),
         min_samples_leaf=replace(COMMON["min_samples_leaf"], doc=f"Must be 1. {_STUMPS_ONLY}"),
         min_weight_fraction_leaf=replace(COMMON["min_weight_fraction_leaf"], doc=f"Must be 0. {_STUMPS_ONLY}")),
     "SABoostClassifier": _declare(
-        "n_estimators", "learning_rate", "class_weight",
+        "n_estimators", "learning_rate", "class_weight", "warm_start",
         "gamma", "schedule", "criterion", *_TREE, *_TAIL,
         gamma=Param(1.0, Real(0.0, np.inf, "neither"), (
             "The step schedule's scale (the paper's tables use 0.5, 1.0 and 1.5).")),
@@ -364,7 +369,7 @@ ESTIMATOR_PARAMS = {
             'The step at round t: "inverse" a_t = gamma / t, "power" a_t = t**-gamma, "constant" '
             "a_t = gamma."))),
     "QuadBoostClassifier": _declare(
-        "n_estimators", "learning_rate", "class_weight",
+        "n_estimators", "learning_rate", "class_weight", "warm_start",
         "penalty", "lam", "alpha_max", "reweight_every", "reweight_at_end", "criterion", *_TREE,
         *_TAIL,
         penalty=Param(None, Options(tuple(PENALTIES)), (

@@ -30,6 +30,7 @@ from ._types import (
     LEAF_LSQ,
     MAX_BINS,
     MAX_CLASSES,
+    RAN_ALL,
     STOPPED_BY_RULE,
     STOPPED_EARLY,
     SUMS_DTYPE,
@@ -117,15 +118,23 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         validate_data(self, X=X, reset=True, skip_check_array=True)
         self.classes_ = classes
         y_idx = y_idx.astype(Y_DTYPE)
+        resume = self.__dict__.pop("_resume", None) if self.warm_start else None
+        self.__dict__.pop("_resume", None)
 
         t0 = time.perf_counter()
         with n_threads(self.n_jobs):
-            mapper = BinMapper(self.max_bins, random_state=self.random_state)
-            codes = mapper.fit_transform(X, p)
+            if resume is None:
+                mapper = BinMapper(self.max_bins, random_state=self.random_state)
+                codes = mapper.fit_transform(X, p)
+            else:
+                mapper = resume["mapper"]
+                codes = mapper.transform(X)
             if val is not None:
                 val = (mapper.transform(val[0]), val[1], val[2])
+            if resume is not None:
+                self._check_resume(resume, codes, y_idx, p, val)
             t1 = time.perf_counter()
-            model = self._boost(codes, y_idx, p, mapper, val, classes.shape[0])
+            model = self._boost(codes, y_idx, p, mapper, val, classes.shape[0], resume)
         self.bin_time_ = t1 - t0
         self.fit_time_ = time.perf_counter() - t0
         self._set_rounds(model)
@@ -144,6 +153,40 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"class_weight={self.class_weight!r} does not fit the classes of y: {e}") from None
         return sw * cw
 
+    #: parameters a warm start may change (the others must stay as they were)
+    _WARM_FREE = ("n_estimators", "warm_start", "verbose", "n_jobs")
+
+    def _check_resume(self, resume, codes, y_idx, p, val):
+        """warm_start: the same data and parameters as the fit it continues, or a clear ValueError."""
+        name = type(self).__name__
+        old, new = resume["params"], self.get_params()
+        changed = sorted(k for k in new if k not in self._WARM_FREE and repr(new[k]) != repr(old.get(k)))
+        if changed:
+            raise ValueError(f"{name}(warm_start=True) continues a fit with the same parameters; "
+                             f"{', '.join(changed)} changed. Set warm_start=False to start again.")
+        data = resume["data"]
+        same = (codes.shape == data.codes.shape and np.array_equal(codes, data.codes)
+                and np.array_equal(y_idx, data.y) and np.array_equal(p, data.p))
+        vcodes = resume["valid"].codes
+        if val is None:
+            same = same and vcodes.shape[1] == 0
+        else:
+            same = same and val[0].shape == vcodes.shape and np.array_equal(val[0], vcodes)
+        if not same:
+            raise ValueError(f"{name}(warm_start=True) continues a fit on the same training data (and "
+                             "validation set); these differ. Set warm_start=False to fit new data"
+                             + (", or fix random_state so validation_fraction holds out the same rows"
+                                if self.validation_fraction is not None and self.random_state is None else "")
+                             + ".")
+        if self.n_estimators < resume["done"]:
+            raise ValueError(f"n_estimators={self.n_estimators} must be >= the {resume['done']} rounds already "
+                             f"fitted when warm_start=True.")
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_resume", None)  # a warm start's working state is not part of the model
+        return state
+
     def _fit_one_vs_rest(self, X, y, classes, sample_weight, eval_set):
         """K > 2 classes for the binary algorithms: one model per class against the rest."""
         from sklearn.base import clone
@@ -153,10 +196,19 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         if eval_set is not None or self.validation_fraction is not None:
             raise ValueError(f"{type(self).__name__} fits {classes.shape[0]} classes one-vs-rest; validation "
                              "early stopping is available for two classes (and for AdaBoost's SAMME).")
+        previous = getattr(self, "estimators_", None) if self.warm_start else None
+        if previous is not None and not np.array_equal(getattr(self, "classes_", []), classes):
+            raise ValueError(f"{type(self).__name__}(warm_start=True) continues a fit on the same data; the "
+                             "classes of y differ. Set warm_start=False to start again.")
         models = []
         t0 = time.perf_counter()
-        for c in classes:
-            models.append(clone(self).set_params(class_weight=None).fit(X, np.where(y == c, 1, 0), sample_weight))
+        for k, c in enumerate(classes):
+            if previous is not None:  # each class's model continues its own fit
+                model = previous[k].set_params(**{name: value for name, value in self.get_params().items()
+                                                  if name != "class_weight"})
+            else:
+                model = clone(self).set_params(class_weight=None)
+            models.append(model.fit(X, np.where(y == c, 1, 0), sample_weight))
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, attr)
         validate_data(self, X=X, reset=True, skip_check_array=True)
@@ -237,8 +289,12 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     def _reweight_every(self):
         return None
 
-    def _boost(self, codes, y_idx, p, mapper, val, n_classes):
-        """Run the one compiled loop through the round driver; return the fitted records (a Model)."""
+    def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
+        """Run the one compiled loop through the round driver; return the fitted records (a Model).
+
+        resume: the state a warm start continues (data, workspace, records and rounds done)."""
+        if resume is not None:
+            return self._continue(resume, n_classes)
         rule = RULES[self._algorithm]
         self._n_classes = n_classes
         n_features = codes.shape[0]
@@ -259,24 +315,41 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         ws = _driver.make_workspace(y_idx, w, n_features, mapper.missing_code + 1, config, valid.y.shape[0])
         ws.state[0]["n"] = np.count_nonzero(p)
         self.initial_cost_ = float(np.exp(rule.cost(ws.state.copy()[0], 0.0, 1.0, 1.0, config[0])))
-        rules = _driver.pick_rules(rule, config, valid.y.shape[0] > 0)
         model = _driver.make_model(capacity, depth)
-        every = self._reweight_every()
+        resume = {"mapper": mapper, "data": data, "valid": valid, "config": config, "ws": ws, "model": model,
+                  "done": 0, "why": RAN_ALL, "initial_cost": self.initial_cost_}
+        return self._continue(resume, n_classes)
+
+    def _continue(self, resume, n_classes):
+        """Run rounds ``resume["done"]`` .. ``n_estimators - 1`` (none after a stop) and wrap the result."""
+        rule = RULES[self._algorithm]
+        self._n_classes = n_classes
+        data, valid, config, ws = resume["data"], resume["valid"], resume["config"], resume["ws"]
+        self.initial_cost_ = resume["initial_cost"]
+        rules = _driver.pick_rules(rule, config, valid.y.shape[0] > 0)
 
         def reweight(model, done):
             self._reweight(data, config, _driver.kept_model(model, done), ws.w, ws, valid)
 
+        T = self.n_estimators if resume["why"] == RAN_ALL else resume["done"]
         progress = _driver.Progress(type(self).__name__, T, self.verbose)
-        model, done, why = _driver.run_rounds(data, valid, config, rules, ws, model, T, reweight_every=every,
-                                              reweight=reweight, progress=progress,
-                                              initial_cost=self.initial_cost_)
+        model, done, why = _driver.run_rounds(data, valid, config, rules, ws, resume["model"], T,
+                                              reweight_every=self._reweight_every(), reweight=reweight,
+                                              progress=progress, initial_cost=self.initial_cost_,
+                                              start=resume["done"])
+        if done == resume["done"]:
+            why = resume["why"]
         self.stopped_early_ = why == STOPPED_EARLY
         self.stopped_by_rule_ = why == STOPPED_BY_RULE
         kept = done
-        if val is not None:
+        if valid.y.shape[0]:
             self.validation_errors_ = model.rounds["val_error"][:done].copy()
             kept = int(ws.state[0]["best_t"])
-        return self._finish(data, config, _driver.kept_model(model, kept))
+        kept_model = _driver.kept_model(model, kept)
+        if self.warm_start:  # keep the state to continue from, untouched by _finish and by the kept records
+            self._resume = {**resume, "model": model, "done": done, "why": why, "params": self.get_params()}
+            kept_model = _driver.Model(kept_model.rounds.copy(), kept_model.nodes.copy())
+        return self._finish(data, config, kept_model)
 
     def _finish(self, data, config, model):
         """Hook after the loop (QuadBoost re-weights its voters here)."""
@@ -488,7 +561,7 @@ class AdaBoostClassifier(_BaseBoostClassifier):
     def _rule_fields(self, n_classes):
         return {}
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1, validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
@@ -510,7 +583,7 @@ class LazyBoostClassifier(AdaBoostClassifier):
 
     _samme = False  # K > 2 classes: one-vs-rest lazy stump models
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  feature_rank=2, criterion="error", max_depth=1, leaf="discrete",
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
@@ -541,7 +614,7 @@ class VadaBoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "vadaboost"
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  lam=0.5, criterion="error", max_depth=1, leaf="discrete",
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1,
                  validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
@@ -575,7 +648,7 @@ class EBBoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "ebboost"
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  lam=0.5, max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_bins=MAX_BINS, feature_rank=1, validation_fraction=None, n_iter_no_change=None, n_jobs=None,
                  random_state=None, verbose=0):
@@ -619,7 +692,7 @@ class SABoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "saboost"
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  gamma=1.0, schedule="inverse", criterion="error", max_depth=1,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1,
                  validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
@@ -667,7 +740,7 @@ class QuadBoostClassifier(_BaseBoostClassifier):
     _algorithm = "quadboost"
     _empty_reason = "no voter improves the objective (with penalty='l1': none has |<h, r>| > lam);"
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  penalty=None, lam=0.0, alpha_max=1.0, reweight_every=None,
                  reweight_at_end=True, criterion="error", max_depth=1, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1, validation_fraction=None,

@@ -99,3 +99,68 @@ def test_bad_learning_rate_is_a_clear_error(lr, data):
     X, y = data
     with pytest.raises(ValueError, match=r"learning_rate must be in \(0, inf\)"):
         AdaBoostClassifier(learning_rate=lr).fit(X, y)
+
+
+# ----------------------------------------------------------------------------- warm_start
+WARM_CASES = [
+    (AdaBoostClassifier, {}), (AdaBoostClassifier, {"max_depth": 3}), (AdaBoostClassifier, {"leaf": "real",
+                                                                                            "max_depth": 2}),
+    (VadaBoostClassifier, {"lam": 0.3}), (EBBoostClassifier, {}), (SABoostClassifier, {}),
+    (LazyBoostClassifier, {}), (QuadBoostClassifier, {"penalty": "l1", "lam": 1e-3, "reweight_every": 10}),
+    (QuadBoostClassifier, {"max_depth": 2, "reweight_every": 25}),
+    (AdaBoostClassifier, {"validation_fraction": 0.25, "random_state": 0}),
+    (AdaBoostClassifier, {"learning_rate": 0.3, "class_weight": "balanced"}),
+]
+
+
+@pytest.mark.parametrize("Est, params", WARM_CASES, ids=lambda c: getattr(c, "__name__", str(c)))
+def test_warm_start_continues_bit_for_bit(Est, params, data):
+    X, y = data
+    once = Est(n_estimators=50, **params).fit(X, y)
+    warm = Est(n_estimators=20, warm_start=True, **params).fit(X, y)
+    warm.set_params(n_estimators=50).fit(X, y)
+    same_model(once, warm)
+    np.testing.assert_array_equal(once.decision_function(X), warm.decision_function(X))
+    assert once.n_estimators_ == warm.n_estimators_
+
+
+def test_warm_start_multiclass_and_samme():
+    X, y = make_twonorm(600, random_state=5)
+    y = (y == y.max()).astype(int) + (X[:, 0] > 1)
+    for Est, params in ((AdaBoostClassifier, {"max_depth": 2}), (VadaBoostClassifier, {})):
+        once = Est(n_estimators=30, **params).fit(X, y)
+        warm = Est(n_estimators=10, warm_start=True, **params).fit(X, y).set_params(n_estimators=30).fit(X, y)
+        np.testing.assert_array_equal(once.decision_function(X), warm.decision_function(X))
+
+
+def test_warm_start_refuses_other_data_and_parameters(data):
+    X, y = data
+    model = AdaBoostClassifier(n_estimators=10, warm_start=True).fit(X, y)
+    with pytest.raises(ValueError, match="same training data"):
+        model.set_params(n_estimators=20).fit(X[::-1], y[::-1])
+    with pytest.raises(ValueError, match="max_bins changed"):
+        model.set_params(max_bins=32).fit(X, y)
+    model.set_params(max_bins=255)
+    with pytest.raises(ValueError, match="must be >= the 10 rounds already fitted"):
+        model.set_params(n_estimators=5).fit(X, y)
+    assert model.n_estimators_ == 10  # every refused fit kept the model
+    model.set_params(n_estimators=20, warm_start=False).fit(X[::-1], y[::-1])  # a new fit
+    assert model.n_estimators_ == 20
+
+
+def test_warm_start_runs_only_the_new_rounds(data, monkeypatch):
+    import fastboost._driver as driver
+
+    starts = []
+    run_rounds = driver.run_rounds
+
+    def spy(*args, start=0, **kwargs):
+        starts.append((start, args[6]))
+        return run_rounds(*args, start=start, **kwargs)
+
+    monkeypatch.setattr(driver, "run_rounds", spy)
+    X, y = data
+    model = AdaBoostClassifier(n_estimators=20, warm_start=True).fit(X, y)
+    model.set_params(n_estimators=50).fit(X, y)
+    model.set_params(n_estimators=50).fit(X, y)  # nothing left to do
+    assert starts == [(0, 20), (20, 50), (50, 50)]
