@@ -3,6 +3,7 @@ from ._cache import ensure_fresh_cache
 
 ensure_fresh_cache()  # before any kernel module is imported
 
+from ._model_io import load  # noqa: E402
 from .estimators import (  # noqa: E402
                          AdaBoostClassifier,
                          EBBoostClassifier,
@@ -14,4 +15,4 @@ from .estimators import (  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = ["AdaBoostClassifier", "EBBoostClassifier", "LazyBoostClassifier", "QuadBoostClassifier",
-           "SABoostClassifier", "VadaBoostClassifier", "__version__"]
+           "SABoostClassifier", "VadaBoostClassifier", "load", "__version__"]

@@ -528,6 +528,15 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         for pred in self.staged_predict(X):
             yield accuracy_score(y, pred, sample_weight=sample_weight)
 
+    def save(self, path):
+        """Write the fitted model to ``path`` (a file name, e.g. ``model.fbm``, or a binary file object) in
+        fastboost's model format (docs/model-format.md: a zip of a JSON header and ``.npy`` arrays, no
+        pickle); ``fastboost.load(path)`` reads it back and predicts bit for bit as this model. A Dask
+        estimator saves its ``to_local()`` model."""
+        from ._model_io import save
+
+        save(self, path)
+
     def __sklearn_is_fitted__(self):
         return hasattr(self, "n_estimators_")
 
