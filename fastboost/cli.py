@@ -3,6 +3,15 @@ import argparse
 import sys
 import time
 
+import numpy as np
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line and exit status 2 (argparse prints the usage first)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
 
 def demo(args):
     """Train AdaBoost and VadaBoost on generated twonorm; print test error, rounds and fit time."""
@@ -39,6 +48,120 @@ def compile_kernels(args):
     return 0
 
 
+ALGORITHMS = {"adaboost": "AdaBoostClassifier", "vadaboost": "VadaBoostClassifier", "ebboost": "EBBoostClassifier",
+              "lazyboost": "LazyBoostClassifier", "saboost": "SABoostClassifier", "quadboost": "QuadBoostClassifier"}
+
+#: train options -> estimator parameter (each is passed only when given on the command line)
+TRAIN_PARAMS = {"n_estimators": int, "learning_rate": float, "max_depth": int, "lam": float, "gamma": float,
+                "schedule": str, "penalty": str, "alpha_max": float, "reweight_every": int, "criterion": str,
+                "leaf": str, "min_samples_leaf": int, "max_bins": int, "feature_rank": int,
+                "validation_fraction": float, "n_iter_no_change": int, "class_weight": str, "n_jobs": int,
+                "random_state": int, "verbose": int}
+
+
+class UserError(Exception):
+    """A problem with what the user typed or gave: printed as one line, exit status 2."""
+
+
+def train(args):
+    """Train a model on a data file (CSV, parquet or .npy) and save it."""
+    import warnings
+
+    import fastboost
+
+    from ._tables import read_table
+
+    X, y, _ = read_table(args.data, args.target)
+    cls = getattr(fastboost, ALGORITHMS[args.algorithm])
+    given = {name: getattr(args, name) for name in TRAIN_PARAMS if getattr(args, name) is not None}
+    if given.get("penalty") == "none":
+        given["penalty"] = None
+    unknown = sorted(set(given) - set(cls().get_params()))
+    if unknown:
+        raise UserError(f"{args.algorithm} has no option {', '.join('--' + u.replace('_', '-') for u in unknown)}")
+    model = cls(**given)
+    fit = {}
+    if args.valid is not None:
+        Xv, yv, _ = read_table(args.valid, args.target)
+        fit["eval_set"] = (Xv, yv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        model.fit(X, y, **fit)
+    model.save(args.output)
+    print(f"{type(model).__name__}: {model.n_estimators_} rounds on {len(y)} rows x {model.n_features_in_} "
+          f"features in {model.fit_time_:.2f} s; saved to {args.output}")
+    return 0
+
+
+def _features(model, X, names, path):
+    """X with the model's feature columns, by name when the model has names and X is a table."""
+    want = getattr(model, "feature_names_in_", None)
+    if want is not None and hasattr(X, "columns"):
+        missing = [c for c in want if c not in X.columns]
+        if missing:
+            raise UserError(f"{path}: the model needs the column(s) {', '.join(map(repr, missing[:5]))}")
+        return X[list(want)]
+    if X.shape[1] != model.n_features_in_:
+        raise UserError(f"{path}: has {X.shape[1]} feature columns; the model takes {model.n_features_in_}")
+    return np.asarray(X, dtype=np.float64) if hasattr(X, "columns") else X
+
+
+def predict(args):
+    """Predict the rows of a data file with a saved model; write a CSV of predictions (or probabilities)."""
+    import csv
+
+    import fastboost
+
+    from ._tables import read_table
+
+    model = fastboost.load(args.model)
+    X, _, names = read_table(args.data, args.drop)
+    X = _features(model, X, names, args.data)
+    out = sys.stdout if args.output == "-" else open(args.output, "w", newline="")
+    try:
+        w = csv.writer(out)
+        if args.proba:
+            proba = model.predict_proba(X)
+            w.writerow([f"proba_{c}" for c in model.classes_])
+            w.writerows([repr(float(v)) for v in row] for row in proba)
+        else:
+            w.writerow(["prediction"])
+            w.writerows([v] for v in model.predict(X).tolist())
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    if args.output != "-":
+        print(f"wrote {len(X)} {'probability rows' if args.proba else 'predictions'} to {args.output}")
+    return 0
+
+
+def info(args):
+    """Describe a saved model: algorithm, parameters, rounds, top features, validation curve."""
+    import fastboost
+
+    model = fastboost.load(args.model)
+    print(f"{type(model).__name__} (fastboost {fastboost.__version__})")
+    params = model.get_params()
+    print("parameters: " + ", ".join(f"{k}={v!r}" for k, v in sorted(params.items())))
+    print(f"classes: {len(model.classes_)} ({', '.join(map(str, model.classes_[:10]))}"
+          f"{', ...' if len(model.classes_) > 10 else ''})")
+    kind = "one model per class" if hasattr(model, "estimators_") else (
+        f"trees of depth {model.max_depth}" if getattr(model, "nodes_", None) is not None else "decision stumps")
+    print(f"rounds: {model.n_estimators_} ({kind}); stopped by the rule: {bool(getattr(model, 'stopped_by_rule_', 0))}"
+          f", early: {bool(getattr(model, 'stopped_early_', 0))}")
+    names = getattr(model, "feature_names_in_", None)
+    imp = model.feature_importances_
+    top = np.argsort(-imp, kind="stable")[:10]
+    print("top features: " + ", ".join(f"{names[j] if names is not None else f'x{j}'} {imp[j]:.3f}"
+                                        for j in top if imp[j] > 0))
+    val = getattr(model, "validation_errors_", None)
+    if val is not None and len(val):
+        best = int(np.argmin(val))
+        print(f"validation: {len(val)} rounds run, lowest error {val[best]:.4f} at round {best + 1} (kept), "
+              f"last {val[-1]:.4f}")
+    return 0
+
+
 def _bench(args):
     from . import bench
 
@@ -47,7 +170,7 @@ def _bench(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="fastboost", description=__doc__)
+    parser = _Parser(prog="fastboost", description=__doc__)
     from . import __version__
 
     parser.add_argument("--version", action="version", version=f"fastboost {__version__}")
@@ -61,6 +184,25 @@ def main(argv=None):
     p.set_defaults(func=demo)
     p = sub.add_parser("compile", help=compile_kernels.__doc__)
     p.set_defaults(func=compile_kernels)
+    p = sub.add_parser("train", help=train.__doc__, description=train.__doc__)
+    p.add_argument("data", help="training data: .csv, .parquet or .npy")
+    p.add_argument("--target", required=True, help="the label column (a name, or an index for .npy)")
+    p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="adaboost")
+    for name, kind in TRAIN_PARAMS.items():
+        p.add_argument("--" + name.replace("_", "-"), type=kind, default=None, metavar=kind.__name__.upper())
+    p.add_argument("--valid", help="a validation file with the same columns (early stopping keeps the best round)")
+    p.add_argument("-o", "--output", default="model.fbm", help="where to save the model (default model.fbm)")
+    p.set_defaults(func=train)
+    p = sub.add_parser("predict", help=predict.__doc__, description=predict.__doc__)
+    p.add_argument("model", help="a model saved by 'fastboost train' or estimator.save()")
+    p.add_argument("data", help="rows to predict: .csv, .parquet or .npy")
+    p.add_argument("-o", "--output", default="-", help="CSV file for the predictions (default: standard output)")
+    p.add_argument("--proba", action="store_true", help="write class probabilities instead of labels")
+    p.add_argument("--drop", default=None, help="a column of the data to ignore (e.g. the label column)")
+    p.set_defaults(func=predict)
+    p = sub.add_parser("info", help=info.__doc__, description=info.__doc__)
+    p.add_argument("model")
+    p.set_defaults(func=info)
     from . import bench
 
     p = sub.add_parser("bench", help="benchmark fastboost against scikit-learn, LightGBM and XGBoost",
@@ -68,7 +210,19 @@ def main(argv=None):
     bench.add_arguments(p)
     p.set_defaults(func=_bench)
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except BrokenPipeError:  # the reader went away (e.g. piped into head): stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (UserError, ValueError, TypeError, OSError, MemoryError) as e:
+        message = " ".join(str(e).split()) or type(e).__name__
+        if isinstance(e, OSError) and e.filename is not None:
+            message = f"{e.filename}: {e.strerror}"
+        print(f"fastboost {args.command}: error: {message}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -107,37 +107,18 @@ def load_data(args):
 
 
 def _load_file(path, target):
+    """(X float64, y, description) from a data file, read as ``fastboost train`` reads it (the label: the
+    ``target`` column, by default the last); a problem with the file ends the command with one line."""
+    from fastboost._tables import read_table
+
     path = Path(path)
-    suffix = path.suffix.lower()
     desc = {"name": path.name, "source": str(path.resolve())}
-    if suffix == ".npy":
-        a = np.load(path, allow_pickle=False)
-        if a.ndim != 2 or a.shape[1] < 2:
-            raise SystemExit(f"fastboost bench: {path} must be 2-D with the label in a column")
-        col = a.shape[1] - 1 if target is None else int(target)
-        desc["target"] = col
-        return np.delete(a, col, axis=1), a[:, col], desc
-    if suffix in (".csv", ".parquet", ".pq"):
-        try:
-            import pandas as pd
-        except ImportError:
-            if suffix != ".csv":
-                raise SystemExit("fastboost bench: reading parquet needs pandas (and pyarrow)") from None
-            a = np.genfromtxt(path, delimiter=",", skip_header=1)
-            col = a.shape[1] - 1 if target is None else int(target)
-            desc["target"] = col
-            return np.delete(a, col, axis=1), a[:, col], desc
-        try:
-            df = pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
-        except ImportError as exc:
-            raise SystemExit(f"fastboost bench: cannot read {path}: {exc}") from None
-        col = df.columns[-1] if target is None else target
-        if col not in df.columns:
-            raise SystemExit(f"fastboost bench: no column {target!r} in {path} (columns: {list(df.columns)[:20]})")
-        desc["target"] = str(col)
-        X = df.drop(columns=[col]).to_numpy(dtype=np.float64, na_value=np.nan)
-        return X, df[col].to_numpy(), desc
-    raise SystemExit(f"fastboost bench: unsupported data file {path} (use .npy, .csv or .parquet)")
+    try:
+        X, y, _ = read_table(path, -1 if target is None else target)
+    except ValueError as e:
+        raise SystemExit(f"fastboost bench: error: {e}") from None
+    desc["target"] = str(target) if target is not None else "the last column"
+    return np.asarray(X, dtype=np.float64), y, desc
 
 
 # ================================================================================== libraries

@@ -1,0 +1,97 @@
+"""The command line: train -> info -> predict on CSV, parquet and .npy; every user error is one line and
+exit status 2."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from fastboost.cli import main
+from fastboost.datasets import make_twonorm
+
+pd = pytest.importorskip("pandas")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    X, y = make_twonorm(1200, random_state=0)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    frame["label"] = np.where(y == 1, "pos", "neg")
+    frame.iloc[:900].to_csv(d / "train.csv", index=False)
+    frame.iloc[900:].to_csv(d / "test.csv", index=False)
+    np.save(d / "train.npy", np.column_stack([X[:900], y[:900] == 1]).astype(np.float64))
+    np.save(d / "test.npy", X[900:])
+    text = frame.iloc[:50].copy()
+    text["colour"] = "red"
+    text.to_csv(d / "text.csv", index=False)
+    try:
+        frame.iloc[:900].to_parquet(d / "train.parquet")
+    except ImportError:
+        pass
+    return d, X, y
+
+
+def run(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "fastboost", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_train_info_predict_csv_end_to_end(files):
+    d, X, y = files
+    r = run("train", "train.csv", "--target", "label", "--algorithm", "vadaboost", "--lam", "0.5", "--max-depth",
+            "2", "--n-estimators", "40", "--valid", "test.csv", "-o", "m.fbm", cwd=d)
+    assert r.returncode == 0, r.stderr
+    r = run("info", "m.fbm", cwd=d)
+    assert r.returncode == 0 and "VadaBoostClassifier" in r.stdout and "lam=0.5" in r.stdout
+    assert "validation:" in r.stdout and "top features: f" in r.stdout
+    r = run("predict", "m.fbm", "test.csv", "--drop", "label", "-o", "pred.csv", cwd=d)
+    assert r.returncode == 0, r.stderr
+    pred = pd.read_csv(d / "pred.csv")["prediction"].to_numpy()
+    import fastboost
+
+    model = fastboost.load(d / "m.fbm")
+    test = pd.read_csv(d / "test.csv").drop(columns=["label"])
+    np.testing.assert_array_equal(pred, model.predict(test))
+    assert np.mean(pred == np.where(y[900:] == 1, "pos", "neg")) > 0.9
+
+
+@pytest.mark.parametrize("fmt", ["npy", "parquet"])
+def test_train_and_predict_other_formats(files, fmt, capsys):
+    d, X, y = files
+    if not (d / f"train.{fmt}").exists():
+        pytest.skip("pyarrow is not installed")
+    target = "20" if fmt == "npy" else "label"
+    assert main(["train", str(d / f"train.{fmt}"), "--target", target, "--n-estimators", "20", "-o",
+                 str(d / f"{fmt}.fbm")]) == 0
+    test = d / ("test.npy" if fmt == "npy" else "test.csv")
+    extra = [] if fmt == "npy" else ["--drop", "label"]
+    assert main(["predict", str(d / f"{fmt}.fbm"), str(test), "--proba", "-o", str(d / f"{fmt}.csv"), *extra]) == 0
+    proba = np.loadtxt(d / f"{fmt}.csv", delimiter=",", skiprows=1)
+    assert proba.shape == (300, 2) and np.allclose(proba.sum(axis=1), 1)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "missing.csv", "--target", "label"], "missing.csv: no such file"),
+    (["train", "text.csv", "--target", "label"], "column 'colour' holds text"),
+    (["train", "train.csv", "--target", "nope"], "no column 'nope'"),
+    (["train", "train.csv", "--target", "label", "--gamma", "2"], "adaboost has no option --gamma"),
+    (["train", "train.csv", "--target", "label", "--algorithm", "vadaboost", "--lam", "7"], "lam must be in [0, 1]"),
+    (["train", "train.txt", "--target", "label"], "no such file"),
+    (["predict", "train.csv", "test.csv"], "not a fastboost model file"),
+    (["info", "nothing.fbm"], "nothing.fbm"),
+])
+def test_user_errors_are_one_line_and_exit_2(files, argv, message, capsys, monkeypatch):
+    d, _, _ = files
+    monkeypatch.chdir(d)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err, err
+
+
+def test_usage_errors_are_one_line_and_exit_2(files):
+    d, _, _ = files
+    r = run("train", "train.csv", cwd=d)  # --target is required
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--target" in r.stderr, r.stderr
+    r = run("--version", cwd=d)
+    assert r.returncode == 0 and r.stdout.startswith("fastboost ")
