@@ -35,7 +35,8 @@ def _safe_midpoints(a, b):
     """Edges between sorted distinct neighbours a < b such that a <= edge < b, infinities included."""
     with np.errstate(invalid="ignore", over="ignore"):
         mid = a * 0.5 + b * 0.5
-    mid = np.where(np.isposinf(b) | (mid >= b) | np.isnan(mid), a, mid)
+    # (a subnormal a == b with an odd last bit halves and adds up to less than a: the edge is then a itself)
+    mid = np.where(np.isposinf(b) | (mid >= b) | (mid < a) | np.isnan(mid), a, mid)
     return np.where(np.isneginf(a), -np.inf, mid)
 
 

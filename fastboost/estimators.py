@@ -337,7 +337,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                                               reweight_every=self._reweight_every(), reweight=reweight,
                                               progress=progress, initial_cost=self.initial_cost_,
                                               start=resume["done"])
-        if done == resume["done"]:
+        if T <= resume["done"]:  # nothing was run: the previous fit's reason stands
             why = resume["why"]
         self.stopped_early_ = why == STOPPED_EARLY
         self.stopped_by_rule_ = why == STOPPED_BY_RULE

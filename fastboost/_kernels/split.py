@@ -293,6 +293,16 @@ def choose_stump(hist, histq, n_value_bins, missing_code, thresholds, criterion,
         k = missing_code - 1
         ml = 1
         left = leaf_value(c0, c1)
+        if criterion == CRITERION_EB:  # the constant hypothesis with EBBoost's polarity (A >= B) and its Q sums
+            q0 = 0.0
+            q1 = 0.0
+            for b in range(missing_code + 1):
+                q0 += histq[0, b, 0]
+                q1 += histq[0, b, 1]
+            a, bb, wi, wj = eb_terms(0.0, 0.0, 0.0, 0.0, c0, c1, q0, q1, lam)  # +1 everywhere: "right" side
+            left = 1 if a >= bb else -1
+            qi = q1 if left > 0 else q0
+            qj = q0 if left > 0 else q1
         right = left
         threshold = np.inf
     else:
