@@ -3,6 +3,8 @@ import importlib.util
 import json
 import sys
 
+import pytest
+
 from fastboost import cli
 
 TINY = ["bench", "--n", "2000", "--d", "5", "--rounds", "5", "--repeat", "1", "--threads", "1",
@@ -40,6 +42,7 @@ def test_bench_tiny_run_writes_json_and_table(tmp_path, capsys, monkeypatch):
         assert (tmp_path / "bench.png").stat().st_size > 0
 
 
+@pytest.mark.slow  # an end-to-end bench run: child processes that compile the tree kernels afresh
 def test_bench_depth_above_one_and_extrapolated_competitor(tmp_path, capsys):
     from fastboost import AdaBoostClassifier
 
