@@ -373,7 +373,7 @@ def estimators(draw, n_classes, n_rows):
     elif plain_stumps and _rarely(draw, 4):
         p["feature_rank"] = draw(st.integers(1, 3))
     p["max_bins"] = draw(st.sampled_from([255, 255, 2, 3, 16]))
-    p["n_jobs"] = draw(st.sampled_from([None, 1, 2]))
+    p["n_jobs"] = draw(st.sampled_from([1, 1, None, 2]))  # threads spin on a busy machine: mostly 1
     p["random_state"] = draw(st.sampled_from([None, 0, 12345]))
     return Est(**p), samme
 
