@@ -52,7 +52,7 @@ def test_fresh_process_loads_the_cached_kernels(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     for prefix in ("import numba; numba.get_num_threads()\n", ""):
         out = subprocess.run([sys.executable, "-c", prefix + SCRIPT], capture_output=True, text=True,
-                             timeout=600, env=env)
+                             timeout=600, env=env, cwd=tmp_path)
         assert out.returncode == 0, out.stderr[-2000:]
         assert out.stdout.strip() == "ok"
     assert any(tmp_path.rglob("*.nbc"))

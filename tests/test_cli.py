@@ -39,8 +39,8 @@ def run(*args, cwd):
 
 def test_train_info_predict_csv_end_to_end(files):
     d, X, y = files
-    r = run("train", "train.csv", "--target", "label", "--algorithm", "vadaboost", "--lam", "0.5", "--max-depth",
-            "2", "--n-estimators", "40", "--valid", "test.csv", "-o", "m.fbm", cwd=d)
+    r = run("train", "train.csv", "--target", "label", "--algorithm", "vadaboost", "--lam", "0.5", "--min-samples-leaf",
+            "3", "--n-estimators", "40", "--valid", "test.csv", "-o", "m.fbm", cwd=d)
     assert r.returncode == 0, r.stderr
     r = run("info", "m.fbm", cwd=d)
     assert r.returncode == 0 and "VadaBoostClassifier" in r.stdout and "lam=0.5" in r.stdout

@@ -48,7 +48,7 @@ EXACT = ("feature", "bin", "threshold", "missing_left", "left", "right")
 CLOSE = ("alpha", "error", "learner_error", "edge", "cost")
 
 
-def test_import_without_dask_names_the_extra():
+def test_import_without_dask_names_the_extra(tmp_path):
     code = textwrap.dedent("""
         import sys
         sys.modules["dask"] = None  # as if Dask were not installed
@@ -61,7 +61,9 @@ def test_import_without_dask_names_the_extra():
         else:
             raise SystemExit("fastboost.dask imported without dask")
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    # cwd: not the checkout, so the child imports the installed package (and its kernel cache), as the test does
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=tmp_path).stdout
     assert "pip install 'fastboost[dask]'" in out
 
 
@@ -262,7 +264,7 @@ def test_fitted_model_pickles_and_runs_without_dask(client, ddata, data, tmp_pat
         model = pickle.loads(open({str(path)!r}, "rb").read())
         np.save({str(tmp_path / "pred.npy")!r}, model.decision_function(np.load({str(tmp_path / "X.npy")!r})))
     """)
-    subprocess.run([sys.executable, "-c", code], check=True)
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)
     np.testing.assert_array_equal(np.load(tmp_path / "pred.npy"), model.decision_function(X[:500]))
     # the Dask estimator has exactly the single-machine parameters
     assert clone(model).get_params() == VadaBoostClassifier(n_estimators=15).get_params()

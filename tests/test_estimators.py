@@ -270,7 +270,7 @@ def test_identical_partitions_tie_to_the_lowest_feature():
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs the fork start method")
-def test_import_leaves_fork_based_multiprocessing_working():
+def test_import_leaves_fork_based_multiprocessing_working(tmp_path):
     """Importing fastboost does not start numba's OpenMP pool, so forked workers can fit."""
     import subprocess
     import sys
@@ -284,6 +284,8 @@ def test_import_leaves_fork_based_multiprocessing_working():
         "with mp.get_context('fork').Pool(2) as pool:\n"
         "    print(min(pool.map(child, range(2))))\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    # cwd: not the checkout, so the child imports the installed package (and its kernel cache)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                         cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     assert float(out.stdout) > 0.9
