@@ -1,6 +1,7 @@
 """What users can rely on (README, "Guarantees"): any number of classes, memory checked up front,
 Ctrl-C answered at once with the estimator left as it was."""
 import _thread
+import signal
 import threading
 import time
 import warnings
@@ -94,6 +95,9 @@ def test_ctrl_c_returns_at_once_and_keeps_the_previous_model():
             _thread.interrupt_main()
 
     model.set_params(n_estimators=10 ** 7)
+    # Python's own Ctrl-C handler, as a user's session has: in a cold full run some library used by
+    # an earlier test leaves SIGINT ignored in this process, and interrupt_main then does nothing
+    previous_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Thread(target=interrupt, daemon=True)
     timer.start()
     try:
@@ -107,5 +111,6 @@ def test_ctrl_c_returns_at_once_and_keeps_the_previous_model():
             time.sleep(0.05)  # a press fired just as the fit answered lands here
         except KeyboardInterrupt:
             pass
+        signal.signal(signal.SIGINT, previous_handler)
     assert answered < 2.0, answered  # compiled calls last about driver.CALL_SECONDS
     assert (model.rounds_.tobytes(), model.n_features_in_, model.n_estimators_) == before
