@@ -28,6 +28,9 @@ from ._types import (
     RAN_ALL,
     ROUND_DTYPE,
     STATE_DTYPE,
+    STOPPED_BY_CALLBACK,
+    STOPPED_BY_RULE,
+    STOPPED_EARLY,
     SUMS_DTYPE,
     Y_DTYPE,
     Model,
@@ -38,8 +41,6 @@ from ._types import (
 
 #: rounds of the first compiled call; later calls take as many rounds as fit in CALL_SECONDS
 CHUNK = 64
-#: the first chunk of a fit with progress reports
-PROGRESS_CHUNK = 10
 #: seconds one compiled call aims at: Python handles Ctrl-C, grows the record and reports progress in
 #: between, so an interrupt is answered within about this time (or one round, if a round is longer)
 CALL_SECONDS = 0.2
@@ -238,39 +239,146 @@ def no_validation_data(n_features, n_scores=1):
     return ValidData(np.empty((n_features, 0), np.uint8), np.empty(0, Y_DTYPE), np.empty(0), np.zeros(0))
 
 
-class Progress:
-    """verbose > 0: one line per chunk of rounds (round, cost, validation error, time)."""
+def report_every(n_rounds):
+    """Rounds between progress lines: 1, 2 or 5 times a power of ten, so a fit prints at most 20 lines."""
+    step = 1
+    while n_rounds / step > 20:
+        step = _next_nice(step)
+    return step
 
-    def __init__(self, name, n_rounds, verbose, stream=None):
+
+def _next_nice(step):
+    """1 -> 2 -> 5 -> 10 -> 20 -> 50 -> ..."""
+    digits = len(str(int(step))) - 1
+    lead = int(step) // 10 ** digits
+    return {1: 2, 2: 5, 5: 10}[lead] * 10 ** digits
+
+
+def _duration(seconds):
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, seconds = divmod(int(round(seconds)), 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+class TrainingError:
+    """The weighted training error of the margins, kept up to date round by round for progress reports.
+
+    The training rows are run through the learner's validation pass (the same compiled code that keeps
+    a validation set's margins), into margins of their own: O(n) per round, only when ``verbose``.
+    ``reset()`` recomputes from the first round (after QuadBoost's re-weighting changed earlier steps).
+    """
+
+    def __init__(self, data, config, ws, learner):
+        n = data.y.shape[0]
+        n_scores = 1 if int(config[0]["n_classes"]) == 2 else int(config[0]["n_classes"])
+        self.rows = ValidData(data.codes, data.y, data.p, np.zeros(n * n_scores))
+        self.ws = ws._replace(vblock_sums=np.zeros((n_blocks(n), 4)))
+        self.config = config[0]
+        self.validate = learner.validate.get()
+        self.added = 0
+        self.error = np.nan
+
+    def reset(self):
+        self.rows.margin[:] = 0.0
+        self.added = 0
+
+    def update(self, model, done):
+        for t in range(self.added, done):
+            self.error = float(self.validate(self.rows, self.config, self.ws, model, t, model.rounds[t]["alpha"]))
+        self.added = max(self.added, done)
+        return self.error
+
+
+class Progress:
+    """verbose > 0: a header, a line every :func:`report_every` rounds (round, training and validation
+    error, cost, time elapsed and left) and a last line saying why the fit ended."""
+
+    def __init__(self, name, n_rounds, verbose, stream=None, *, start=0, header=None, training_error=None):
         self.name = name
         self.n_rounds = n_rounds
         self.verbose = verbose
         self.stream = stream or sys.stdout
         self.start = time.perf_counter()
+        self.first_round = start
+        self.every = report_every(max(1, n_rounds - start))
+        self.next_report = (start // self.every + 1) * self.every
+        self.training_error = training_error
+        if verbose and header:
+            self._print(header)
 
     def __bool__(self):
         return bool(self.verbose)
 
-    def report(self, done, cost, val_error=None):
+    def _print(self, text):
+        print(f"[{self.name}] {text}", file=self.stream, flush=True)
+
+    def due(self, done):
+        """Whether a line is due after ``done`` rounds."""
+        return bool(self.verbose) and done >= self.next_report
+
+    def report(self, done, cost, val_error=None, model=None):
         if not self.verbose:
             return
-        verr = f"  validation error {val_error:.4f}" if val_error is not None else ""
-        print(f"[{self.name}] round {done}/{self.n_rounds}  cost {cost:.6g}{verr}  "
-              f"{time.perf_counter() - self.start:.2f} s", file=self.stream, flush=True)
+        self.next_report = (done // self.every + 1) * self.every
+        parts = [f"round {done:>{len(str(self.n_rounds))}}/{self.n_rounds}"]
+        if self.training_error is not None and model is not None:
+            parts.append(f"train error {self.training_error.update(model, done):.4f}")
+        if val_error is not None:
+            parts.append(f"validation error {val_error:.4f}")
+        parts.append(f"cost {cost:.6g}")
+        elapsed = time.perf_counter() - self.start
+        ran = done - self.first_round
+        left = elapsed / ran * (self.n_rounds - done) if ran > 0 else np.nan
+        parts.append(f"{_duration(elapsed)} elapsed" + (f", {_duration(left)} left" if done < self.n_rounds else ""))
+        self._print("  ".join(parts))
+
+    def finish(self, why, done, kept=None, best_error=None):
+        """The last line: all rounds ran, a stop rule or a callback ended the fit, or early stopping."""
+        if not self.verbose:
+            return
+        elapsed = _duration(time.perf_counter() - self.start)
+        if why == STOPPED_EARLY:
+            text = (f"early stop at round {done}: no new best validation error for the patience window; "
+                    f"kept round {kept} (validation error {best_error:.4f})")
+        elif why == STOPPED_BY_RULE:
+            text = (f"stopped by the algorithm's rule at round {done} (a weak hypothesis no better than chance, "
+                    f"a perfect one, or no further decrease of the cost)")
+        elif why == STOPPED_BY_CALLBACK:
+            text = f"stopped by a callback at round {done}"
+        else:
+            text = f"ran all {done} rounds"
+        if kept is not None and why != STOPPED_EARLY:
+            text += f"; kept round {kept} (best validation error {best_error:.4f})"
+        self._print(f"{text} in {elapsed}")
+
+
+def _callbacks_stop(callbacks, done, rounds):
+    """Call every callback with the rounds done (a copy, cost filled in as in ``rounds_``); any True stops."""
+    stop = False
+    for cb in callbacks:
+        records = rounds[:done].copy()
+        records["cost"] = np.exp(records["log_cost"])
+        stop |= bool(cb(done, records))
+    return stop
 
 
 def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_every=None, reweight=None,
-               progress=None, initial_cost=np.nan, start=0):
+               progress=None, initial_cost=np.nan, start=0, callbacks=()):
     """Run the loop in chunks until ``n_rounds`` rounds or a stop; return (model, rounds done, why).
 
     start: rounds already in ``model`` and ``ws`` (a warm start); they are continued, never redone.
 
     reweight(model, done): called after every ``reweight_every`` rounds (QuadBoost's re-weighting pass).
-    progress: a :class:`Progress` (reports after each chunk). The model's records grow as needed,
+    progress: a :class:`Progress` (a line whenever one is due). callbacks: called between chunks as
+    ``callback(done, rounds)`` with the number of rounds done and their records; one returning True ends
+    the fit there (``STOPPED_BY_CALLBACK``), keeping the rounds done. The model's records grow as needed,
     so a huge ``n_rounds`` costs nothing up front.
     """
     config_rec = config[0]
-    chunk = PROGRESS_CHUNK if progress else CHUNK
+    chunk = CHUNK
     done = start
     why = RAN_ALL
     if start and reweight_every and start % reweight_every == 0 and start < n_rounds:
@@ -281,6 +389,8 @@ def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_ever
         stop_at = min(n_rounds, done + chunk)
         if reweight_every:
             stop_at = min(stop_at, (done // reweight_every + 1) * reweight_every)
+        if progress:
+            stop_at = min(stop_at, progress.next_report)
         if stop_at > model.rounds.shape[0]:
             capacity = min(n_rounds, max(stop_at, 2 * model.rounds.shape[0]))
             nodes_per_round = model.nodes.shape[1] * NODE_DTYPE.itemsize if model.nodes.shape[0] else 0
@@ -293,16 +403,20 @@ def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_ever
             warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
             kept = loop(data, valid, config_rec, rules, ws, model, done, stop_at)
         seconds = time.perf_counter() - started
-        if kept and not progress:  # the next call: as many rounds as take about CALL_SECONDS (never the model)
+        if kept:  # the next call: as many rounds as take about CALL_SECONDS (never the model)
             chunk = int(min(MAX_CHUNK, max(1, CALL_SECONDS * kept / max(seconds, 1e-9))))
         done += kept
         why = int(ws.state[0]["stop"])
         if reweight_every and why == RAN_ALL and done % reweight_every == 0 and done < n_rounds:
             reweight(model, done)
-        if progress:
+            if progress and progress.training_error is not None:
+                progress.training_error.reset()  # the pass changed earlier steps
+        if progress and (progress.due(done) or why != RAN_ALL or done >= n_rounds):
             cost = np.exp(model.rounds[done - 1]["log_cost"]) if done else initial_cost
             verr = float(model.rounds[done - 1]["val_error"]) if done and has_val else None
-            progress.report(done, cost, verr)
+            progress.report(done, cost, verr, model)
+        if why == RAN_ALL and callbacks and _callbacks_stop(callbacks, done, model.rounds):
+            why = STOPPED_BY_CALLBACK
         if why != RAN_ALL:
             break
     return model, done, why

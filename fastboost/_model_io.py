@@ -51,6 +51,7 @@ SCALARS = {
     "n_estimators_": "int",
     "stopped_early_": "bool",
     "stopped_by_rule_": "bool",
+    "stopped_by_callback_": "bool",
     "initial_cost_": "float",
     "objective_": "float",
     "fit_time_": "float",

@@ -141,6 +141,7 @@ ACCEPT_STOP = 2  # keep the round and stop (e.g. a perfect weak hypothesis)
 RAN_ALL = 0  # the requested rounds ran
 STOPPED_BY_RULE = 1  # the stop rule ended boosting
 STOPPED_EARLY = 2  # no new best validation error for ``patience`` rounds
+STOPPED_BY_CALLBACK = 3  # a fit callback returned True (set by the driver, never by the loop)
 
 #: The binned training set, as the kernels read it.
 TrainData = namedtuple("TrainData", [

@@ -114,7 +114,6 @@ _POLL_SECONDS = 1.0
 _TREE_MIN_WORKERS = 9
 _TREE_FANOUT = 4
 _CAPACITY = 256  # initial round-record rows (grown by doubling)
-_PROGRESS_EVERY = 10
 
 
 _TIMEOUTS = (TimeoutError, asyncio.TimeoutError)  # the same class from Python 3.11 on
@@ -489,7 +488,7 @@ class _DaskBoostMixin:
         return rule.cost(state[0], alpha, a, b, config[0])
 
     def _progress(self, progress, done, model):
-        if progress and (done % _PROGRESS_EVERY == 0 or done == self.n_estimators):
+        if progress and (progress.due(done) or done == self.n_estimators):
             progress.report(done, np.exp(model.rounds[done - 1]["log_cost"]))
 
     def _dask_boost(self, shards, mapper, n_nonzero, config):
@@ -560,6 +559,7 @@ class _DaskBoostMixin:
             self._progress(progress, done, model)
         self.stopped_early_ = False
         self.stopped_by_rule_ = why == STOPPED_BY_RULE
+        progress.finish(why, done)
         return self._dask_finish(shards, config, Model(model.rounds[:done].copy(), model.nodes))
 
     def _dask_finish(self, shards, config, model):

@@ -31,6 +31,7 @@ from ._types import (
     MAX_BINS,
     MAX_CLASSES,
     RAN_ALL,
+    STOPPED_BY_CALLBACK,
     STOPPED_BY_RULE,
     STOPPED_EARLY,
     SUMS_DTYPE,
@@ -44,6 +45,18 @@ MAX_DEPTH = 8
 
 def _take_rows(X, rows):
     return X.iloc[rows] if v.is_dataframe(X) else X[rows]
+
+
+def _check_callbacks(callbacks):
+    """fit's callbacks: None or a list of callables, as a tuple (TypeError otherwise)."""
+    if callbacks is None:
+        return ()
+    if callable(callbacks) or not isinstance(callbacks, (list, tuple)):
+        raise TypeError(f"callbacks must be a list of functions; got {type(callbacks).__name__}.")
+    for cb in callbacks:
+        if not callable(cb):
+            raise TypeError(f"callbacks must be a list of functions; got an item of type {type(cb).__name__}.")
+    return tuple(callbacks)
 
 
 class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
@@ -72,7 +85,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return self.max_depth if tree else 0
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, callbacks=None):
         """Fit the boosted ensemble.
 
         X: array-like (n_samples, n_features): NumPy array (float32/float64/int,
@@ -85,15 +98,25 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         after that many rounds without a new best. Validation margins are updated
         inside the compiled loop, round by round.
 
+        callbacks: functions called between chunks of rounds (about every 0.2 s, and at each progress
+        line) as ``callback(n_rounds_done, rounds)``, ``rounds`` a copy of the records so far (the
+        ``rounds_`` fields); one returning True ends the fit there, keeping the rounds done
+        (``stopped_by_callback_``; ``warm_start`` can continue it). One-vs-rest models call them for
+        each class's fit.
+
         An interrupted fit (Ctrl-C, any exception) leaves the estimator as it was before.
         """
+        callbacks = _check_callbacks(callbacks)
         saved = dict(self.__dict__)
         try:
+            self._callbacks = callbacks
             return self._fit(X, y, sample_weight, eval_set)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
+        finally:
+            self.__dict__.pop("_callbacks", None)
 
     def _fit(self, X, y, sample_weight, eval_set):
         self._check_params()
@@ -208,7 +231,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                                                   if name != "class_weight"})
             else:
                 model = clone(self).set_params(class_weight=None)
-            models.append(model.fit(X, np.where(y == c, 1, 0), sample_weight))
+            models.append(model.fit(X, np.where(y == c, 1, 0), sample_weight, callbacks=self._callbacks))
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, attr)
         validate_data(self, X=X, reset=True, skip_check_array=True)
@@ -332,24 +355,46 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             self._reweight(data, config, _driver.kept_model(model, done), ws.w, ws, valid)
 
         T = self.n_estimators if resume["why"] == RAN_ALL else resume["done"]
-        progress = _driver.Progress(type(self).__name__, T, self.verbose)
+        progress = _driver.Progress(
+            type(self).__name__, T, self.verbose, start=resume["done"],
+            header=self._progress_header(data, valid, config, T, resume["done"]),
+            training_error=_driver.TrainingError(data, config, ws, _driver.pick_learner(config)) if self.verbose
+            else None)
         model, done, why = _driver.run_rounds(data, valid, config, rules, ws, resume["model"], T,
                                               reweight_every=self._reweight_every(), reweight=reweight,
                                               progress=progress, initial_cost=self.initial_cost_,
-                                              start=resume["done"])
+                                              start=resume["done"], callbacks=self.__dict__.get("_callbacks", ()))
         if T <= resume["done"]:  # nothing was run: the previous fit's reason stands
             why = resume["why"]
         self.stopped_early_ = why == STOPPED_EARLY
         self.stopped_by_rule_ = why == STOPPED_BY_RULE
+        self.stopped_by_callback_ = why == STOPPED_BY_CALLBACK
         kept = done
         if valid.y.shape[0]:
             self.validation_errors_ = model.rounds["val_error"][:done].copy()
             kept = int(ws.state[0]["best_t"])
+            progress.finish(why, done, kept, float(ws.state[0]["best_val"]))
+        else:
+            progress.finish(why, done)
         kept_model = _driver.kept_model(model, kept)
         if self.warm_start:  # keep the state to continue from, untouched by _finish and by the kept records
-            self._resume = {**resume, "model": model, "done": done, "why": why, "params": self.get_params()}
+            resumable = RAN_ALL if why == STOPPED_BY_CALLBACK else why  # a callback's stop: more rounds may follow
+            self._resume = {**resume, "model": model, "done": done, "why": resumable, "params": self.get_params()}
             kept_model = _driver.Model(kept_model.rounds.copy(), kept_model.nodes.copy())
         return self._finish(data, config, kept_model)
+
+    def _progress_header(self, data, valid, config, T, start):
+        """verbose: the first line of a fit's progress report."""
+        if not self.verbose:
+            return None
+        depth = int(config[0]["max_depth"])
+        n_features, n = data.codes.shape
+        what = f"{n} rows x {n_features} features, {int(config[0]['n_classes'])} classes, "
+        what += "stumps" if depth == 0 else f"trees of depth {depth}"
+        if valid.y.shape[0]:
+            what += f", {valid.y.shape[0]} validation rows"
+        rounds = f"rounds {start + 1} to {T}" if start else f"up to {T} rounds"
+        return f"{rounds} on {what}; a line every {_driver.report_every(max(1, T - start))} rounds"
 
     def _finish(self, data, config, model):
         """Hook after the loop (QuadBoost re-weights its voters here)."""
