@@ -88,15 +88,15 @@ def test_ctrl_c_returns_at_once_and_keeps_the_previous_model():
     done = threading.Event()
 
     def interrupt():
-        # Ctrl-C until the fit answers: a KeyboardInterrupt that lands in a finalizer run by the
-        # garbage collector is swallowed by Python itself, so one press can be lost after many tests
+        # Ctrl-C until the fit answers (a KeyboardInterrupt that lands in a finalizer run by the
+        # garbage collector is swallowed by Python itself)
         while not done.wait(1.0 if not fired else 0.5):
             fired.append(time.perf_counter())
             _thread.interrupt_main()
 
     model.set_params(n_estimators=10 ** 7)
-    # Python's own Ctrl-C handler, as a user's session has: in a cold full run some library used by
-    # an earlier test leaves SIGINT ignored in this process, and interrupt_main then does nothing
+    # Python's own Ctrl-C handler, as an interactive session has: a test run started in the background
+    # by a non-interactive shell inherits SIGINT ignored, and interrupt_main then does nothing
     previous_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Thread(target=interrupt, daemon=True)
     timer.start()
