@@ -9,8 +9,9 @@ gamma in {0.5, 1, 1.5}, schedule gamma / t) and the test error at that choice is
 The table gives mean ± standard error over the repeats; per data set the best mean is in
 bold and the boosters not significantly different from it (paired t-test, 1%) are marked.
 
-    python scripts/reproduce.py                      # R = 50, writes docs/reproduction.md
-    python scripts/reproduce.py --repeats 2 --quick  # a smoke run in seconds
+    python scripts/reproduce.py --out docs/reproduction.md   # R = 50, the committed table
+    python scripts/reproduce.py --repeats 2 --quick          # a smoke run in seconds
+                                                             # (writes reproduction-results/)
 
 Data: twonorm and ringnorm (7400 rows, 20 features), waveform (5000 rows, 21 features,
 CART class 1 vs the rest), all generated (fastboost.datasets); scikit-learn's breast cancer
@@ -193,8 +194,12 @@ def main(argv=None):
     parser.add_argument("--max-rounds", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=os.cpu_count())
     parser.add_argument("--quick", action="store_true", help="small data and grids (a smoke run)")
-    parser.add_argument("--out", default="docs/reproduction.md")
+    parser.add_argument("--out", default=os.path.join("reproduction-results", "reproduction.md"),
+                        help="the Markdown table (its .json beside it); a directory gets reproduction.md. "
+                             "The committed docs/ copy is written only when named here.")
     args = parser.parse_args(argv)
+    if args.out.endswith(("/", os.sep)) or os.path.isdir(args.out):
+        args.out = os.path.join(args.out, "reproduction.md")
     command = " ".join(["python scripts/reproduce.py", *(argv if argv is not None else sys.argv[1:])])
     jobs = [(name, r) for r in range(args.repeats) for name in args.datasets]
     results = []

@@ -34,3 +34,19 @@ def test_reproduce_tiny(tmp_path, capsys):
             assert 0.0 <= r[booster]["test_error"] <= 1.0
             assert r[booster]["rounds"] <= 200
     assert "[6/6]" in capsys.readouterr().out
+
+
+def test_quick_run_writes_outside_the_committed_docs(tmp_path, monkeypatch):
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        import reproduce
+    finally:
+        sys.path.remove(str(SCRIPTS))
+    monkeypatch.chdir(tmp_path)
+    argv = ["--repeats", "1", "--quick", "--workers", "1", "--patience", "5", "--max-rounds", "20",
+            "--datasets", "digits38"]
+    assert reproduce.main(argv) == 0
+    assert (tmp_path / "reproduction-results" / "reproduction.md").exists()
+    assert not (tmp_path / "docs").exists()
+    assert reproduce.main([*argv, "--out", "elsewhere/"]) == 0  # a directory gets reproduction.md
+    assert (tmp_path / "elsewhere" / "reproduction.md").exists()
