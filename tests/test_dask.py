@@ -325,3 +325,25 @@ def test_worker_lost_mid_fit_raises_and_leaves_no_model(client, ddata, monkeypat
     assert f"worker {killed[0]} holding" in str(err.value)  # names the worker that was lost
     del model._round_callback
     assert model.fit(Xd, yd).n_estimators_ == 40
+
+
+def test_readme_example_runs_with_the_dask_extra(client, tmp_path, monkeypatch):
+    """The README's Dask example as written (on a small X.npy / y.npy), with the module's cluster as Client()."""
+    import pathlib
+    import re
+
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme[readme.index("## Scale out on Dask"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    X, y = make_twonorm(3000, 8, random_state=1)
+    np.save(tmp_path / "X.npy", X)
+    np.save(tmp_path / "y.npy", y)
+    monkeypatch.chdir(tmp_path)
+    code = code.replace("n_estimators=500", "n_estimators=20").replace("chunks=(250_000", "chunks=(1000")
+    scope = {"Client": lambda *a, **k: client}
+    exec(compile(code.replace("from distributed import Client\n", ""), "README.md", "exec"), scope)
+    local = VadaBoostClassifier(n_estimators=20, lam=0.5).fit(X, y)
+    fitted = scope["clf"].to_local()
+    np.testing.assert_array_equal(fitted.rounds_["feature"], local.rounds_["feature"])
+    np.testing.assert_allclose(fitted.rounds_["alpha"], local.rounds_["alpha"], rtol=1e-9)
+    assert np.mean(scope["clf"].predict(scope["X"]).compute() == y) > 0.9  # lazy on the dask array
