@@ -3,6 +3,7 @@ import time
 
 import numba
 import numpy as np
+from numpy.lib.recfunctions import repack_fields
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
@@ -45,6 +46,22 @@ MAX_DEPTH = 8
 
 def _take_rows(X, rows):
     return X.iloc[rows] if v.is_dataframe(X) else X[rows]
+
+
+_STRUCTURE = ["feature", "bin", "threshold", "missing_left", "left", "right"]
+
+
+def _round_structure(est):
+    """Per fitted model (one per class for one-vs-rest): the bytes of each kept round's split and outputs
+    (and its tree), without the steps, which QuadBoost's re-weighting passes revise."""
+    models = getattr(est, "estimators_", None) or [est]
+    out = []
+    for m in models:
+        rounds = repack_fields(m.rounds_[_STRUCTURE])  # only these fields' bytes
+        nodes = m.nodes_
+        out.append([rounds[t].tobytes() + (nodes[t].tobytes() if nodes is not None else b"")
+                    for t in range(rounds.shape[0])])
+    return out
 
 
 def _check_callbacks(callbacks):
@@ -108,9 +125,21 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         """
         callbacks = _check_callbacks(callbacks)
         saved = dict(self.__dict__)
+        # a model fitted in another process (loaded, unpickled) has no working state to continue from:
+        # its rounds are fitted again (bit for bit the same on the same data) and checked
+        replayed = (_round_structure(self) if self.warm_start and "_resume" not in self.__dict__
+                    and hasattr(self, "rounds_") else None)
         try:
             self._callbacks = callbacks
-            return self._fit(X, y, sample_weight, eval_set)
+            self._fit(X, y, sample_weight, eval_set)
+            now = _round_structure(self) if replayed is not None else None
+            if now is not None and (len(now) != len(replayed)
+                                    or any(n[:len(r)] != r for n, r in zip(now, replayed))):
+                raise ValueError(
+                    f"{type(self).__name__}(warm_start=True) continues the fit this model came from; fitted "
+                    "again on this data its first rounds differ, so X, y, sample_weight or eval_set are not "
+                    "the ones it was fitted on. Set warm_start=False to fit anew.")
+            return self
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(saved)

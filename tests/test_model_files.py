@@ -664,3 +664,34 @@ def test_record_dtypes_are_the_documented_ones():
     doc = open(os.path.join(os.path.dirname(__file__), "..", "docs", "model-format.md")).read()
     for name in ROUND_DTYPE.names + NODE_DTYPE.names:
         assert f"`{name}`" in doc
+
+
+@pytest.mark.parametrize("make", [
+    lambda: AdaBoostClassifier(15, warm_start=True),
+    lambda: VadaBoostClassifier(12, max_depth=2, warm_start=True),
+    lambda: QuadBoostClassifier(12, penalty="l1", lam=1e-3, reweight_every=5, warm_start=True),
+], ids=["adaboost", "vadaboost-trees", "quadboost-reweight"])
+def test_a_loaded_model_continues_training(make, data):
+    X, y2, y4 = data
+    y = y4 if "Vada" in type(make()).__name__ else y2
+    est = make().fit(X, y)
+    loaded = _load(_save(est))
+    assert not hasattr(loaded, "_resume")
+    loaded.set_params(n_estimators=30).fit(X, y)
+    longer = make().set_params(n_estimators=30, warm_start=False).fit(X, y)
+    _same_model(longer, loaded, X)
+    with pytest.raises(ValueError, match="first rounds differ"):
+        _load(_save(est)).set_params(n_estimators=30).fit(X, np.roll(y, 7))  # other labels
+    other = _load(_save(est))
+    with pytest.raises(ValueError, match="first rounds differ"):
+        other.set_params(n_estimators=30).fit(X + 1e3 * (X > 0), y)  # the same order, other thresholds
+    _same_fitted(est, other)  # a refused continuation leaves the loaded model as it was
+
+
+def _same_model(a, b, X):
+    """The same fitted ensemble (fit times aside): records, trees and outputs bit for bit."""
+    for x, y in zip(getattr(a, "estimators_", [a]), getattr(b, "estimators_", [b]), strict=True):
+        assert x.rounds_.tobytes() == y.rounds_.tobytes()
+        assert (x.nodes_ is None and y.nodes_ is None) or x.nodes_.tobytes() == y.nodes_.tobytes()
+    assert a.n_estimators_ == b.n_estimators_
+    _same_array(a.decision_function(X), b.decision_function(X), "decision_function")
