@@ -742,7 +742,7 @@ class EBBoostClassifier(_BaseBoostClassifier):
 
     def _tree_depth(self, n_classes):
         if super()._tree_depth(n_classes):
-            raise ValueError("EBBoost enumerates decision stumps exactly and has no tree form "
+            raise ValueError("EBBoost enumerates decision stumps exactly and has no tree form: "
                              "use max_depth=1, min_samples_leaf=1 and min_weight_fraction_leaf=0 (for trees, "
                              "VadaBoostClassifier minimises the same cost).")
         return 0
