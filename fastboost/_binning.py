@@ -11,7 +11,9 @@ rows with positive sample weight (at most ``subsample`` rows, drawn with
   statistics), so at most ``max_bins`` bins.
 
 Code ``k`` holds the values in ``(edges[k-1], edges[k]]``; NaN gets
-``missing_code = max_bins``. ±inf are ordinary values in the extreme bins.
+``missing_code = max_bins``. A categorical feature arrives as category indices
+``0 .. n_categories - 1`` (NaN: missing or unknown); its edges are the half-integers
+between them, so its codes are the indices themselves. ±inf are ordinary values in the extreme bins.
 X is read column by column to fit the edges and chunk by chunk to map it, so
 at most one chunk of float64 values is made at a time, besides (above
 ``subsample`` rows of a NumPy array) one gather of the subsampled rows in X's
@@ -97,7 +99,9 @@ class BinMapper:
                     entries, +inf after (the raw threshold of split "code <= k";
                     a fixed width keeps the binning search branch-free)
       n_edges_      int64[n_features]
-      n_value_bins_ int64[n_features]: non-missing bins (0 for an all-NaN feature)
+      n_value_bins_ int64[n_features]: non-missing bins (0 for an all-NaN feature; a categorical
+                    feature: its number of categories)
+      categorical_  uint8[n_features]: 1 for categorical features
       missing_code  = max_bins
     """
 
@@ -110,8 +114,11 @@ class BinMapper:
     def missing_code(self):
         return self.max_bins
 
-    def fit(self, X, sample_weight=None):
+    def fit(self, X, sample_weight=None, n_categories=None):
+        """n_categories: int[n_features], > 0 for the categorical features (X holds their category indices)."""
         n, d = X.shape
+        n_categories = np.zeros(d, np.int64) if n_categories is None else np.asarray(n_categories, np.int64)
+        self.categorical_ = (n_categories > 0).astype(np.uint8)
         rows = None
         if sample_weight is not None and np.any(sample_weight == 0):
             rows = np.flatnonzero(sample_weight > 0)
@@ -134,6 +141,11 @@ class BinMapper:
         self.n_value_bins_ = np.zeros(d, dtype=np.int64)
 
         def fit_column(f):  # writes only row f of the outputs
+            if n_categories[f]:  # category indices: one code each
+                self.thresholds_[f, : n_categories[f] - 1] = np.arange(n_categories[f] - 1) + 0.5
+                self.n_edges_[f] = n_categories[f] - 1
+                self.n_value_bins_[f] = n_categories[f]
+                return
             col = _column(sample, f, rows)
             edges = bin_edges(col, self.max_bins, weights)
             self.thresholds_[f, : edges.size] = edges
@@ -160,5 +172,5 @@ class BinMapper:
             map_to_bins(_row_chunk(X, start, stop), self.thresholds_, self.missing_code, codes, start)
         return codes
 
-    def fit_transform(self, X, sample_weight=None):
-        return self.fit(X, sample_weight).transform(X)
+    def fit_transform(self, X, sample_weight=None, n_categories=None):
+        return self.fit(X, sample_weight, n_categories).transform(X)

@@ -191,7 +191,7 @@ class WorkerShard:
         c = config[0]
         self.use_q = bool(c["use_q"])
         self.data = TrainData(codes, self.y, self.p, np.ascontiguousarray(mapper.n_value_bins_, dtype=np.int64),
-                              mapper.thresholds_)
+                              mapper.thresholds_, mapper.categorical_)
         w = (2.0 * self.y - 1.0) if c["additive"] else self.p.copy()
         self.ws = make_workspace(self.y, w, d, n_bins, config)
         self.learner = pick_learner(config)

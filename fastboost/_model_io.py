@@ -37,8 +37,18 @@ from .estimators import (
 
 FORMAT_NAME = "fastboost-model"
 #: the newest format version this fastboost writes and reads
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 HEADER = "header.json"
+
+
+def _without_categorical(dtype):
+    """A record dtype as format version 1 wrote it: the same fields and offsets, before the categorical ones."""
+    names = [n for n in dtype.names if n not in ("categorical", "cat_left")]
+    return np.dtype([(n, dtype.fields[n][0]) for n in names], align=True)
+
+
+#: the record dtypes of format version 1 (no categorical splits): read and widened with zeros
+_V1_RECORDS = {"ROUND_DTYPE": _without_categorical(ROUND_DTYPE), "NODE_DTYPE": _without_categorical(NODE_DTYPE)}
 
 #: The classes a model file may name, by name: loading looks the class up here and never imports by name.
 ESTIMATOR_CLASSES = {cls.__name__: cls for cls in (
@@ -61,6 +71,7 @@ SCALARS = {
 ARRAYS = {
     "classes_": None,
     "feature_names_in_": None,
+    "is_categorical_": np.dtype(np.bool_),
     "rounds_": ROUND_DTYPE,
     "nodes_": NODE_DTYPE,
     "estimator_weights_": np.dtype(np.float64),
@@ -69,7 +80,10 @@ ARRAYS = {
 }
 _RECORD_NAMES = {"rounds_": "ROUND_DTYPE", "nodes_": "NODE_DTYPE"}
 _BINARY_REQUIRED = ("classes_", "rounds_", "estimator_weights_", "estimator_errors_")
-_OVR_ARRAYS = ("classes_", "feature_names_in_")
+_OVR_ARRAYS = ("classes_", "feature_names_in_", "is_categorical_")
+#: one array per categorical feature f, ``categories_<f>``: its sorted categories (str or float64)
+_CATEGORIES = re.compile(r"categories_(0|[1-9][0-9]{0,8})")
+_CATEGORIES_DTYPE = re.compile(r"<f8|<U[1-9][0-9]{0,5}")
 _RECORD_KEYS = {"estimator", "params", "notes", "attributes", "classes", "arrays", "estimators"}
 _TOP_KEYS = {"format", "format_version", "fastboost_version", "saved_from", "model"}
 
@@ -146,7 +160,7 @@ def _record(est, prefix, members):
     check_is_fitted(est)
     state = vars(est)
     unknown = [k for k in state if k.endswith("_") and not k.startswith("_") and k not in SCALARS
-               and k not in ARRAYS and k != "estimators_"]
+               and k not in ARRAYS and k not in ("estimators_", "categories_")]
     if unknown:
         raise ValueError(f"Cannot save {name}: its fitted attribute(s) {unknown} have no place in model format "
                          f"version {FORMAT_VERSION}.")
@@ -167,6 +181,15 @@ def _record(est, prefix, members):
         if stored.tolist() != names.tolist():
             raise ValueError("Cannot save feature_names_in_: a feature name ends with a NUL character.")
         _add_array(members, prefix, arrays, "feature_names_in_", stored)
+    if state.get("is_categorical_") is not None:
+        _add_array(members, prefix, arrays, "is_categorical_", np.asarray(state["is_categorical_"], dtype=np.bool_))
+        for f, cats in enumerate(state["categories_"]):
+            if cats is not None:
+                if cats.dtype.kind == "U" and cats.shape[0] == 0:
+                    cats = np.empty(0, "<U1")
+                if not _CATEGORIES_DTYPE.fullmatch(cats.dtype.str):
+                    raise ValueError(f"Cannot save the categories of feature {f}: dtype {cats.dtype}.")
+                _add_array(members, prefix, arrays, f"categories_{f}", cats)
     if "estimators_" in state:
         rec["estimators"] = [_record(m, f"{prefix}estimators/{k}/", members)
                              for k, m in enumerate(state["estimators_"])]
@@ -200,6 +223,8 @@ def _params_to_json(est, notes):
         if isinstance(value, dict):  # class_weight: {label: weight}
             out[name] = {"dict": [[_param_scalar(f"{name} key", k), _param_scalar(f"{name}[{k!r}]", w)]
                                   for k, w in value.items()]}
+        elif name == "categorical_features" and isinstance(value, (list, tuple, np.ndarray)):  # a mask, indices, names
+            out[name] = {"list": [_param_scalar(f"{name}[{i}]", x) for i, x in enumerate(np.asarray(value).tolist())]}
         else:
             out[name] = _param_scalar(name, value)
     return out
@@ -313,7 +338,7 @@ def _load(f):
             raise _Invalid(f"not a fastboost model file (no {HEADER} member).")
         header = _read_header(zf)
         used = {HEADER}
-        est = _read_record(zf, header["model"], "", used, parent=None)
+        est = _read_record(zf, header["model"], "", used, parent=None, version=header["format_version"])
         extra = sorted(set(names) - used)
         if extra:
             raise _Invalid(f"unexpected member(s) {extra[:5]}: the header lists no such array.")
@@ -373,7 +398,7 @@ def _is_int(x):
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _read_record(zf, rec, prefix, used, parent):
+def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
     """The fitted estimator described by header entry ``rec`` (arrays under ``prefix``), every part checked."""
     where = f"{HEADER}: model {prefix or '(top level)'}"
     if not isinstance(rec, dict):
@@ -435,7 +460,7 @@ def _read_record(zf, rec, prefix, used, parent):
     allowed_arrays = _OVR_ARRAYS if ovr else tuple(ARRAYS)
     required = ("classes_",) if ovr else _BINARY_REQUIRED
     for key in arrays:
-        if key not in allowed_arrays:
+        if key not in allowed_arrays and not _CATEGORIES.fullmatch(key):
             raise _Invalid(f"{where}: unexpected array {key!r}" + (" in a one-vs-rest model." if ovr else "."))
     for key in required:
         if key not in arrays:
@@ -458,6 +483,18 @@ def _read_record(zf, rec, prefix, used, parent):
             n_classes = shape[0] if len(shape) == 1 else -1
             if not 2 <= n_classes <= MAX_CLASSES:
                 raise _Invalid(f"{where}: classes_ must have shape [K] with 2 <= K <= {MAX_CLASSES}, got {shape}.")
+        elif _CATEGORIES.fullmatch(key):
+            f = int(key[len("categories_"):])
+            if f >= n_features or not _CATEGORIES_DTYPE.fullmatch(dtype_name) or len(shape) != 1 \
+                    or shape[0] > 255:
+                raise _Invalid(f"{where}: {key} must be the categories (<f8 or <U, at most 255) of a feature < "
+                               f"{n_features}, got dtype {dtype_name!r}, shape {shape}.")
+            dtypes[key] = np.dtype(dtype_name)
+        elif key == "is_categorical_":
+            if dtype_name != "|b1":
+                raise _Invalid(f"{where}: is_categorical_ must have dtype '|b1', got {dtype_name!r}.")
+            dtypes[key] = ARRAYS[key]
+            _expect_shape(where, key, shape, (n_features,))
         elif key == "feature_names_in_":
             if not _NAMES_DTYPE.fullmatch(dtype_name):
                 raise _Invalid(f"{where}: feature_names_in_ must have a '<U' (str) dtype, got {dtype_name!r}.")
@@ -467,7 +504,7 @@ def _read_record(zf, rec, prefix, used, parent):
             expected = _RECORD_NAMES.get(key, ARRAYS[key].str)
             if dtype_name != expected:
                 raise _Invalid(f"{where}: {key} must have dtype {expected!r}, got {dtype_name!r}.")
-            dtypes[key] = ARRAYS[key]
+            dtypes[key] = _V1_RECORDS[expected] if version == 1 and key in _RECORD_NAMES else ARRAYS[key]
             if key == "nodes_":
                 if len(shape) != 2 or shape[0] != n_rounds or not _tree_depth(shape[1]):
                     raise _Invalid(f"{where}: nodes_ must have shape [n_estimators_ = {n_rounds}, 2**(d + 1) - 1] "
@@ -483,6 +520,11 @@ def _read_record(zf, rec, prefix, used, parent):
     for key, (_, shape) in decl.items():
         member = f"{prefix}{key}.npy"
         values[key] = _read_npy(zf, member, dtypes[key], tuple(shape))
+        if key in _RECORD_NAMES and values[key].dtype != ARRAYS[key]:  # version 1: no categorical splits
+            widened = np.zeros(values[key].shape, ARRAYS[key])
+            for field in values[key].dtype.names:
+                widened[field] = values[key][field]
+            values[key] = widened
         used.add(member)
     classes = values["classes_"]
     if not np.all(classes[1:] > classes[:-1]):
@@ -499,14 +541,32 @@ def _read_record(zf, rec, prefix, used, parent):
         state["feature_names_in_"] = names
     state["n_features_in_"] = n_features
     state["classes_"] = classes
+    is_cat = values.get("is_categorical_")
+    cat_keys = {int(k[len("categories_"):]) for k in values if _CATEGORIES.fullmatch(k)}
+    if (is_cat is None and cat_keys) or (is_cat is not None and cat_keys != set(np.flatnonzero(is_cat).tolist())):
+        raise _Invalid(f"{where}: categories_<f> arrays must be given exactly for the features is_categorical_ "
+                       "marks.")
+    state["is_categorical_"] = is_cat if is_cat is not None and is_cat.any() else None
+    state["categories_"] = None
+    if state["is_categorical_"] is not None:
+        cats = [values.get(f"categories_{f}") for f in range(n_features)]
+        for f, c in enumerate(cats):
+            if c is not None and (c.shape[0] and not np.all(c[1:] > c[:-1]) or c.dtype.kind == "f"
+                                  and np.isnan(c).any()):
+                raise _Invalid(f"{prefix}categories_{f}.npy: the categories must be unique, sorted and not NaN.")
+        state["categories_"] = cats
     if ovr:
         subs = rec["estimators"]
         if not isinstance(subs, list) or len(subs) != n_classes or n_classes < 3:
             raise _Invalid(f"{where}: a one-vs-rest model holds one model per class ({n_classes} classes, at least "
                            f"3), got {len(subs) if isinstance(subs, list) else type(subs).__name__}.")
-        models = [_read_record(zf, sub, f"{prefix}estimators/{k}/", used, parent=est) for k, sub in enumerate(subs)]
+        models = [_read_record(zf, sub, f"{prefix}estimators/{k}/", used, parent=est, version=version)
+                  for k, sub in enumerate(subs)]
         for k, m in enumerate(models):
-            if m.n_features_in_ != n_features or not _same_names(m, state.get("feature_names_in_")):
+            # (with categorical features the per-class models are fitted on category indices, without names)
+            same = _same_names(m, state.get("feature_names_in_")) or (
+                state["is_categorical_"] is not None and getattr(m, "feature_names_in_", None) is None)
+            if m.n_features_in_ != n_features or not same:
                 raise _Invalid(f"{where}: model estimators/{k}/ was fitted on other features than its one-vs-rest "
                                "model.")
         if sum(m.n_estimators_ for m in models) != n_rounds:
@@ -523,6 +583,9 @@ def _read_record(zf, rec, prefix, used, parent):
             _check_trees(f"{prefix}nodes_.npy", nodes, n_features, n_classes)
         elif n_classes > 2:
             raise _Invalid(f"{where}: a model of {n_classes} classes (SAMME) needs its trees (nodes_).")
+        for key, recs in (("rounds_", rounds), ("nodes_", nodes)):
+            if recs is not None:
+                _check_categorical(f"{prefix}{key}.npy", recs, state["is_categorical_"])
         if n_classes > 2 and not cls._samme:
             raise _Invalid(f"{where}: a {name} of {n_classes} classes is one-vs-rest (one model per class), "
                            "not a single model.")
@@ -547,9 +610,13 @@ def _is_scalar(value):
 
 
 def _param_from_json(where, value):
-    """A parameter value: a JSON scalar, or {"dict": [[key, value], ...]} for a dict (class_weight)."""
+    """A parameter value: a JSON scalar, {"dict": [[key, value], ...]} for a dict (class_weight) or {"list": [...]}
+    for a list of scalars (categorical_features)."""
     if _is_scalar(value):
         return value
+    if isinstance(value, dict) and set(value) == {"list"} and isinstance(value["list"], list) and all(
+            _is_scalar(item) for item in value["list"]):
+        return list(value["list"])
     if isinstance(value, dict) and set(value) == {"dict"} and isinstance(value["dict"], list) and all(
             isinstance(item, list) and len(item) == 2 and _is_scalar(item[0]) and _is_scalar(item[1])
             for item in value["dict"]):
@@ -557,7 +624,8 @@ def _param_from_json(where, value):
         if len(out) != len(value["dict"]):
             raise _Invalid(f"{where}: a dict repeats a key.")
         return out
-    raise _Invalid(f"{where}: expected null, a bool, number or string, or {{\"dict\": [[key, value], ...]}}; "
+    raise _Invalid(f"{where}: expected null, a bool, number or string, {{\"list\": [...]}} or "
+                   f"{{\"dict\": [[key, value], ...]}}; "
                    f"got {value!r:.80}.")
 
 
@@ -661,6 +729,20 @@ def _check_features(member, feature, n_features, low):
         i = np.flatnonzero(bad.reshape(-1))[0]
         raise _Invalid(f"{member}: feature index {int(feature.reshape(-1)[i])} out of range [{low}, {n_features}) "
                        f"(record {i}).")
+
+
+def _check_categorical(member, recs, is_categorical):
+    """Categorical splits (categorical = 1) only on the categorical features; the flag 0 or 1."""
+    flag = recs["categorical"]
+    bad = (flag != 0) & (flag != 1)
+    if is_categorical is None:
+        bad |= flag != 0
+    else:
+        bad |= (flag == 1) & ~is_categorical[np.clip(recs["feature"], 0, is_categorical.shape[0] - 1)]
+    if np.any(bad):
+        i = np.flatnonzero(bad.reshape(-1))[0]
+        raise _Invalid(f"{member}: record {i}: a categorical split must be 0 or 1, and 1 only on a categorical "
+                       "feature.")
 
 
 def _check_trees(member, nodes, n_features, n_classes):

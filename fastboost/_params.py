@@ -208,6 +208,24 @@ class ClassWeight(Constraint):
 
 
 @dataclass(frozen=True)
+class CategoricalFeatures(Constraint):
+    """"from_dtype", None, or a 1-D array-like: a boolean mask, integer indices or feature names."""
+
+    doc_type = '"from_dtype", array-like of bool, int or str, or None'
+
+    def check(self, name, value, or_none=""):
+        if value is None or (isinstance(value, str) and value == "from_dtype"):
+            return
+        if isinstance(value, (str, bytes, numbers.Number, dict, set)):
+            raise _type_error(name, '"from_dtype", None, a boolean mask, integer indices or feature names', value)
+        arr = np.asarray(value)
+        if arr.ndim != 1 or not (arr.dtype.kind in "biuU" or arr.size == 0
+                                 or all(isinstance(c, str) for c in arr.tolist())):
+            raise ValueError(f"{name} must be \"from_dtype\", None, or a 1-D boolean mask, integer indices or "
+                             f"feature names; got {plain(value)}.")
+
+
+@dataclass(frozen=True)
 class RandomState(Constraint):
     """What ``sklearn.utils.check_random_state`` accepts: None, an int seed, a ``numpy.random.RandomState``."""
 
@@ -282,6 +300,13 @@ COMMON = {
     "max_bins": Param(MAX_BINS, Int(2, MAX_BINS), (
         "Bins per feature, their edges computed once before boosting; one further bin holds the "
         "missing values (NaN).")),
+    "categorical_features": Param("from_dtype", CategoricalFeatures(), (
+        'Which features are categorical: "from_dtype" (a DataFrame\'s ``category``, string and object '
+        "columns; none for arrays), None, a boolean mask, integer indices or column names. A categorical "
+        "feature's categories are its distinct values in the training data (at most ``max_bins``); a "
+        "split sends a set of categories left, found by ordering the categories by their share of the "
+        "class weights (the best of all subsets for two classes). Missing values and categories not seen "
+        "in training go to the same side.")),
     "feature_rank": Param(1, Int(1), (
         "Use the best split of the k-th best feature (1: the best split). k >= 2 gives \"lazy\" "
         "stumps: features ranked by their best split's criterion, ties by feature index; k beyond "
@@ -319,7 +344,8 @@ def _declare(*names, **own):
 
 
 _TREE = ("max_depth", "min_samples_leaf", "min_weight_fraction_leaf")
-_TAIL = ("max_bins", "feature_rank", "validation_fraction", "n_iter_no_change", "n_jobs", "random_state", "verbose")
+_TAIL = ("max_bins", "categorical_features", "feature_rank", "validation_fraction", "n_iter_no_change", "n_jobs",
+         "random_state", "verbose")
 
 #: public estimator class name -> {parameter: Param}, in the order of its ``__init__`` signature
 #: (``n_estimators`` positional, the others keyword-only).
@@ -331,8 +357,8 @@ ESTIMATOR_PARAMS = {
     "LazyBoostClassifier": _declare(
         "n_estimators", "learning_rate", "class_weight", "warm_start",
         "feature_rank", "criterion", "max_depth", "leaf", "min_samples_leaf",
-        "min_weight_fraction_leaf", "max_bins", "validation_fraction", "n_iter_no_change", "n_jobs",
-        "random_state", "verbose", criterion=_CRITERION_OR_REAL,
+        "min_weight_fraction_leaf", "max_bins", "categorical_features", "validation_fraction", "n_iter_no_change",
+        "n_jobs", "random_state", "verbose", criterion=_CRITERION_OR_REAL,
         feature_rank=replace(COMMON["feature_rank"], default=2, doc=(
             "Use the best stump of the k-th best feature: features ranked by their best stump's "
             "criterion, ties by feature index; k beyond the number of features that can split uses "
@@ -421,6 +447,11 @@ ATTRIBUTES = {
     "feature_names_in_": ("ndarray of shape (n_features_in_,)",
                           "Names of the features seen during ``fit``; set only when X is a DataFrame with "
                           "string column names."),
+    "is_categorical_": ("ndarray of bool of shape (n_features_in_,) or None",
+                        "Which features are categorical (``categorical_features``); None when none is."),
+    "categories_": ("list of ndarray or None",
+                    "Per feature, its sorted categories (None for numeric features); a categorical feature's "
+                    "splits send sets of these left. None without categorical features."),
     "rounds_": ("structured ndarray of shape (n_estimators_,)",
                 "One record per kept round: ``feature``, ``bin``, ``threshold``, ``missing_left``, ``left``, "
                 "``right`` (the stump; for trees, see ``nodes_``), ``alpha`` (the step), ``error``, "

@@ -78,14 +78,11 @@ def _split_frame(path, frame, target):
         frame = frame.drop(columns=[name])
     if frame.shape[1] == 0:
         raise ValueError(f"{path}: no feature columns")
-    for name in frame.columns:
+    for name in frame.columns:  # text columns are categorical features (the estimators' default)
         kind = frame[name].dtype.kind
-        if kind in "OSUa" or str(frame[name].dtype) in ("category", "string"):
-            example = frame[name].dropna().iloc[0] if frame[name].notna().any() else None
-            raise ValueError(f"{path}: column {name!r} holds text ({example!r}); fastboost needs numeric columns "
-                             "(encode categories as numbers first)")
-        if kind not in "biuf":
-            raise ValueError(f"{path}: column {name!r} has type {frame[name].dtype}; fastboost needs numeric columns")
+        if kind not in "biufOSU" and str(frame[name].dtype) not in ("category", "string"):
+            raise ValueError(f"{path}: column {name!r} has type {frame[name].dtype}; fastboost needs numeric or "
+                             "text (categorical) columns")
     return frame, y, [str(c) for c in frame.columns]
 
 
@@ -103,7 +100,7 @@ def _read_csv_numpy(path, target):
         names.remove(name)
     for name in names:
         if table.dtype[name].kind not in "biuf":
-            raise ValueError(f"{path}: column {name!r} holds text; fastboost needs numeric columns")
+            raise ValueError(f"{path}: column {name!r} holds text; reading text columns as categories needs pandas")
     X = np.column_stack([table[n].astype(np.float64) for n in names]) if names else None
     if X is None:
         raise ValueError(f"{path}: no feature columns")

@@ -11,6 +11,11 @@ and writes them by field name.
 - Labels inside the kernels are ``uint16`` class indices (0 for ``classes_[0]``,
   i.e. y = -1; 1 for ``classes_[1]``, i.e. y = +1; 0 .. K - 1 for K classes): they
   index the histogram's class field directly. Up to ``MAX_CLASSES`` classes.
+- A categorical feature's codes are category indices ``0 .. n_categories - 1``
+  (at most ``max_bins`` categories); unknown categories share the missing code.
+  Its splits send a set of categories left: ``categorical = 1`` and the bitset
+  ``cat_left`` in the round or node record, ``bin`` the number of categories in
+  the set minus one and ``threshold`` NaN.
 - Per-sample weights and all sums are ``float64``: boosting weights span many
   orders of magnitude after a few hundred rounds, and float32 sums would make
   the chosen stump depend on summation order.
@@ -36,6 +41,8 @@ Y_DTYPE = np.uint16
 MAX_CLASSES = int(np.iinfo(Y_DTYPE).max) + 1
 WEIGHT_DTYPE = np.float64
 MAX_BINS = 255
+#: 64-bit words of a bitset over the codes 0 .. MAX_BINS (a categorical split's left side)
+CAT_WORDS = 4
 
 #: One record per kept round: the fitted ensemble (trees: the root split; the tree is in NODE_DTYPE).
 ROUND_DTYPE = np.dtype([
@@ -52,6 +59,8 @@ ROUND_DTYPE = np.dtype([
     ("cost", np.float64),         # the algorithm's cost after the round
     ("log_cost", np.float64),     # its log (the cost itself underflows to 0 after many rounds)
     ("val_error", np.float64),    # weighted validation error after the round (NaN without one)
+    ("categorical", np.int64),    # 1: a split of a categorical feature, left is the codes in cat_left
+    ("cat_left", np.uint64, (CAT_WORDS,)),  # bitset of the category codes that go left (categorical only)
 ], align=True)
 
 #: Tree nodes; ``nodes_[t]`` is the tree of round t, node 0 its root. Unused slots have left = -1.
@@ -66,6 +75,8 @@ NODE_DTYPE = np.dtype([
     ("value", np.float64),       # leaf output (binary: -1 / +1, the confidence-rated value or the mean residual)
     ("gain", np.float64),        # internal node: decrease of the split criterion
     ("weight", np.float64),      # learner weight of the node's rows
+    ("categorical", np.int64),   # 1: a split of a categorical feature, left is the codes in cat_left
+    ("cat_left", np.uint64, (CAT_WORDS,)),  # bitset of the category codes that go left (categorical only)
 ], align=True)
 
 #: What one round's weak hypothesis achieved, handed to the step and stop rules.
@@ -150,6 +161,7 @@ TrainData = namedtuple("TrainData", [
     "p",             # float64[n_samples]  initial distribution (sample weights, sum 1)
     "n_value_bins",  # int64[n_features]  non-missing bins per feature
     "thresholds",    # float64[n_features, 256]  raw threshold of "code <= k" (inf past the last edge)
+    "categorical",   # uint8[n_features]  1 for a categorical feature (its codes are category indices)
 ])
 
 #: The binned validation set and its margins (n_val may be 0: no validation).

@@ -10,28 +10,36 @@ def is_dataframe(X):
     return hasattr(X, "iloc") and hasattr(X, "dtypes") and hasattr(X, "columns")
 
 
-def check_X(X, estimator_name):
+def check_X(X, estimator_name, categorical=None):
     """Return X as a 2-D numeric array or DataFrame without copying float data.
 
     NumPy arrays (any order, memmaps included) and DataFrames of numeric columns
     pass through unchanged; lists and object arrays are converted once.
+    categorical: bool[n_features] or None; those columns may hold strings (DataFrame columns of any
+    dtype, object or string arrays), which ``fastboost._categorical.encode`` maps later.
     """
+    has_cat = categorical is not None and bool(np.any(categorical))
     if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
         raise TypeError(
             f"{estimator_name} does not accept sparse input: pass a dense NumPy array or DataFrame "
             "(for example X.toarray())."
         )
     if is_dataframe(X):
-        bad = [str(c) for c, dt in zip(X.columns, X.dtypes) if not _numeric_dtype(dt)]
+        bad = [str(c) for f, (c, dt) in enumerate(zip(X.columns, X.dtypes))
+               if not _numeric_dtype(dt) and not (has_cat and f < len(categorical) and categorical[f])]
         if bad:
-            raise TypeError(f"X must contain only numeric columns; non-numeric columns: {bad[:10]}")
+            raise TypeError(f"X must contain only numeric columns besides the categorical ones; non-numeric "
+                            f"columns: {bad[:10]}. Name them in categorical_features (the default, "
+                            "\"from_dtype\", takes category, string and object columns).")
         shape = X.shape
     else:
         if not isinstance(X, np.ndarray):
             X = np.asarray(X)
         if X.dtype.kind == "c":
             raise ValueError("Complex data not supported: X must be real-valued.")
-        if X.dtype.kind == "O":
+        if X.dtype.kind in "OUS" and has_cat and X.ndim == 2:
+            pass  # mixed columns: encoded column by column
+        elif X.dtype.kind == "O":
             X = X.astype(np.float64)  # TypeError / ValueError from NumPy names the bad element
         elif X.dtype.kind not in _ALLOWED_KINDS:
             raise TypeError(f"X must be numeric (bool, int or float), got dtype {X.dtype}.")

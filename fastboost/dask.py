@@ -92,7 +92,7 @@ from ._dask_worker import PartitionLostError, WorkerShard, predict_block
 from ._driver import Model, Progress, grow_model, make_model
 from ._kernels.loop import record_round
 from ._kernels.split import choose_stump
-from ._types import ACCEPT_STOP, RAN_ALL, REJECT, STATE_DTYPE, STOPPED_BY_RULE, SUMS_DTYPE
+from ._types import ACCEPT_STOP, CAT_WORDS, RAN_ALL, REJECT, STATE_DTYPE, STOPPED_BY_RULE, SUMS_DTYPE
 from .estimators import (
     AdaBoostClassifier,
     EBBoostClassifier,
@@ -322,9 +322,10 @@ def _choose_stump(hist, histq, n_value_bins, missing_code, thresholds, criterion
 
     Returns (f, k, missing_left, left, right, threshold, Q_I, Q_J) as Python scalars.
     """
-    f, k, ml, left, right, threshold, qi, qj = choose_stump(hist, histq, n_value_bins, missing_code, thresholds,
-                                                            criterion, lam, feature_rank, fvalue, fbin,
-                                                            fmissing_left)
+    numeric = np.zeros(n_value_bins.shape[0], np.uint8)  # (categorical features are not taken on Dask)
+    f, k, ml, left, right, threshold, qi, qj, _ = choose_stump(hist, histq, n_value_bins, numeric, missing_code,
+                                                               thresholds, criterion, lam, feature_rank, fvalue,
+                                                               fbin, fmissing_left, np.zeros(CAT_WORDS, np.uint64))
     return int(f), int(k), int(ml), int(left), int(right), float(threshold), float(qi), float(qj)
 
 
@@ -364,6 +365,11 @@ class _DaskBoostMixin:
         if self.class_weight is not None:
             raise NotImplementedError(f"{name} does not take class_weight yet: multiply the class weights into "
                                       "sample_weight.")
+        explicit = not (self.categorical_features is None or isinstance(self.categorical_features, str))
+        if explicit or any(getattr(dt, "name", None) == "category" or getattr(dt, "kind", "f") in "OUS"
+                           for dt in getattr(X, "dtypes", ())):
+            raise NotImplementedError(f"{name} takes numeric features only: categorical features are "
+                                      "single-machine (encode them as numbers, or fit on one machine).")
         client = distributed.get_client() if client is None else client
         xparts, row_chunks, meta = _x_parts(X, name)
         yparts = _vector_parts(y, "y", len(xparts), row_chunks)

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _driver
+from . import _categorical, _driver
 from . import _validation as v
 from ._algorithms import PENALTIES, RULES, SCHEDULES, quad_penalty
 from ._binning import BinMapper
@@ -48,7 +48,7 @@ def _take_rows(X, rows):
     return X.iloc[rows] if v.is_dataframe(X) else X[rows]
 
 
-_STRUCTURE = ["feature", "bin", "threshold", "missing_left", "left", "right"]
+_STRUCTURE = ["feature", "bin", "threshold", "missing_left", "left", "right", "categorical", "cat_left"]
 
 
 def _round_structure(est):
@@ -106,7 +106,9 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         """Fit the boosted ensemble.
 
         X: array-like (n_samples, n_features): NumPy array (float32/float64/int,
-        C or F order, memmap) or DataFrame of numeric columns; NaN marks a missing value.
+        C or F order, memmap) or DataFrame; NaN marks a missing value. Categorical
+        columns (``categorical_features``; by default a DataFrame's category, string and
+        object columns) may hold strings.
         y: two class labels of any kind. sample_weight: non-negative, not all zero.
         eval_set: (X_val, y_val) or (X_val, y_val, sample_weight_val), a validation
         set (alternatively ``validation_fraction`` holds out a stratified part of X).
@@ -150,7 +152,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight, eval_set):
         self._check_params()
         name = type(self).__name__
-        X = v.check_X(X, name)
+        X_in, X = self._encode_fit_X(X)
         n_samples = X.shape[0]
         y = v.check_y(y, n_samples, name)
         classes, y_idx = np.unique(y, return_inverse=True)
@@ -160,14 +162,15 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{name} takes at most {MAX_CLASSES} classes; y has {classes.shape[0]}.")
         sample_weight = self._class_weighted(sample_weight, y)
         if classes.shape[0] > 2 and not (self._samme and getattr(self, "leaf", "discrete") == "discrete"):
-            return self._fit_one_vs_rest(X, y, classes, sample_weight, eval_set)
+            return self._fit_one_vs_rest(X, X_in, y, classes, sample_weight, eval_set)
         sw = v.check_sample_weight(sample_weight, n_samples)
         X, y_idx, sw, val = self._validation_split(X, y_idx, sw, classes, eval_set)
         p = v.as_distribution(sw)
         # all input checked: only now replace any earlier fit's state
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, attr)
-        validate_data(self, X=X, reset=True, skip_check_array=True)
+        validate_data(self, X=X_in, reset=True, skip_check_array=True)
+        self._set_categories()
         self.classes_ = classes
         y_idx = y_idx.astype(Y_DTYPE)
         resume = self.__dict__.pop("_resume", None) if self.warm_start else None
@@ -177,7 +180,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         with n_threads(self.n_jobs):
             if resume is None:
                 mapper = BinMapper(self.max_bins, random_state=self.random_state)
-                codes = mapper.fit_transform(X, p)
+                codes = mapper.fit_transform(X, p, self._n_categories(X.shape[1]))
             else:
                 mapper = resume["mapper"]
                 codes = mapper.transform(X)
@@ -191,6 +194,39 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self.fit_time_ = time.perf_counter() - t0
         self._set_rounds(model)
         return self
+
+    # ------------------------------------------------------------------ categorical features
+    def _encode_fit_X(self, X):
+        """(X as given, checked, for its feature names; X for the kernels: categorical columns as category
+        indices). Fits the categories, kept in ``_cat`` until the fit replaces the fitted attributes."""
+        name = type(self).__name__
+        if not v.is_dataframe(X) and not isinstance(X, np.ndarray) and not hasattr(X, "toarray"):
+            X = np.asarray(X) if not isinstance(X, (str, bytes)) else X
+        if getattr(X, "ndim", 2) != 2 or 0 in getattr(X, "shape", (1, 1)) or hasattr(X, "toarray"):
+            return X, v.check_X(X, name)  # the usual error
+        mask = _categorical.resolve(self.categorical_features, X)
+        X = v.check_X(X, name, categorical=mask)
+        self._cat = _categorical.fit(X, mask, self.max_bins) if mask.any() else None
+        return X, (X if self._cat is None else _categorical.encode(X, self._cat))
+
+    def _set_categories(self):
+        """``is_categorical_`` and ``categories_`` from the fit's ``_cat`` (None without categorical features)."""
+        cats = self.__dict__.pop("_cat", None)
+        self.is_categorical_ = None if cats is None else np.array([c is not None for c in cats])
+        self.categories_ = cats
+
+    def _n_categories(self, n_features):
+        cats = getattr(self, "categories_", None)
+        return None if cats is None else np.array([0 if c is None else max(1, c.shape[0]) for c in cats])
+
+    def _encode_X(self, X, name):
+        """Checked X for prediction or validation, its categorical columns mapped by ``categories_``."""
+        cats = getattr(self, "categories_", None)
+        if cats is None:
+            return v.check_X(X, name)
+        if not v.is_dataframe(X) and not isinstance(X, np.ndarray) and not hasattr(X, "toarray"):
+            X = np.asarray(X)
+        return v.check_X(X, name, categorical=self.is_categorical_)
 
     def _class_weighted(self, sample_weight, y):
         """sample_weight times the weights ``class_weight`` gives each row's class (as scikit-learn)."""
@@ -239,8 +275,11 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         state.pop("_resume", None)  # a warm start's working state is not part of the model
         return state
 
-    def _fit_one_vs_rest(self, X, y, classes, sample_weight, eval_set):
-        """K > 2 classes for the binary algorithms: one model per class against the rest."""
+    def _fit_one_vs_rest(self, X, X_in, y, classes, sample_weight, eval_set):
+        """K > 2 classes for the binary algorithms: one model per class against the rest.
+
+        X: the kernels' X (category indices), X_in: as given (its feature names); the per-class models
+        are fitted on X, with its category indices as their categories."""
         from sklearn.base import clone
 
         self._check_params()
@@ -254,16 +293,19 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                              "classes of y differ. Set warm_start=False to start again.")
         models = []
         t0 = time.perf_counter()
+        cats = self.__dict__.get("_cat")
+        per_class = {"class_weight": None,
+                     "categorical_features": None if cats is None else [c is not None for c in cats]}
         for k, c in enumerate(classes):
             if previous is not None:  # each class's model continues its own fit
-                model = previous[k].set_params(**{name: value for name, value in self.get_params().items()
-                                                  if name != "class_weight"})
+                model = previous[k].set_params(**{**self.get_params(), **per_class})
             else:
-                model = clone(self).set_params(class_weight=None)
+                model = clone(self).set_params(**per_class)
             models.append(model.fit(X, np.where(y == c, 1, 0), sample_weight, callbacks=self._callbacks))
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, attr)
-        validate_data(self, X=X, reset=True, skip_check_array=True)
+        validate_data(self, X=X_in, reset=True, skip_check_array=True)
+        self._set_categories()
         self.classes_ = classes
         self.estimators_ = models
         self.n_estimators_ = sum(m.n_estimators_ for m in models)
@@ -283,7 +325,13 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         if eval_set is not None:
             if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
                 raise TypeError("eval_set must be a tuple (X_val, y_val) or (X_val, y_val, sample_weight_val).")
-            Xv = v.check_X(eval_set[0], name)
+            cats = self.__dict__.get("_cat")
+            Xv = eval_set[0]
+            if cats is None:
+                Xv = v.check_X(Xv, name)
+            else:  # the training data's categories
+                Xv = np.asarray(Xv) if not (v.is_dataframe(Xv) or isinstance(Xv, np.ndarray)) else Xv
+                Xv = _categorical.encode(v.check_X(Xv, name, categorical=[c is not None for c in cats]), cats)
             if Xv.shape[1] != X.shape[1]:
                 raise ValueError(f"eval_set's X has {Xv.shape[1]} features, but X has {X.shape[1]}.")
             yv = v.check_y(eval_set[1], Xv.shape[0], name)
@@ -351,7 +399,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self._n_classes = n_classes
         n_features = codes.shape[0]
         config = self._config(rule, mapper, n_classes, n_features, np.count_nonzero(p))
-        data = TrainData(codes, y_idx, p, mapper.n_value_bins_, mapper.thresholds_)
+        data = TrainData(codes, y_idx, p, mapper.n_value_bins_, mapper.thresholds_, mapper.categorical_)
         if val is None:
             valid = _driver.no_validation_data(n_features)
         else:
@@ -471,8 +519,10 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_predict_X(self, X):
         check_is_fitted(self)
-        X = v.check_X(X, type(self).__name__)
+        X = self._encode_X(X, type(self).__name__)
         validate_data(self, X=X, reset=False, skip_check_array=True)
+        if getattr(self, "categories_", None) is not None:
+            return _categorical.encode(X, self.categories_)
         return v.as_float_array(X)
 
     @property
@@ -645,8 +695,8 @@ class AdaBoostClassifier(_BaseBoostClassifier):
         return {}
 
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
-                 criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1,
-                 min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1, validation_fraction=None,
+                 criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_bins=MAX_BINS, categorical_features="from_dtype", feature_rank=1, validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -666,9 +716,9 @@ class LazyBoostClassifier(AdaBoostClassifier):
 
     _samme = False  # K > 2 classes: one-vs-rest lazy stump models
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
-                 feature_rank=2, criterion="error", max_depth=1, leaf="discrete",
-                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, validation_fraction=None,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False, feature_rank=2,
+                 criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_bins=MAX_BINS, categorical_features="from_dtype", validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -697,10 +747,10 @@ class VadaBoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "vadaboost"
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
-                 lam=0.5, criterion="error", max_depth=1, leaf="discrete",
-                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1,
-                 validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False, lam=0.5,
+                 criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 max_bins=MAX_BINS, categorical_features="from_dtype", feature_rank=1, validation_fraction=None,
+                 n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
     def _rule_fields(self, n_classes):
@@ -731,10 +781,10 @@ class EBBoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "ebboost"
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
-                 lam=0.5, max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_bins=MAX_BINS, feature_rank=1, validation_fraction=None, n_iter_no_change=None, n_jobs=None,
-                 random_state=None, verbose=0):
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False, lam=0.5,
+                 max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
+                 categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
     def _criterion_code(self):
@@ -775,9 +825,9 @@ class SABoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "saboost"
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
-                 gamma=1.0, schedule="inverse", criterion="error", max_depth=1,
-                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False, gamma=1.0,
+                 schedule="inverse", criterion="error", max_depth=1, min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype", feature_rank=1,
                  validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -823,11 +873,11 @@ class QuadBoostClassifier(_BaseBoostClassifier):
     _algorithm = "quadboost"
     _empty_reason = "no voter improves the objective (with penalty='l1': none has |<h, r>| > lam);"
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
-                 penalty=None, lam=0.0, alpha_max=1.0, reweight_every=None,
-                 reweight_at_end=True, criterion="error", max_depth=1, min_samples_leaf=1,
-                 min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, feature_rank=1, validation_fraction=None,
-                 n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False, penalty=None,
+                 lam=0.0, alpha_max=1.0, reweight_every=None, reweight_at_end=True, criterion="error", max_depth=1,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
+                 categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
     def _rule_fields(self, n_classes):

@@ -69,7 +69,8 @@ def kernel_best_splits(hist, n_value_bins, missing_code, criterion):
     value = np.empty(d, np.float64)
     bin_ = np.empty(d, np.int64)
     ml = np.empty(d, np.int64)
-    best_split_per_feature(hist, n_value_bins, missing_code, criterion, value, bin_, ml)
+    best_split_per_feature(hist, n_value_bins, np.zeros(hist.shape[0], np.uint8), missing_code, criterion, value, bin_,
+                           ml)
     return value, bin_, ml
 
 

@@ -59,8 +59,10 @@ def test_object_X_with_non_number(Est):
 def test_dataframe_with_text_column(Est):
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame(X, columns=["a", "b", "c"]).assign(d=["x"] * 40)
-    with pytest.raises(TypeError, match=r"non-numeric columns: \['d'\]"):
-        Est(n_estimators=3).fit(df, y)
+    with pytest.raises(TypeError, match=r"non-numeric columns: \['d'\]. Name them in categorical_features"):
+        Est(n_estimators=3, categorical_features=None).fit(df, y)
+    # by default a text column is categorical
+    assert Est(n_estimators=3).fit(df, y).is_categorical_.tolist() == [False, False, False, True]
 
 
 @pytest.mark.parametrize(

@@ -22,9 +22,11 @@ def files(tmp_path_factory):
     frame.iloc[900:].to_csv(d / "test.csv", index=False)
     np.save(d / "train.npy", np.column_stack([X[:900], y[:900] == 1]).astype(np.float64))
     np.save(d / "test.npy", X[900:])
-    text = frame.iloc[:50].copy()
-    text["colour"] = "red"
+    text = frame.iloc[:900].copy()
+    text["colour"] = np.where(y[:900] == 1, "red", np.where(np.arange(900) % 2, "blue", "green"))
     text.to_csv(d / "text.csv", index=False)
+    text["colour"] = [f"c{i}" for i in range(900)]
+    text.to_csv(d / "ids.csv", index=False)
     try:
         frame.iloc[:900].to_parquet(d / "train.parquet")
     except ImportError:
@@ -71,9 +73,20 @@ def test_train_and_predict_other_formats(files, fmt, capsys):
     assert proba.shape == (300, 2) and np.allclose(proba.sum(axis=1), 1)
 
 
+def test_a_text_column_is_categorical(files, capsys):
+    d, _, _ = files
+    assert main(["train", str(d / "text.csv"), "--target", "label", "--n-estimators", "5", "-o",
+                 str(d / "text.fbm")]) == 0
+    assert main(["predict", str(d / "text.fbm"), str(d / "text.csv"), "--drop", "label", "-o",
+                 str(d / "text-pred.csv")]) == 0
+    labels = np.loadtxt(d / "text-pred.csv", delimiter=",", skiprows=1, dtype=str)
+    truth = pd.read_csv(d / "text.csv")["label"].to_numpy()
+    assert np.mean(labels == truth) == 1.0  # colour names the class
+
+
 @pytest.mark.parametrize("argv, message", [
     (["train", "missing.csv", "--target", "label"], "missing.csv: no such file"),
-    (["train", "text.csv", "--target", "label"], "column 'colour' holds text"),
+    (["train", "ids.csv", "--target", "label"], "'colour' has 900 categories; at most max_bins=255"),
     (["train", "train.csv", "--target", "nope"], "no column 'nope'"),
     (["train", "train.csv", "--target", "label", "--gamma", "2"], "adaboost has no option --gamma"),
     (["train", "train.csv", "--target", "label", "--algorithm", "vadaboost", "--lam", "7"], "lam must be in [0, 1]"),

@@ -256,7 +256,8 @@ def test_quadboost_reweighting_never_increases_objective(variant):
     p = np.full(len(ys), 1.0 / len(ys))
     codes = mapper.fit_transform(X, p)
     voters = Model(r.copy(), make_model(0, 0).nodes)  # the fitted stumps; the kernel re-weights them in place
-    data = TrainData(codes, (ys > 0).astype(np.uint16), p, mapper.n_value_bins_, mapper.thresholds_)
+    data = TrainData(codes, (ys > 0).astype(np.uint16), p, mapper.n_value_bins_, mapper.thresholds_,
+                     mapper.categorical_)
     config = model._config(RULES["quadboost"], mapper, 2, X.shape[1], len(ys))
     res = ys - staged_margins(X, r)[-1]
     obj = quad_objective(ys - res, ys, voters.rounds["alpha"], **variant)

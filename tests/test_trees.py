@@ -65,7 +65,8 @@ def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, 
                          min_weight_fraction_leaf=min_weight_fraction, n_classes=n_classes, leaf=leaf_kind,
                          leaf_scale=leaf_scale, leaf_smoothing=leaf_smoothing, missing_code=missing_code,
                          hist_groups=2)
-    n_nodes = grow_tree(codes, y, u, u, u, n_value_bins, thresholds, config[0], np.empty(n, np.int64),
+    n_nodes = grow_tree(codes, y, u, u, u, n_value_bins, np.zeros(d, np.uint8), thresholds, config[0],
+                        np.empty(n, np.int64),
                         np.empty(n, np.int64), np.empty((slots, d, missing_code + 1, n_classes + 1)),
                         np.empty((slots, d, missing_code + 1, n_classes + 1)), tree,
                         np.empty((max_nodes, 2), np.int64), leaf_of_row, leaf_u, leaf_w)

@@ -56,17 +56,18 @@ def learn_stump_q(data, config, ws, model, t):
 
 @jit
 def _finish_stump(data, config, ws, model, t, u):
-    f, k, ml, left, right, threshold, qi, qj = choose_stump(
-        ws.hist, ws.histq, data.n_value_bins, config.missing_code, data.thresholds, config.criterion, config.lam,
-        config.feature_rank, ws.fvalue, ws.fbin, ws.fmissing_left)
+    r = model.rounds[t]
+    f, k, ml, left, right, threshold, qi, qj, cat = choose_stump(
+        ws.hist, ws.histq, data.n_value_bins, data.categorical, config.missing_code, data.thresholds,
+        config.criterion, config.lam, config.feature_rank, ws.fvalue, ws.fbin, ws.fmissing_left, r.cat_left)
     apply_stump(data.codes[f], k, ml, config.missing_code, left, right, ws.ylab, u, ws.w, ws.yh, ws.block_sums,
-                ws.sums)
+                ws.sums, cat, r.cat_left)
     s = ws.sums[0]
     s.qi = qi
     s.qj = qj
     s.eta = 1.0
-    r = model.rounds[t]
     r.feature = f
+    r.categorical = cat
     r.bin = k
     r.missing_left = ml
     r.left = left
@@ -92,7 +93,7 @@ def validate_stump(valid, config, ws, model, t, alpha):
     """Validation margins += alpha h_t for stump t; the weighted validation error."""
     r = model.rounds[t]
     return update_validation(valid.codes[r.feature], r.bin, r.missing_left, config.missing_code, r.left, r.right,
-                             alpha, valid.y, valid.p, valid.margin, ws.vblock_sums)
+                             alpha, valid.y, valid.p, valid.margin, ws.vblock_sums, r.categorical != 0, r.cat_left)
 
 
 # ----------------------------------------------------------------------------- trees (binary or K classes)
@@ -106,19 +107,22 @@ def learn_tree(data, config, ws, model, t):
     """
     u = ws.w if config.u_is_w else ws.u
     tree = model.nodes[t]
-    n_nodes = grow_tree(data.codes, ws.ylab, u, ws.q, ws.w, data.n_value_bins, data.thresholds, config, ws.idx,
-                        ws.tmp, ws.hist_a, ws.hist_b, tree, ws.node_range, ws.leaf_of_row, ws.leaf_u, ws.leaf_w)
+    n_nodes = grow_tree(data.codes, ws.ylab, u, ws.q, ws.w, data.n_value_bins, data.categorical, data.thresholds,
+                        config, ws.idx, ws.tmp, ws.hist_a, ws.hist_b, tree, ws.node_range, ws.leaf_of_row, ws.leaf_u,
+                        ws.leaf_w)
     tree_round_sums(tree, n_nodes, config.n_classes, ws.leaf_u, ws.leaf_w, ws.sums)
     s = ws.sums[0]
     s.eta = 1.0
     root = tree[0]
     r = model.rounds[t]
     r.feature = max(root.feature, 0)
+    r.categorical = root.categorical
+    r.cat_left[:] = root.cat_left
     r.bin = root.bin
     r.missing_left = root.missing_left
     r.left = 0
     r.right = 0
-    r.threshold = root.threshold if root.left >= 0 else np.inf
+    r.threshold = root.threshold if root.left >= 0 else np.inf  # (NaN: a categorical root)
     leaf_u = ws.leaf_u
     leaf_w = ws.leaf_w
     if config.leaf == LEAF_LSQ:

@@ -6,9 +6,23 @@ from .._config import jit, pjit
 
 
 @jit
-def _stump_output(x, threshold, missing_left, left, right):
-    """left or right (branch-free: NaN compares false, so it goes left only with missing_left)."""
-    go_left = (np.float64(x) <= threshold) | (np.isnan(x) & (missing_left != 0))
+def _goes_left(x, threshold, missing_left, categorical, cat_left):
+    """Whether raw value x goes left: x <= threshold (branch-free: NaN compares false, so it goes left only
+    with missing_left); categorical: x is a category index (NaN: missing or unknown) in the set cat_left."""
+    if categorical:
+        if np.isnan(x):
+            return missing_left != 0
+        c = np.int64(x)
+        if c < 0 or c > 255:  # (not a category index: as unknown)
+            return missing_left != 0
+        return ((cat_left[c >> 6] >> np.uint64(c & 63)) & np.uint64(1)) != 0
+    return (np.float64(x) <= threshold) | (np.isnan(x) & (missing_left != 0))
+
+
+@jit
+def _stump_output(x, threshold, missing_left, left, right, categorical, cat_left):
+    """left or right output of a stump on raw value x."""
+    go_left = _goes_left(x, threshold, missing_left, categorical, cat_left)
     return right + (left - right) * np.int64(go_left)
 
 
@@ -26,7 +40,8 @@ def decision_function(X, rounds, out):
         acc = 0.0
         for t in range(rounds.shape[0]):
             r = rounds[t]
-            acc += r.alpha * _stump_output(X[i, r.feature], r.threshold, r.missing_left, r.left, r.right)
+            acc += r.alpha * _stump_output(X[i, r.feature], r.threshold, r.missing_left, r.left, r.right,
+                                           r.categorical != 0, rounds[t].cat_left)
         out[i] = acc
 
 
@@ -45,8 +60,10 @@ def add_stump(X, rounds, t, margin):
     left = r.left
     right = r.right
     alpha = r.alpha
+    categorical = r.categorical != 0
+    cat_left = rounds[t].cat_left.copy()
     for i in prange(X.shape[0]):
-        margin[i] += alpha * _stump_output(X[i, feature], threshold, missing_left, left, right)
+        margin[i] += alpha * _stump_output(X[i, feature], threshold, missing_left, left, right, categorical, cat_left)
 
 
 #: rows that descend one tree together in add_trees
@@ -82,7 +99,7 @@ def add_trees(X, nodes, rounds, n_classes, out):
                     left = nd.left
                     right = nd.right
                     x = X[r0 + r, max(nd.feature, 0)]
-                    go_left = (np.float64(x) <= nd.threshold) | (np.isnan(x) & (nd.missing_left != 0))
+                    go_left = _goes_left(x, nd.threshold, nd.missing_left, nd.categorical != 0, nd.cat_left)
                     child = right + (left - right) * np.int64(go_left)
                     node[r] = node[r] if left < 0 else child
             if n_classes == 2:

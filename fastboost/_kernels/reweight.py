@@ -23,7 +23,8 @@ def voter_output(codes, i, model, j, missing_code):
         tree = model.nodes[j]
         return tree[leaf_of_codes(codes, i, tree, missing_code)].value
     r = model.rounds[j]
-    return stump_output_code(codes[r.feature, i], r.bin, r.missing_left, missing_code, r.left, r.right)
+    return stump_output_code(codes[r.feature, i], r.bin, r.missing_left, missing_code, r.left, r.right,
+                             r.categorical != 0, r.cat_left)
 
 
 @pjit

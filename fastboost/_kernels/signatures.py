@@ -29,6 +29,7 @@ f8_4d = types.Array(types.float64, 4, "C")
 i8_1d = types.Array(types.int64, 1, "C")
 i8_2d = types.Array(types.int64, 2, "C")
 u2_1d = types.Array(types.uint16, 1, "C")  # class indices (Y_DTYPE)
+u1_1d = types.Array(types.uint8, 1, "C")
 u1_2d = types.Array(types.uint8, 2, "C")
 i1_1d = types.Array(types.int8, 1, "C")
 
@@ -40,7 +41,7 @@ nodes_t = types.Array(numba.from_dtype(NODE_DTYPE), 2, "C")
 sums_1d = types.Array(sums_t, 1, "C")
 state_1d = types.Array(state_t, 1, "C")
 
-train_t = types.NamedTuple([u1_2d, u2_1d, f8_1d, i8_1d, f8_2d], TrainData)
+train_t = types.NamedTuple([u1_2d, u2_1d, f8_1d, i8_1d, f8_2d, u1_1d], TrainData)
 valid_t = types.NamedTuple([u1_2d, u2_1d, f8_1d, f8_1d], ValidData)
 model_t = types.NamedTuple([rounds_t, nodes_t], Model)
 workspace_t = types.NamedTuple([

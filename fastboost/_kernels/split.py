@@ -13,6 +13,15 @@ the lowest feature, then the lowest bin, then missing-left wins. "Equal" allows
 for rounding: the same partition reached through different bins or features
 sums its weights in a different order, so a later candidate must beat the best
 by more than ``TIE_RTOL`` times the total weight.
+
+A categorical feature's split sends a set of categories left. Its categories with
+weight are ordered by their share of class 1 (least squares: their mean residual;
+K classes: by the share of each class in turn) and the ordered histogram is scanned
+as a numeric feature's: the best set is a prefix of that order, which for two
+classes is the best of all subsets (Breiman et al. 1984; LightGBM and scikit-learn
+do the same). The scans return the prefix length minus one as ``bin`` (K classes:
+plus ``n_bins`` times the class of the order); :func:`categorical_left_set` turns
+it into the set.
 """
 import numpy as np
 from numba import prange
@@ -74,6 +83,86 @@ def stump_criterion(l0, l1, r0, r1, criterion):
     return impurity2(l0, l1, criterion, 0.0) + impurity2(r0, r1, criterion, 0.0)
 
 
+# ----------------------------------------------------------------------------- categorical features
+@jit
+def _category_key(h, cls, n_classes, criterion):
+    """Sort key of one category's histogram row h: the share of class cls (least squares: the mean residual)."""
+    if criterion == CRITERION_LS:
+        return (h[1] - h[0]) / h[n_classes + 1]
+    total = 0.0
+    for k in range(n_classes):
+        total += h[k]
+    return h[cls] / total
+
+
+@jit
+def category_order(hist_f, n_value_bins, cls, n_classes, criterion, order):
+    """Order the categories with weight by their key; return their number.
+
+    hist_f  float64[n_bins, fields]  IN   (fields: class weights, then a count and least squares' sum of p)
+    order   int64[n_bins]            OUT  order[:m] the categories with weight, by increasing key
+                                          (ties: the lower code first)
+    A category has weight when its class weights sum to more than TIE_RTOL times the feature's total
+    (a subtracted histogram leaves rounding dust in empty bins).
+    """
+    total = 0.0
+    for b in range(n_value_bins):
+        for k in range(n_classes):
+            total += hist_f[b, k]
+    tol = TIE_RTOL * total
+    m = 0
+    for b in range(n_value_bins):
+        w = 0.0
+        for k in range(n_classes):
+            w += hist_f[b, k]
+        if w > tol and (criterion != CRITERION_LS or hist_f[b, n_classes + 1] > 0.0):
+            order[m] = b
+            m += 1
+    keys = np.empty(m)
+    for j in range(m):
+        keys[j] = _category_key(hist_f[order[j]], cls, n_classes, criterion)
+    rank = np.argsort(keys, kind="mergesort")
+    picked = order[:m].copy()
+    for j in range(m):
+        order[j] = picked[rank[j]]
+    return m
+
+
+@jit
+def ordered_histogram(hist_f, order, m, missing_code):
+    """hist_f's rows order[:m] in that order, then zeros, and the missing row at missing_code."""
+    out = np.zeros((missing_code + 1, hist_f.shape[1]))
+    for j in range(m):
+        out[j] = hist_f[order[j]]
+    out[missing_code] = hist_f[missing_code]
+    return out
+
+
+@jit
+def categorical_left_set(hist_f, n_value_bins, missing_code, n_classes, criterion, k, cat_left):
+    """The set of categories a categorical scan's answer ``k`` sends left, as a bitset.
+
+    hist_f    the histogram the scan read  IN
+    k         the scan's bin: rank of the last category of the prefix (+ n_bins * class, K classes)
+    cat_left  uint64[CAT_WORDS]  OUT
+    """
+    n_bins = missing_code + 1
+    cls = k // n_bins if n_classes > 2 else 1
+    rank = k % n_bins
+    order = np.empty(n_bins, np.int64)
+    category_order(hist_f, n_value_bins, cls, n_classes, criterion, order)
+    cat_left[:] = 0
+    for j in range(rank + 1):
+        c = order[j]
+        cat_left[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+
+
+@jit
+def category_in(c, cat_left):
+    """1 if code c is in the bitset cat_left."""
+    return (cat_left[c >> 6] >> np.uint64(c & 63)) & np.uint64(1)
+
+
 # ----------------------------------------------------------------------------- stumps
 @jit
 def eb_terms(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam):
@@ -103,22 +192,34 @@ def leaf_value(c0, c1):
 
 
 @jit
-def best_split_one_feature(hist_f, n_value_bins, missing_code, criterion):
+def best_split_one_feature(hist_f, n_value_bins, missing_code, criterion, categorical=False):
     """Best (criterion, bin, missing_left) of one feature; criterion is inf when none is valid.
 
     hist_f        float64[n_bins, 2]   IN
     n_value_bins  number of non-missing bins of the feature
+    categorical   the feature is categorical: bin is the rank of the last category sent left
     """
-    return best_split_one_feature_q(hist_f, hist_f, n_value_bins, missing_code, criterion, 0.0)
+    return best_split_one_feature_q(hist_f, hist_f, n_value_bins, missing_code, criterion, 0.0, categorical)
 
 
 @jit
-def best_split_one_feature_q(hist_f, histq_f, n_value_bins, missing_code, criterion, lam):
+def best_split_one_feature_q(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, categorical=False):
     """As :func:`best_split_one_feature`; with ``criterion == CRITERION_EB`` also reads histq_f.
 
     histq_f  float64[n_bins, 2]  IN  per-class sums of w**2 / p (read only for CRITERION_EB)
     lam      EBBoost's lambda (ignored by the other criteria)
     """
+    if not categorical:
+        return _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam)
+    order = np.empty(missing_code + 1, np.int64)
+    m = category_order(hist_f, n_value_bins, 1, 2, criterion, order)
+    hq = ordered_histogram(histq_f, order, m, missing_code) if criterion == CRITERION_EB else histq_f
+    return _scan_stump(ordered_histogram(hist_f, order, m, missing_code), hq, m, missing_code, criterion, lam)
+
+
+@jit
+def _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam):
+    """The stump scan over the bins 0 .. n_value_bins - 1 in order (see best_split_one_feature_q)."""
     eb = criterion == CRITERION_EB
     m0 = hist_f[missing_code, 0]
     m1 = hist_f[missing_code, 1]
@@ -187,23 +288,27 @@ def best_split_one_feature_q(hist_f, histq_f, n_value_bins, missing_code, criter
 
 
 @jit
-def best_split_per_feature(hist, n_value_bins, missing_code, criterion, value, bin_, missing_left):
+def best_split_per_feature(hist, n_value_bins, categorical, missing_code, criterion, value, bin_, missing_left):
     """Per-feature best stumps, threads over features.
 
     hist          float64[n_features, n_bins, 2]  IN
     n_value_bins  int64[n_features]               IN
+    categorical   uint8[n_features]               IN  1 for categorical features
     value         float64[n_features]             OUT criterion (inf: no valid split)
     bin_          int64[n_features]               OUT
     missing_left  int64[n_features]               OUT
     """
-    best_split_per_feature_q(hist, hist, n_value_bins, missing_code, criterion, 0.0, value, bin_, missing_left)
+    best_split_per_feature_q(hist, hist, n_value_bins, categorical, missing_code, criterion, 0.0, value, bin_,
+                             missing_left)
 
 
 @pjit
-def best_split_per_feature_q(hist, histq, n_value_bins, missing_code, criterion, lam, value, bin_, missing_left):
+def best_split_per_feature_q(hist, histq, n_value_bins, categorical, missing_code, criterion, lam, value, bin_,
+                             missing_left):
     """As :func:`best_split_per_feature`; EBBoost's criterion also reads histq (see best_split_one_feature_q)."""
     for f in prange(hist.shape[0]):
-        v, b, ml = best_split_one_feature_q(hist[f], histq[f], n_value_bins[f], missing_code, criterion, lam)
+        v, b, ml = best_split_one_feature_q(hist[f], histq[f], n_value_bins[f], missing_code, criterion, lam,
+                                            categorical[f] != 0)
         value[f] = v
         bin_[f] = b
         missing_left[f] = ml
@@ -269,17 +374,24 @@ def kth_best_feature(value, total, k):
 
 
 @jit
-def choose_stump(hist, histq, n_value_bins, missing_code, thresholds, criterion, lam, feature_rank, fvalue, fbin,
-                 fmissing_left):
+def choose_stump(hist, histq, n_value_bins, categorical, missing_code, thresholds, criterion, lam, feature_rank,
+                 fvalue, fbin, fmissing_left, cat_left):
     """The round's stump from its histograms: per-feature search, the feature_rank-th best feature, sides.
 
     hist, histq  float64[n_features, n_bins, 2]  IN  (histq: w**2 / p sums, read by CRITERION_EB only)
+    categorical  uint8[n_features]  IN
     fvalue, fbin, fmissing_left: scratch [n_features]
-    Returns (feature, bin, missing_left, left, right, threshold, Q_I, Q_J): the sides' outputs are the
-    heavier class (EBBoost: opposite, with the polarity that makes A >= B, so alpha >= 0); without any
-    feature that splits the weighted rows, the constant hypothesis (feature 0, threshold inf).
+    cat_left     uint64[CAT_WORDS]  OUT  a categorical stump's left set (zeros otherwise)
+    Returns (feature, bin, missing_left, left, right, threshold, Q_I, Q_J, is_categorical): the sides'
+    outputs are the heavier class (EBBoost: opposite, with the polarity that makes A >= B, so
+    alpha >= 0); without any feature that splits the weighted rows, the constant hypothesis
+    (feature 0, threshold inf). A categorical stump has threshold NaN and bin the size of its left
+    set minus one.
     """
-    best_split_per_feature_q(hist, histq, n_value_bins, missing_code, criterion, lam, fvalue, fbin, fmissing_left)
+    best_split_per_feature_q(hist, histq, n_value_bins, categorical, missing_code, criterion, lam, fvalue, fbin,
+                             fmissing_left)
+    cat_left[:] = 0
+    is_cat = False
     c0 = 0.0  # class weights of all rows (any feature's histogram holds them all)
     c1 = 0.0
     for b in range(missing_code + 1):
@@ -308,10 +420,22 @@ def choose_stump(hist, histq, n_value_bins, missing_code, thresholds, criterion,
     else:
         k = fbin[f]
         ml = fmissing_left[f]
-        l0, l1, r0, r1 = side_weights(hist[f], k, ml, missing_code)
-        threshold = thresholds[f, k]
+        hf = hist[f]
+        hqf = histq[f]
+        if categorical[f]:  # the sides from the histograms in the scan's order of the categories
+            is_cat = True
+            order = np.empty(missing_code + 1, np.int64)
+            m = category_order(hf, n_value_bins[f], 1, 2, criterion, order)
+            hf = ordered_histogram(hist[f], order, m, missing_code)
+            if criterion == CRITERION_EB:
+                hqf = ordered_histogram(histq[f], order, m, missing_code)
+            categorical_left_set(hist[f], n_value_bins[f], missing_code, 2, criterion, k, cat_left)
+            threshold = np.nan
+        else:
+            threshold = thresholds[f, k]
+        l0, l1, r0, r1 = side_weights(hf, k, ml, missing_code)
         if criterion == CRITERION_EB:
-            lq0, lq1, rq0, rq1 = side_weights(histq[f], k, ml, missing_code)
+            lq0, lq1, rq0, rq1 = side_weights(hqf, k, ml, missing_code)
             a, b, wi, wj = eb_terms(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam)
             left = -1 if a >= b else 1
             right = -left
@@ -320,7 +444,7 @@ def choose_stump(hist, histq, n_value_bins, missing_code, thresholds, criterion,
         else:
             left = leaf_value(l0, l1)
             right = leaf_value(r0, r1)
-    return f, k, ml, left, right, threshold, qi, qj
+    return f, k, ml, left, right, threshold, qi, qj, is_cat
 
 
 # ----------------------------------------------------------------------------- tree nodes
@@ -411,11 +535,39 @@ def _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol):
 
 
 @jit
-def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight):
+def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight,
+                            categorical=False):
     """Best (criterion, bin, missing_left) of one feature of a node; criterion inf when no split is valid.
 
     hist_f  float64[n_bins, n_classes + 1]  IN
+    categorical: scan the categories in the order of their class shares (module docstring)
     """
+    if not categorical:
+        return _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight)
+    n_bins = missing_code + 1
+    order = np.empty(n_bins, np.int64)
+    tol = 0.0
+    for b in range(n_bins):
+        for c in range(n_classes):
+            tol += hist_f[b, c]
+    tol *= TIE_RTOL
+    best = np.inf
+    best_bin = -1
+    best_ml = 1
+    for cls in range(1 if n_classes == 2 else 0, n_classes):  # two classes: one order; K: one per class
+        m = category_order(hist_f, n_value_bins, cls, n_classes, criterion, order)
+        v, k, ml = _scan_tree_feature(ordered_histogram(hist_f, order, m, missing_code), m, missing_code,
+                                      n_classes, criterion, min_leaf, min_weight)
+        if v < best - tol:
+            best = v
+            best_bin = k + (cls * n_bins if n_classes > 2 else 0)
+            best_ml = ml
+    return best, best_bin, best_ml
+
+
+@jit
+def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight):
+    """The tree-node scan over the bins 0 .. n_value_bins - 1 in order (see best_split_tree_feature)."""
     if n_classes == 2:
         return _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight)
     nf = hist_f.shape[1]
@@ -466,11 +618,12 @@ def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, crite
 
 
 @pjit
-def level_splits(hist, n_nodes, active, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight,
-                 value, bin_, missing_left):
+def level_splits(hist, n_nodes, active, n_value_bins, categorical, missing_code, n_classes, criterion, min_leaf,
+                 min_weight, value, bin_, missing_left):
     """Per-feature best splits of every active node of a level, threads over features (one launch per level).
 
     hist    float64[slots, n_features, n_bins, n_classes + 1]  IN   the level's node histograms
+    categorical  uint8[n_features]  IN
     active  uint8[slots]  IN  1 for the nodes to split
     value, bin_, missing_left  [slots, n_features]  OUT  as best_split_per_feature, per node
     """
@@ -478,7 +631,7 @@ def level_splits(hist, n_nodes, active, n_value_bins, missing_code, n_classes, c
         for s in range(n_nodes):
             if active[s]:
                 v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,
-                                                    criterion, min_leaf, min_weight)
+                                                    criterion, min_leaf, min_weight, categorical[f] != 0)
                 value[s, f] = v
                 bin_[s, f] = bb
                 missing_left[s, f] = ml

@@ -25,10 +25,10 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .._types import CRITERION_LS, LEAF_LSQ, LEAF_REAL
+from .._types import CAT_WORDS, CRITERION_LS, LEAF_LSQ, LEAF_REAL
 from .histogram import GROUP, _group_bounds, _group_histograms, group_count
-from .split import best_feature, impurity, level_splits
-from .update import BLOCK, block_total
+from .split import best_feature, categorical_left_set, impurity, level_splits
+from .update import BLOCK, block_total, goes_left
 
 
 @jit
@@ -151,12 +151,14 @@ def _range_tasks(nodes, count, node_range, is_leaf):
 
 
 @jit
-def _goes_left(c, k, missing_left, missing_code):
+def _goes_left(c, k, missing_left, missing_code, categorical, cat_left):
+    if categorical:
+        return goes_left(c, k, missing_left, missing_code, True, cat_left)
     return ((c <= k) & (c != missing_code)) | ((c == missing_code) & missing_left)
 
 
 @jit
-def _split_block(codes_f, k, missing_left, missing_code, idx, root, a, b, dst):
+def _split_block(codes_f, k, missing_left, missing_code, categorical, cat_left, idx, root, a, b, dst):
     """The rows at positions a:b (idx[p], or p itself at the root, whose idx is not filled yet) into dst[a:b]:
     the left ones forward from a, the right ones backward from b - 1, one branch-free store each.
     Returns the number going left."""
@@ -164,7 +166,7 @@ def _split_block(codes_f, k, missing_left, missing_code, idx, root, a, b, dst):
     ro = b - 1
     for p in range(a, b):
         i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
-        left = np.int64(_goes_left(codes_f[i], k, missing_left, missing_code))
+        left = np.int64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left))
         dst[lo if left else ro] = i
         lo += left
         ro -= 1 - left
@@ -172,11 +174,12 @@ def _split_block(codes_f, k, missing_left, missing_code, idx, root, a, b, dst):
 
 
 @pjit
-def partition_level(codes, split_node, split_f, split_k, split_ml, n_split, missing_code, node_range, root, idx, tmp,
-                    n_left):
+def partition_level(codes, split_node, split_f, split_k, split_ml, split_cat, split_bits, n_split, missing_code,
+                    node_range, root, idx, tmp, n_left):
     """Stable partition of the rows of every node split on this level, written to idx (tmp: scratch).
 
-    split_node, split_f, split_k, split_ml  int64[n_split]  IN  node index and split of each
+    split_node, split_f, split_k, split_ml, split_cat  int64[n_split]  IN  node index and split of each
+    split_bits  uint64[n_split, CAT_WORDS]  IN  the left sets of categorical splits
     root  the level is the root's (idx not filled yet: the rows are the positions)
     n_left  int64[n_split]  OUT  rows going left
     Threads over blocks of BLOCK positions of all the nodes: each block splits its rows into tmp (left
@@ -189,8 +192,8 @@ def partition_level(codes, split_node, split_f, split_k, split_ml, n_split, miss
     for t in prange(n_tasks):
         j = task[t, 0]
         ml = split_ml[j] != 0
-        task[t, 3] = _split_block(codes[split_f[j]], split_k[j], ml, missing_code, idx, root, task[t, 1],
-                                  task[t, 2], tmp)
+        task[t, 3] = _split_block(codes[split_f[j]], split_k[j], ml, missing_code, split_cat[j] != 0,
+                                  split_bits[j], idx, root, task[t, 1], task[t, 2], tmp)
     n_left[:n_split] = 0
     for t in range(n_tasks):
         n_left[task[t, 0]] += task[t, 3]
@@ -227,8 +230,8 @@ def _node_class_weights(hist, missing_code, n_classes, out):
 
 
 @jit
-def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, lc, y, u, q, w, ls, n_classes,
-                   leaf_of_row, part):
+def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, categorical, cat_left, lc, y, u, q, w,
+                   ls, n_classes, leaf_of_row, part):
     """Rows at positions a:b (idx[p], or p at the root) to their leaf, and the leaves' sums.
 
     The rows are split by (codes_f, k, missing_left): left to leaf lc, right to lc + 1 (k = 255 with
@@ -248,7 +251,7 @@ def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, lc, 
         rw1 = 0.0
         for p in range(a, b):
             i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
-            left = np.float64(_goes_left(codes_f[i], k, missing_left, missing_code))
+            left = np.float64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left))
             leaf_of_row[i] = lc + 1 - np.int64(left)
             one = np.float64(y[i])
             ui = u[i]
@@ -272,7 +275,7 @@ def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, lc, 
         return
     for p in range(a, b):
         i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
-        side = 0 if _goes_left(codes_f[i], k, missing_left, missing_code) else 1
+        side = 0 if _goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left) else 1
         leaf_of_row[i] = lc + side
         part[side, y[i]] += u[i]
         part[side, nu + y[i]] += w[i]
@@ -281,8 +284,8 @@ def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, lc, 
 
 
 @pjit
-def leaf_sums(tree, node_range, n_first, codes, split_node, split_f, split_k, split_ml, n_split, missing_code,
-              root, first_child, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w):
+def leaf_sums(tree, node_range, n_first, codes, split_node, split_f, split_k, split_ml, split_cat, split_bits, n_split,
+              missing_code, root, first_child, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w):
     """Each leaf's rows get its index; per leaf and class sums of u and w (and of q for least squares).
 
     Two kinds of leaves: those among nodes 0 .. n_first - 1 (their rows are the range node_range[node]
@@ -307,15 +310,16 @@ def leaf_sums(tree, node_range, n_first, codes, split_node, split_f, split_k, sp
         if t < n_plain:
             node = plain[t, 0]
             leaf[t, 0] = node
-            _leaf_row_sums(idx, False, plain[t, 1], plain[t, 2], codes[0], 255, False, -1, node, y, u, q, w, ls,
-                           n_classes, leaf_of_row, parts[t])
+            _leaf_row_sums(idx, False, plain[t, 1], plain[t, 2], codes[0], 255, False, -1, False, split_bits[0],
+                           node, y, u, q, w, ls, n_classes, leaf_of_row, parts[t])
         else:
             j = split[t - n_plain, 0]
             lc = first_child + 2 * j
             leaf[t, 0] = lc
             leaf[t, 1] = lc + 1
             _leaf_row_sums(idx, root, split[t - n_plain, 1], split[t - n_plain, 2], codes[split_f[j]], split_k[j],
-                           split_ml[j] != 0, missing_code, lc, y, u, q, w, ls, n_classes, leaf_of_row, parts[t])
+                           split_ml[j] != 0, missing_code, split_cat[j] != 0, split_bits[j], lc, y, u, q, w, ls,
+                           n_classes, leaf_of_row, parts[t])
     for t in range(n_tasks):
         for side in range(2):
             if leaf[t, side] >= 0:
@@ -334,8 +338,8 @@ def leaf_sums(tree, node_range, n_first, codes, split_node, split_f, split_k, sp
 
 
 @jit
-def grow_tree(codes, y, u, q, w, n_value_bins, thresholds, config, idx, tmp, hist_a, hist_b, tree, node_range,
-              leaf_of_row, leaf_u, leaf_w):
+def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, idx, tmp, hist_a, hist_b, tree,
+              node_range, leaf_of_row, leaf_u, leaf_w):
     """Grow one tree on the learner weights u into ``tree``; return its number of nodes.
 
     codes    uint8[n_features, n_samples]; y uint8[n_samples] (class index < config.n_classes)   IN
@@ -376,6 +380,8 @@ def grow_tree(codes, y, u, q, w, n_value_bins, thresholds, config, idx, tmp, his
         nd.right = -1
         nd.class_ = -1
         nd.threshold = 0.0
+        nd.categorical = 0
+        nd.cat_left[:] = 0
         nd.value = 0.0
         nd.gain = 0.0
         nd.weight = 0.0
@@ -390,7 +396,8 @@ def grow_tree(codes, y, u, q, w, n_value_bins, thresholds, config, idx, tmp, his
     node_imp = np.zeros(slots)
     small_range = np.empty((slots, 3), np.int64)
     parent_slot = np.empty(slots, np.int64)
-    split = np.empty((5, slots), np.int64)  # slot, node, feature, bin, missing_left of each split node
+    split = np.empty((6, slots), np.int64)  # slot, node, feature, bin, missing_left, categorical of each split
+    split_bits = np.zeros((slots, CAT_WORDS), np.uint64)  # the left sets of the categorical splits
     n_left = np.empty(slots, np.int64)
     with_count = min_leaf > 1
     rows_histograms(codes, idx, 0, n, y, u, q, n_classes, with_count, hist_a[0], n_groups)
@@ -426,8 +433,8 @@ def grow_tree(codes, y, u, q, w, n_value_bins, thresholds, config, idx, tmp, his
             any_active = any_active or active[s] == 1
         if not any_active:
             break
-        level_splits(hist_a, level_count, active, n_value_bins, missing_code, n_classes, criterion, min_leaf,
-                     min_weight, value, bin_, missing_left)
+        level_splits(hist_a, level_count, active, n_value_bins, categorical, missing_code, n_classes, criterion,
+                     min_leaf, min_weight, value, bin_, missing_left)
         n_split = 0
         for s in range(level_count):
             if not active[s]:
@@ -440,6 +447,11 @@ def grow_tree(codes, y, u, q, w, n_value_bins, thresholds, config, idx, tmp, his
             split[2, n_split] = f
             split[3, n_split] = bin_[s, f]
             split[4, n_split] = missing_left[s, f]
+            split[5, n_split] = categorical[f]
+            if categorical[f]:  # the set from the scan's order; bin: its size - 1
+                categorical_left_set(hist_a[s, f], n_value_bins[f], missing_code, n_classes, criterion, bin_[s, f],
+                                     split_bits[n_split])
+                split[3, n_split] = bin_[s, f] % (missing_code + 1)
             n_split += 1
         if depth + 1 == max_depth:  # the children are leaves: leaf_sums takes the rows straight to them
             n_first = n_nodes
@@ -447,8 +459,8 @@ def grow_tree(codes, y, u, q, w, n_value_bins, thresholds, config, idx, tmp, his
             last_root = depth == 0
             n_left[:n_split] = 0  # (the children's ranges are not used)
         else:
-            partition_level(codes, split[1], split[2], split[3], split[4], n_split, missing_code, node_range,
-                            depth == 0, idx, tmp, n_left)
+            partition_level(codes, split[1], split[2], split[3], split[4], split[5], split_bits, n_split, missing_code,
+                            node_range, depth == 0, idx, tmp, n_left)
         for j in range(n_split):
             s = split[0, j]
             node = split[1, j]
@@ -467,7 +479,12 @@ def grow_tree(codes, y, u, q, w, n_value_bins, thresholds, config, idx, tmp, his
             nd.missing_left = ml
             nd.left = lc
             nd.right = rc
-            nd.threshold = thresholds[f, k]
+            nd.categorical = split[5, j]
+            if nd.categorical:
+                nd.cat_left[:] = split_bits[j]
+                nd.threshold = np.nan
+            else:
+                nd.threshold = thresholds[f, k]
             nd.gain = node_imp[s] - value[s, f]
             node_range[lc, 0] = start
             node_range[lc, 1] = start + nl
@@ -493,8 +510,8 @@ def grow_tree(codes, y, u, q, w, n_value_bins, thresholds, config, idx, tmp, his
         for i in range(n):
             idx[i] = i
     # leaves: row assignment and per-class sums (rows in increasing order within each leaf)
-    leaf_sums(tree, node_range, n_first, codes, split[1], split[2], split[3], split[4], n_last, missing_code,
-              last_root, n_first, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w)
+    leaf_sums(tree, node_range, n_first, codes, split[1], split[2], split[3], split[4], split[5], split_bits, n_last,
+              missing_code, last_root, n_first, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w)
     delta = config.leaf_smoothing * total_u
     leaf_kind = config.leaf
     for node in range(n_nodes):
@@ -566,10 +583,7 @@ def leaf_of_codes(codes, i, tree, missing_code):
     while tree[node].left >= 0:
         nd = tree[node]
         c = codes[nd.feature, i]
-        if c == missing_code:
-            go_left = nd.missing_left != 0
-        else:
-            go_left = c <= nd.bin
+        go_left = goes_left(c, nd.bin, nd.missing_left, missing_code, nd.categorical != 0, nd.cat_left)
         node = nd.left if go_left else nd.right
     return node
 

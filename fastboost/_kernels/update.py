@@ -8,8 +8,11 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
+from .._types import CAT_WORDS
 
 BLOCK = 16384
+#: the empty category set: the default of a numeric split's cat_left
+NO_SET = np.zeros(CAT_WORDS, np.uint64)
 
 
 def n_blocks(n_samples):
@@ -26,11 +29,23 @@ def block_total(block_sums, nb, col):
     return total
 
 
+@jit
+def goes_left(c, k, missing_left, missing_code, categorical, cat_left):
+    """Whether bin code c goes left at the split (k, missing_left) or, categorical, the set cat_left."""
+    if c == missing_code:
+        return missing_left != 0
+    if categorical:
+        return ((cat_left[c >> 6] >> np.uint64(c & 63)) & np.uint64(1)) != 0
+    return c <= k
+
+
 @pjit
-def apply_stump(codes_f, k, missing_left, missing_code, left, right, y, u, w, yh, block_sums, sums):
-    """Stump outputs on the binned rows and the round's correct/wrong sums, in one branch-free pass.
+def apply_stump(codes_f, k, missing_left, missing_code, left, right, y, u, w, yh, block_sums, sums,
+                categorical=False, cat_left=NO_SET):
+    """Stump outputs on the binned rows and the round's correct/wrong sums, in one pass.
 
     codes_f     uint8[n_samples]     IN   codes of the stump's feature
+    categorical, cat_left                 IN   a categorical stump: the codes that go left (a bitset)
     y           uint16[n_samples]     IN   class index (0: y=-1, 1: y=+1)
     u, w        float64[n_samples]   IN   learner and boosting weights
     yh          int8[n_samples]      OUT  y_i * h_i (+1 correct, -1 wrong)
@@ -49,8 +64,10 @@ def apply_stump(codes_f, k, missing_left, missing_code, left, right, y, u, w, yh
         wj = 0.0
         for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
             c = codes_f[i]
-            # the missing code is above every k, so "c <= k" is False for it
-            go_left = (c <= k) | ((c == missing_code) & ml)
+            if categorical:
+                go_left = goes_left(c, k, missing_left, missing_code, True, cat_left)
+            else:  # branch-free: the missing code is above every k, so "c <= k" is False for it
+                go_left = (c <= k) | ((c == missing_code) & ml)
             h_pos = (go_left & left_pos) | ((not go_left) & right_pos)
             correct = h_pos == (y[i] == 1)
             yh[i] = np.int8(2 * np.int8(correct) - 1)
@@ -135,14 +152,16 @@ def update_residuals(r, p, yh, ylab, alpha, block_sums):
 
 
 @jit
-def stump_output_code(c, k, missing_left, missing_code, left, right):
-    """Output (left or right, as float64) of the stump (k, missing_left) on one bin code."""
-    go_left = c <= k if c != missing_code else missing_left != 0
+def stump_output_code(c, k, missing_left, missing_code, left, right, categorical=False,
+                      cat_left=NO_SET):
+    """Output (left or right, as float64) of the stump (k, missing_left[, cat_left]) on one bin code."""
+    go_left = goes_left(c, k, missing_left, missing_code, categorical, cat_left)
     return np.float64(left) if go_left else np.float64(right)
 
 
 @pjit
-def update_validation(codes_f, k, missing_left, missing_code, left, right, alpha, y, p, margin, block_sums):
+def update_validation(codes_f, k, missing_left, missing_code, left, right, alpha, y, p, margin, block_sums,
+                      categorical=False, cat_left=NO_SET):
     """margin_i += alpha * h(x_i) on binned validation rows; returns the weighted error sum_i p_i [wrong_i].
 
     codes_f  uint8[n_val]    IN      validation codes of the stump's feature
@@ -155,7 +174,8 @@ def update_validation(codes_f, k, missing_left, missing_code, left, right, alpha
     for b in prange(nb):
         err = 0.0
         for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            m = margin[i] + alpha * stump_output_code(codes_f[i], k, missing_left, missing_code, left, right)
+            m = margin[i] + alpha * stump_output_code(codes_f[i], k, missing_left, missing_code, left, right,
+                                                      categorical, cat_left)
             margin[i] = m
             if (m > 0.0) != (y[i] == 1):
                 err += p[i]

@@ -61,7 +61,8 @@ def profile_kernels(Xtr, ytr, args, per_round_s=None, say=log):
         config = est._config(rule, mapper, 2, d, n)
         config[0]["lam"] = 0.5
         c = config[0]
-        data = TrainData(codes, y, p, mapper.n_value_bins_, mapper.thresholds_)
+        data = TrainData(codes, y, p, mapper.n_value_bins_, mapper.thresholds_, mapper.categorical_)
+        bits = np.zeros(4, np.uint64)
         ws = _driver.make_workspace(y, p.copy(), d, mapper.missing_code + 1, config)
         model = _driver.make_model(1, 0)
         learner = _driver.pick_learner(config)
@@ -72,11 +73,11 @@ def profile_kernels(Xtr, ytr, args, per_round_s=None, say=log):
         t_h = timeit("build_histograms (GB/s of codes)",
                      lambda: build_histograms(codes, ws.ylab, u, ws.hist, int(c["hist_groups"])), reps, n * d)
         t_s = timeit("split search (choose_stump)", lambda: choose_stump(
-            ws.hist, ws.histq, mapper.n_value_bins_, mapper.missing_code, mapper.thresholds_, int(c["criterion"]),
-            0.0, 1, ws.fvalue, ws.fbin, ws.fmissing_left), reps)
-        f, k, ml, left, right = choose_stump(ws.hist, ws.histq, mapper.n_value_bins_, mapper.missing_code,
-                                             mapper.thresholds_, int(c["criterion"]), 0.0, 1, ws.fvalue, ws.fbin,
-                                             ws.fmissing_left)[:5]
+            ws.hist, ws.histq, mapper.n_value_bins_, mapper.categorical_, mapper.missing_code, mapper.thresholds_,
+            int(c["criterion"]), 0.0, 1, ws.fvalue, ws.fbin, ws.fmissing_left, bits), reps)
+        f, k, ml, left, right = choose_stump(ws.hist, ws.histq, mapper.n_value_bins_, mapper.categorical_,
+                                             mapper.missing_code, mapper.thresholds_, int(c["criterion"]), 0.0, 1,
+                                             ws.fvalue, ws.fbin, ws.fmissing_left, bits)[:5]
         t_a = timeit("apply_stump", lambda: apply_stump(codes[f], k, ml, mapper.missing_code, left, right, ws.ylab,
                                                          u, ws.w, ws.yh, ws.block_sums, ws.sums),
                      reps, n * (1 + 1 + 8 + 8 + 1))

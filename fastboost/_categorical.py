@@ -1,0 +1,197 @@
+"""Categorical features: which columns they are, their categories, and X with category indices.
+
+A categorical column's categories are its distinct non-missing values in the training data
+(strings, or numbers), sorted; the kernels see the column as the index of each row's category
+(NaN for a missing value or a category not seen in training), and a split sends a set of
+categories left. Everything here runs before binning and before prediction; nothing here
+is compiled.
+"""
+import numbers
+
+import numpy as np
+
+from ._validation import is_dataframe, plain
+
+FROM_DTYPE = "from_dtype"
+
+
+def _is_categorical_dtype(dt):
+    """pandas ``category``, ``object`` and string columns are categorical under "from_dtype"."""
+    if getattr(dt, "name", None) == "category":
+        return True
+    kind = getattr(dt, "kind", None)
+    return kind in ("O", "U", "S") or getattr(dt, "name", "").startswith("str")
+
+
+def resolve(categorical_features, X, feature_names=None):
+    """bool[n_features]: which columns of X are categorical, from the ``categorical_features`` parameter.
+
+    "from_dtype": a DataFrame's ``category``, string and object columns (none for arrays); None: none;
+    a boolean mask of length n_features; integer indices; or column names (X must have names).
+    """
+    d = X.shape[1]
+    mask = np.zeros(d, dtype=bool)
+    if categorical_features is None:
+        return mask
+    if isinstance(categorical_features, str):
+        if categorical_features != FROM_DTYPE:
+            raise ValueError(f"categorical_features must be \"from_dtype\", None, a boolean mask, indices or "
+                             f"feature names, got {categorical_features!r}.")
+        if is_dataframe(X):
+            mask[:] = [_is_categorical_dtype(dt) for dt in X.dtypes]
+        return mask
+    values = np.asarray(categorical_features)
+    if values.ndim != 1:
+        raise ValueError(f"categorical_features must be 1-D (a mask, indices or names), got shape {values.shape}.")
+    if values.size == 0:
+        return mask
+    if values.dtype.kind == "b":
+        if values.shape[0] != d:
+            raise ValueError(f"categorical_features as a boolean mask must have length n_features={d}, got "
+                             f"{values.shape[0]}.")
+        return values.copy()
+    if values.dtype.kind in "iu":
+        bad = values[(values < -d) | (values >= d)]
+        if bad.size:
+            raise ValueError(f"categorical_features holds index {plain(bad[0])}, out of range for {d} features.")
+        mask[values] = True
+        return mask
+    if values.dtype.kind in "UO" and all(isinstance(c, str) for c in values.tolist()):
+        names = [str(c) for c in X.columns] if is_dataframe(X) else feature_names
+        if names is None:
+            raise ValueError("categorical_features names columns, but X has no column names: pass a DataFrame or "
+                             "give indices or a boolean mask.")
+        index = {n: i for i, n in enumerate(names)}
+        unknown = [c for c in values.tolist() if c not in index]
+        if unknown:
+            raise ValueError(f"categorical_features names columns not in X: {unknown[:5]}.")
+        mask[[index[c] for c in values.tolist()]] = True
+        return mask
+    raise TypeError(f"categorical_features must be \"from_dtype\", None, a boolean mask, integer indices or "
+                    f"feature names, got an array of dtype {values.dtype}.")
+
+
+def _column(X, f):
+    return X.iloc[:, f] if is_dataframe(X) else X[:, f]
+
+
+def _missing(values):
+    """Which entries of a 1-D object or numeric array are missing (None, NaN, pandas NA)."""
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    if values.dtype.kind in "iub":
+        return np.zeros(values.shape, bool)
+    try:
+        import pandas as pd
+
+        return np.asarray(pd.isna(values), dtype=bool)
+    except ImportError:
+        return np.array([v is None or (isinstance(v, float) and v != v) for v in values], dtype=bool)
+
+
+def _raw_values(col):
+    """A column's values as a NumPy array (object for strings, float64 for numbers)."""
+    if hasattr(col, "to_numpy"):
+        dt = col.dtype
+        if getattr(dt, "name", None) == "category":
+            cats = col.cat.categories
+            codes = col.cat.codes.to_numpy()
+            out = np.empty(codes.shape[0], dtype=object)
+            out[:] = None
+            taken = codes >= 0
+            out[taken] = np.asarray(cats, dtype=object)[codes[taken]]
+            return out
+        if getattr(dt, "kind", None) in "iufb":
+            return col.to_numpy(dtype=np.float64)
+        return col.to_numpy(dtype=object, na_value=None)
+    col = np.asarray(col)
+    if col.dtype.kind in "iufb":
+        return col.astype(np.float64)
+    return col.astype(object)
+
+
+def _sorted_categories(values, name):
+    """The sorted distinct categories of non-missing values; strings and numbers cannot mix."""
+    present = values[~_missing(values)]
+    if present.dtype.kind == "f":
+        return np.unique(present)
+    items = present.tolist()
+    strings = [isinstance(v, str) for v in items]
+    if all(strings):
+        return np.array(sorted(set(items)), dtype=np.str_) if items else np.array([], dtype=np.str_)
+    if any(strings):
+        raise TypeError(f"categorical feature {name} mixes strings and numbers; give it one type.")
+    try:
+        return np.unique(np.asarray(items, dtype=np.float64))
+    except (TypeError, ValueError):
+        kinds = sorted({type(v).__name__ for v in items})
+        raise TypeError(f"categorical feature {name} holds values of types {kinds}; categories must be strings "
+                        "or numbers.") from None
+
+
+def feature_name(X, f, feature_names=None):
+    if is_dataframe(X):
+        return repr(str(X.columns[f]))
+    if feature_names is not None:
+        return repr(str(feature_names[f]))
+    return f"{f}"
+
+
+def fit(X, mask, max_bins):
+    """Per feature, the sorted categories (None for numeric features); ValueError above max_bins of them."""
+    categories = [None] * X.shape[1]
+    for f in np.flatnonzero(mask):
+        name = feature_name(X, f)
+        cats = _sorted_categories(_raw_values(_column(X, f)), name)
+        if cats.shape[0] > max_bins:
+            raise ValueError(f"categorical feature {name} has {cats.shape[0]} categories; at most max_bins="
+                             f"{max_bins} are supported (max_bins <= 255). Merge rare categories, raise max_bins, "
+                             "or treat the feature as numeric.")
+        categories[f] = cats
+    return categories
+
+
+def indices(values, cats):
+    """float64 category indices of raw values in the sorted categories; NaN for missing or unknown ones."""
+    out = np.full(values.shape[0], np.nan)
+    if cats.shape[0] == 0:
+        return out
+    present = ~_missing(values)
+    if cats.dtype.kind == "U":
+        vals = values[present]
+        is_str = np.array([isinstance(v, str) for v in vals.tolist()], dtype=bool)
+        lookup = np.full(vals.shape[0], np.nan)
+        if is_str.any():
+            s = vals[is_str].astype(np.str_)
+            pos = np.minimum(np.searchsorted(cats, s), cats.shape[0] - 1)
+            lookup[is_str] = np.where(cats[pos] == s, pos, np.nan)
+        out[present] = lookup
+        return out
+    vals = values[present]
+    try:
+        vals = vals.astype(np.float64)
+    except (TypeError, ValueError):  # strings where numbers were fitted: unknown categories
+        vals = np.array([v if isinstance(v, numbers.Real) else np.nan for v in vals.tolist()], dtype=np.float64)
+    pos = np.minimum(np.searchsorted(cats, vals), cats.shape[0] - 1)
+    out[present] = np.where(cats[pos] == vals, pos, np.nan)
+    return out
+
+
+def encode(X, categories):
+    """X as float64 [n_samples, n_features], C-ordered, with category indices in the categorical columns."""
+    n, d = X.shape
+    out = np.empty((n, d), dtype=np.float64)
+    for f in range(d):
+        col = _column(X, f)
+        if categories[f] is not None:
+            out[:, f] = indices(_raw_values(col), categories[f])
+            continue
+        try:
+            if hasattr(col, "to_numpy"):
+                out[:, f] = col.to_numpy(dtype=np.float64, na_value=np.nan)
+            else:
+                out[:, f] = np.asarray(col, dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"feature {feature_name(X, f)} is not numeric ({e}); declare it in "
+                             "categorical_features to treat it as categories.") from None
+    return out
