@@ -8,11 +8,15 @@ from .estimators import (  # noqa: E402
                          AdaBoostClassifier,
                          EBBoostClassifier,
                          LazyBoostClassifier,
+                         LPBoostClassifier,
                          QuadBoostClassifier,
+                         RLPBoostClassifier,
+                         RQPBoostClassifier,
                          SABoostClassifier,
                          VadaBoostClassifier,
 )
 
 __version__ = "0.1.0"
-__all__ = ["AdaBoostClassifier", "EBBoostClassifier", "LazyBoostClassifier", "QuadBoostClassifier",
-           "SABoostClassifier", "VadaBoostClassifier", "load", "__version__"]
+__all__ = ["AdaBoostClassifier", "EBBoostClassifier", "LazyBoostClassifier", "LPBoostClassifier",
+           "QuadBoostClassifier", "RLPBoostClassifier", "RQPBoostClassifier", "SABoostClassifier",
+           "VadaBoostClassifier", "load", "__version__"]

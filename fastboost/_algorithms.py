@@ -294,6 +294,32 @@ def quadboost_log_cost(state, alpha, risk, unused, config):
     return np.log(risk + state.penalty)
 
 
+# ----------------------------------------------------------------------------- LPBoost (column generation)
+#: Edges within this of the master's beta count as equal to it (the LP's values are exact to about 1e-15).
+LP_ROUNDING = 1e-12
+
+@compiled(STEP_SIG)
+def column_step(sums, t, config):
+    """0: a new column enters the master LP at weight 0; the master's solve between rounds sets every weight."""
+    return 0.0
+
+
+@compiled(STOP_SIG)
+def column_stop(alpha, sums, t, config):
+    """Discard the column and stop when its edge sum_i u_i y_i h(x_i) on the master's dual weights u is at
+    most beta + tol: no column can raise the master's value by more than tol (the LP is solved). A margin of
+    LP_ROUNDING on top of tol keeps tol = 0 from re-adding a column whose edge is beta up to rounding."""
+    if sums.ui - sums.uj <= config.lp_beta + config.lp_tol + LP_ROUNDING:
+        return REJECT
+    return CONTINUE
+
+
+@compiled(COST_SIG)
+def column_log_cost(state, alpha, z, s2, config):
+    """NaN: the cost of a column generation round is known only after the master's solve between rounds."""
+    return np.nan
+
+
 RULES = {
     "adaboost": Rule(identity_transform, adaboost_step, adaboost_stop, exponential_log_cost, False, False,
                      u_is_w=True, needs_s2=False),
@@ -302,4 +328,7 @@ RULES = {
     "saboost": Rule(identity_transform, saboost_step, saboost_stop, exponential_log_cost, False, False,
                     u_is_w=True, needs_s2=False),
     "quadboost": Rule(quadboost_transform, quadboost_step, quadboost_stop, quadboost_log_cost, True, False),
+    # the learner sees the master's dual weights u, held in w between rounds (a step of 0 leaves them)
+    "lpboost": Rule(identity_transform, column_step, column_stop, column_log_cost, False, False,
+                    u_is_w=True, needs_s2=False),
 }

@@ -61,10 +61,23 @@ def _groups():
         fit_predict(AdaBoostClassifier(3, validation_fraction=0.3), X3, y3)
         fit_predict(QuadBoostClassifier(4, reweight_every=2, validation_fraction=0.3), X, y)
 
-    return [("the loop and decision stumps (AdaBoost, lazy stumps)", stumps),
+    def totally_corrective():
+        from . import LPBoostClassifier, RLPBoostClassifier, RQPBoostClassifier
+
+        fit_predict(LPBoostClassifier(4), X, y)
+        fit_predict(LPBoostClassifier(3, max_depth=2, validation_fraction=0.3), X, y)
+        fit_predict(RLPBoostClassifier(3), X, y)
+        fit_predict(RQPBoostClassifier(3, solver="lbfgs"), X, y)
+
+    groups = [("the loop and decision stumps (AdaBoost, lazy stumps)", stumps),
             ("VadaBoost, EBBoost, SABoost, QuadBoost rules", algorithms),
             ("trees (two and K classes, confidence-rated, least squares)", trees),
             ("validation and early stopping", validation)]
+    try:
+        import highspy  # noqa: F401
+    except ImportError:  # the LP estimators need the lp extra
+        return groups
+    return groups + [("LPBoost, RLP-Boost, RQP-Boost (the margin matrix)", totally_corrective)]
 
 
 def compile_all(say=print):

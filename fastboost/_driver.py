@@ -366,12 +366,14 @@ def _callbacks_stop(callbacks, done, rounds):
 
 
 def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_every=None, reweight=None,
-               progress=None, initial_cost=np.nan, start=0, callbacks=()):
+               reweight_last=False, progress=None, initial_cost=np.nan, start=0, callbacks=()):
     """Run the loop in chunks until ``n_rounds`` rounds or a stop; return (model, rounds done, why).
 
     start: rounds already in ``model`` and ``ws`` (a warm start); they are continued, never redone.
 
-    reweight(model, done): called after every ``reweight_every`` rounds (QuadBoost's re-weighting pass).
+    reweight(model, done): called after every ``reweight_every`` rounds (QuadBoost's re-weighting pass,
+    LPBoost's master LP), and after the last round too with ``reweight_last``. It may return a reason
+    to stop (``STOPPED_EARLY``, ``STOPPED_BY_RULE``); None goes on.
     progress: a :class:`Progress` (a line whenever one is due). callbacks: called between chunks as
     ``callback(done, rounds)`` with the number of rounds done and their records; one returning True ends
     the fit there (``STOPPED_BY_CALLBACK``), keeping the rounds done. The model's records grow as needed,
@@ -407,8 +409,8 @@ def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_ever
             chunk = int(min(MAX_CHUNK, max(1, CALL_SECONDS * kept / max(seconds, 1e-9))))
         done += kept
         why = int(ws.state[0]["stop"])
-        if reweight_every and why == RAN_ALL and done % reweight_every == 0 and done < n_rounds:
-            reweight(model, done)
+        if reweight_every and why == RAN_ALL and done % reweight_every == 0 and (done < n_rounds or reweight_last):
+            why = reweight(model, done) or RAN_ALL
             if progress and progress.training_error is not None:
                 progress.training_error.reset()  # the pass changed earlier steps
         if progress and (progress.due(done) or why != RAN_ALL or done >= n_rounds):

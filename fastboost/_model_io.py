@@ -30,30 +30,39 @@ from .estimators import (
     AdaBoostClassifier,
     EBBoostClassifier,
     LazyBoostClassifier,
+    LPBoostClassifier,
     QuadBoostClassifier,
+    RLPBoostClassifier,
+    RQPBoostClassifier,
     SABoostClassifier,
     VadaBoostClassifier,
 )
 
 FORMAT_NAME = "fastboost-model"
 #: the newest format version this fastboost writes and reads
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 HEADER = "header.json"
 
-
-def _without_categorical(dtype):
-    """A record dtype as format version 1 wrote it: the same fields and offsets, before the categorical ones."""
-    names = [n for n in dtype.names if n not in ("categorical", "cat_left")]
-    return np.dtype([(n, dtype.fields[n][0]) for n in names], align=True)
+#: the record fields each format version added (version 2: categorical splits; 3: the master LP's values)
+_ADDED_IN = {2: ("categorical", "cat_left"), 3: ("lp_value", "lp_beta", "n_active")}
 
 
-#: the record dtypes of format version 1 (no categorical splits): read and widened with zeros
-_V1_RECORDS = {"ROUND_DTYPE": _without_categorical(ROUND_DTYPE), "NODE_DTYPE": _without_categorical(NODE_DTYPE)}
+def _records_of_version(dtype, version):
+    """A record dtype as format ``version`` wrote it: the same fields in the same order, without those
+    added later (read, then widened: new integer fields 0, new float fields NaN)."""
+    later = {f for v, fields in _ADDED_IN.items() if v > version for f in fields}
+    return np.dtype([(n, dtype.fields[n][0]) for n in dtype.names if n not in later], align=True)
+
+
+#: the record dtypes of the older format versions, by version
+_OLD_RECORDS = {version: {"ROUND_DTYPE": _records_of_version(ROUND_DTYPE, version),
+                          "NODE_DTYPE": _records_of_version(NODE_DTYPE, version)}
+                for version in range(1, FORMAT_VERSION)}
 
 #: The classes a model file may name, by name: loading looks the class up here and never imports by name.
 ESTIMATOR_CLASSES = {cls.__name__: cls for cls in (
-    AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, QuadBoostClassifier, SABoostClassifier,
-    VadaBoostClassifier)}
+    AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, LPBoostClassifier, QuadBoostClassifier,
+    RLPBoostClassifier, RQPBoostClassifier, SABoostClassifier, VadaBoostClassifier)}
 
 #: fitted scalar attributes and their JSON type
 SCALARS = {
@@ -64,6 +73,7 @@ SCALARS = {
     "stopped_by_callback_": "bool",
     "initial_cost_": "float",
     "objective_": "float",
+    "lp_time_": "float",
     "fit_time_": "float",
     "bin_time_": "float",
 }
@@ -504,7 +514,8 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
             expected = _RECORD_NAMES.get(key, ARRAYS[key].str)
             if dtype_name != expected:
                 raise _Invalid(f"{where}: {key} must have dtype {expected!r}, got {dtype_name!r}.")
-            dtypes[key] = _V1_RECORDS[expected] if version == 1 and key in _RECORD_NAMES else ARRAYS[key]
+            dtypes[key] = (_OLD_RECORDS[version][expected] if version < FORMAT_VERSION and key in _RECORD_NAMES
+                           else ARRAYS[key])
             if key == "nodes_":
                 if len(shape) != 2 or shape[0] != n_rounds or not _tree_depth(shape[1]):
                     raise _Invalid(f"{where}: nodes_ must have shape [n_estimators_ = {n_rounds}, 2**(d + 1) - 1] "
@@ -520,10 +531,13 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
     for key, (_, shape) in decl.items():
         member = f"{prefix}{key}.npy"
         values[key] = _read_npy(zf, member, dtypes[key], tuple(shape))
-        if key in _RECORD_NAMES and values[key].dtype != ARRAYS[key]:  # version 1: no categorical splits
+        if key in _RECORD_NAMES and values[key].dtype != ARRAYS[key]:  # an older version's records
             widened = np.zeros(values[key].shape, ARRAYS[key])
-            for field in values[key].dtype.names:
-                widened[field] = values[key][field]
+            for field in ARRAYS[key].names:
+                if field in values[key].dtype.names:
+                    widened[field] = values[key][field]
+                elif widened[field].dtype.kind == "f":
+                    widened[field] = np.nan
             values[key] = widened
         used.add(member)
     classes = values["classes_"]

@@ -336,6 +336,15 @@ _STUMPS_ONLY = ("EBBoost enumerates decision stumps exactly and has no tree form
                 "accepted by ``fit`` (for trees, VadaBoostClassifier minimises the same cost).")
 
 
+_NU = Param(None, OrNone(Real(0.0, 1.0, "right")), (
+    "The soft margin: each example's dual weight is capped at p_i / nu (1 / (nu n) without sample weights), "
+    "so nu bounds the fraction of examples with margin errors from above. None means 0.1 unless ``capping`` "
+    "is given; 1 allows the most violations, values near 0 approach the hard margin."))
+_CAPPING = Param(None, OrNone(Real(1.0, np.inf, "left")), (
+    "The same soft margin in capped form: dual weights at most p_i n / capping (1 / capping without sample "
+    "weights), i.e. capping = nu n; at most the number of training examples. Pass nu or capping, not both."))
+
+
 def _declare(*names, **own):
     """Parameters in signature order: each name from ``COMMON`` unless ``own`` gives its :class:`Param`."""
     unknown = set(own) - set(names)
@@ -412,6 +421,36 @@ ESTIMATOR_PARAMS = {
             'Split criterion of the stump learner on the weighted classification it is handed: '
             '"error" (the exact reduction) or "gini". Trees (``max_depth`` > 1) split by the '
             "weighted squared error instead."))),
+    "LPBoostClassifier": _declare(
+        "n_estimators", "nu", "capping", "tol", "class_weight", "criterion", *_TREE, *_TAIL,
+        n_estimators=replace(COMMON["n_estimators"], default=100, doc=(
+            "Maximum number of columns (voters) column generation adds; it usually stops earlier, when "
+            "no voter can raise the LP's value by more than ``tol``. One-vs-rest models add up to this many "
+            "per class.")),
+        nu=_NU, capping=_CAPPING,
+        tol=Param(1e-6, Real(0.0, np.inf, "left"), (
+            "Stop when the best new voter's edge on the dual weights is at most the LP's value beta plus "
+            "tol.")),
+        criterion=replace(COMMON["criterion"], doc=(
+            'Split criterion of the weak learner on the dual weights u: "error" finds the voter with the '
+            'largest edge sum_i u_i y_i h(x_i) (column generation\'s pricing step, exact for stumps), "gini" '
+            "the weighted Gini impurity."))),
+    "RLPBoostClassifier": _declare(
+        "n_estimators", "nu", "capping", "learning_rate", "class_weight", "criterion", *_TREE, *_TAIL,
+        n_estimators=replace(COMMON["n_estimators"], default=100, doc=(
+            "Maximum number of AdaBoost rounds, whose voters the LP re-weights.")),
+        nu=_NU, capping=_CAPPING),
+    "RQPBoostClassifier": _declare(
+        "n_estimators", "C", "solver", "learning_rate", "class_weight", "criterion", *_TREE, *_TAIL,
+        n_estimators=replace(COMMON["n_estimators"], default=100, doc=(
+            "Maximum number of AdaBoost rounds, whose voters the QP re-weights.")),
+        C=Param(1.0, Real(0.0, np.inf, "neither"), (
+            "The price of a unit of margin violation xi_i (C_i = C p_i n with sample weights): larger values "
+            "fit the training margins harder, smaller ones keep the weights b small.")),
+        solver=Param("highs", Options(("highs", "lbfgs")), (
+            '"highs": the QP itself with HiGHS\'s QP solver (needs the ``lp`` extra); "lbfgs": its '
+            "bound-constrained dual with SciPy's L-BFGS-B. They agree to about 1e-6; docs/algorithms.md "
+            '"RLP-Boost and RQP-Boost" compares their speed.'))),
 }
 
 
@@ -479,7 +518,10 @@ ATTRIBUTES = {
                          f"(see {_STOP_RULES})."),
     "initial_cost_": ("float", "The algorithm's cost of the empty ensemble (F = 0)."),
     "objective_": ("float",
-                   "The final objective: the quadratic risk sum_i p_i (y_i - F(x_i))**2 plus the penalty."),
+                   "The final objective: QuadBoost's quadratic risk sum_i p_i (y_i - F(x_i))**2 plus the "
+                   "penalty; LPBoost's and RLP-Boost's LP value rho - sum_i D_i xi_i; RQP-Boost's QP objective."),
+    "lp_time_": ("float", "Seconds spent building the margin matrix and solving the LP / QP (included in "
+                             "``fit_time_``; the rest is binning and the weak learners)."),
     "bin_time_": ("float", "Seconds spent binning X (and the validation set)."),
     "fit_time_": ("float", "Seconds spent in ``fit``."),
     "estimators_": ("list of estimators",

@@ -61,6 +61,10 @@ ROUND_DTYPE = np.dtype([
     ("val_error", np.float64),    # weighted validation error after the round (NaN without one)
     ("categorical", np.int64),    # 1: a split of a categorical feature, left is the codes in cat_left
     ("cat_left", np.uint64, (CAT_WORDS,)),  # bitset of the category codes that go left (categorical only)
+    # totally corrective fits (LPBoost): the restricted master LP after the round; NaN / 0 otherwise
+    ("lp_value", np.float64),     # primal value rho - sum_i D_i xi_i of the master over the columns so far
+    ("lp_beta", np.float64),      # dual value beta (equals lp_value at the optimum: strong duality)
+    ("n_active", np.int64),       # columns with positive weight in the master's solution
 ], align=True)
 
 #: Tree nodes; ``nodes_[t]`` is the tree of round t, node 0 its root. Unused slots have left = -1.
@@ -129,6 +133,9 @@ CONFIG_DTYPE = np.dtype([
     # validation
     ("patience", np.int64),          # stop after this many rounds without a new best validation error (0: never)
     ("learning_rate", np.float64),   # every step alpha is multiplied by it (1: the algorithm as published)
+    # column generation (LPBoost), written between rounds by the master LP
+    ("lp_beta", np.float64),         # the restricted master's dual value beta (-inf before the first column)
+    ("lp_tol", np.float64),          # stop when the best new column's edge is <= lp_beta + lp_tol
 ], align=True)
 
 CRITERION_ERROR = 0  # weighted misclassification error: what the papers' learners minimise

@@ -49,11 +49,13 @@ def compile_kernels(args):
 
 
 ALGORITHMS = {"adaboost": "AdaBoostClassifier", "vadaboost": "VadaBoostClassifier", "ebboost": "EBBoostClassifier",
-              "lazyboost": "LazyBoostClassifier", "saboost": "SABoostClassifier", "quadboost": "QuadBoostClassifier"}
+              "lazyboost": "LazyBoostClassifier", "saboost": "SABoostClassifier", "quadboost": "QuadBoostClassifier",
+              "lpboost": "LPBoostClassifier", "rlpboost": "RLPBoostClassifier", "rqpboost": "RQPBoostClassifier"}
 
 #: train options -> estimator parameter (each is passed only when given on the command line)
 TRAIN_PARAMS = {"n_estimators": int, "learning_rate": float, "max_depth": int, "lam": float, "gamma": float,
-                "schedule": str, "penalty": str, "alpha_max": float, "reweight_every": int, "criterion": str,
+                "schedule": str, "penalty": str, "alpha_max": float, "reweight_every": int, "nu": float,
+                "capping": float, "tol": float, "C": float, "solver": str, "criterion": str,
                 "leaf": str, "min_samples_leaf": int, "max_bins": int, "feature_rank": int,
                 "validation_fraction": float, "n_iter_no_change": int, "class_weight": str, "n_jobs": int,
                 "random_state": int, "verbose": int}
@@ -217,7 +219,7 @@ def main(argv=None):
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (UserError, ValueError, TypeError, OSError, MemoryError) as e:
+    except (UserError, ValueError, TypeError, OSError, MemoryError, ImportError) as e:
         message = " ".join(str(e).split()) or type(e).__name__
         if isinstance(e, OSError) and e.filename is not None:
             message = f"{e.filename}: {e.strerror}"

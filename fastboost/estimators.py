@@ -21,6 +21,7 @@ from ._kernels.predict import decision_function as _decision_kernel
 from ._kernels.reweight import add_voter
 from ._kernels.reweight import reweight as _reweight_pass
 from ._kernels.update import n_blocks
+from ._lp import RQP_SOLVERS, SoftMarginMaster, highspy_module, soft_margin_caps, solve_soft_margin_lp, voter_margins
 from ._params import check_params, estimator_doc, store_params
 from ._types import (
     CRITERIA,
@@ -284,9 +285,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
         self._check_params()
         v.check_sample_weight(sample_weight, X.shape[0])
-        if eval_set is not None or self.validation_fraction is not None:
-            raise ValueError(f"{type(self).__name__} fits {classes.shape[0]} classes one-vs-rest; validation "
-                             "early stopping is available for two classes (and for AdaBoost's SAMME).")
+        val = self._one_vs_rest_eval_set(eval_set, X, classes)
         previous = getattr(self, "estimators_", None) if self.warm_start else None
         if previous is not None and not np.array_equal(getattr(self, "classes_", []), classes):
             raise ValueError(f"{type(self).__name__}(warm_start=True) continues a fit on the same data; the "
@@ -301,7 +300,9 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                 model = previous[k].set_params(**{**self.get_params(), **per_class})
             else:
                 model = clone(self).set_params(**per_class)
-            models.append(model.fit(X, np.where(y == c, 1, 0), sample_weight, callbacks=self._callbacks))
+            fit_val = None if val is None else (val[0], np.where(val[1] == c, 1, 0), val[2])
+            models.append(model.fit(X, np.where(y == c, 1, 0), sample_weight, eval_set=fit_val,
+                                    callbacks=self._callbacks))
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, attr)
         validate_data(self, X=X_in, reset=True, skip_check_array=True)
@@ -311,6 +312,19 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self.n_estimators_ = sum(m.n_estimators_ for m in models)
         self.fit_time_ = time.perf_counter() - t0
         return self
+
+    def _one_vs_rest_eval_set(self, eval_set, X, classes):
+        """A one-vs-rest fit's eval_set as (X_val for the kernels, y_val, sample_weight_val or None), checked;
+        each class's model validates on it with the labels "this class or not" (``validation_fraction``
+        instead holds out a stratified part of each class's problem)."""
+        if eval_set is None:
+            return None
+        if self.validation_fraction is not None:
+            raise ValueError("Pass either eval_set or validation_fraction, not both.")
+        idx = np.zeros(X.shape[0], dtype=Y_DTYPE)
+        Xv, yv_idx, pv = self._validation_split(X, idx, np.ones(X.shape[0]), classes, eval_set)[3]
+        swv = eval_set[2] if len(eval_set) == 3 else None
+        return Xv, classes[yv_idx], swv
 
     def _validation_split(self, X, y_idx, sw, classes, eval_set):
         """(X_train, y_train, sw_train, (X_val, y_val_idx uint8, p_val) or None), all checked."""
@@ -389,6 +403,15 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     def _reweight_every(self):
         return None
 
+    #: True for column generation (LPBoost): every round's hypothesis enters a master problem that re-weights
+    #: all voters between rounds (``_between_rounds``), which also keeps the validation margins
+    _corrective = False
+
+    def _between_rounds(self, data, config, model, ws, valid):
+        """After every ``_reweight_every()`` rounds: QuadBoost's re-weighting pass (the kept voters ``model``);
+        may return a reason to stop."""
+        self._reweight(data, config, model, ws.w, ws, valid)
+
     def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
         """Run the one compiled loop through the round driver; return the fitted records (a Model).
 
@@ -426,10 +449,12 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self._n_classes = n_classes
         data, valid, config, ws = resume["data"], resume["valid"], resume["config"], resume["ws"]
         self.initial_cost_ = resume["initial_cost"]
-        rules = _driver.pick_rules(rule, config, valid.y.shape[0] > 0)
+        # a totally corrective fit validates between rounds, after its master has re-weighted every voter
+        loop_valid = _driver.no_validation_data(data.codes.shape[0]) if self._corrective else valid
+        rules = _driver.pick_rules(rule, config, loop_valid.y.shape[0] > 0)
 
         def reweight(model, done):
-            self._reweight(data, config, _driver.kept_model(model, done), ws.w, ws, valid)
+            return self._between_rounds(data, config, _driver.kept_model(model, done), ws, valid)
 
         T = self.n_estimators if resume["why"] == RAN_ALL else resume["done"]
         progress = _driver.Progress(
@@ -437,8 +462,9 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             header=self._progress_header(data, valid, config, T, resume["done"]),
             training_error=_driver.TrainingError(data, config, ws, _driver.pick_learner(config)) if self.verbose
             else None)
-        model, done, why = _driver.run_rounds(data, valid, config, rules, ws, resume["model"], T,
+        model, done, why = _driver.run_rounds(data, loop_valid, config, rules, ws, resume["model"], T,
                                               reweight_every=self._reweight_every(), reweight=reweight,
+                                              reweight_last=self._corrective,
                                               progress=progress, initial_cost=self.initial_cost_,
                                               start=resume["done"], callbacks=self.__dict__.get("_callbacks", ()))
         if T <= resume["done"]:  # nothing was run: the previous fit's reason stands
@@ -929,3 +955,231 @@ class QuadBoostClassifier(_BaseBoostClassifier):
             return super()._margin_to_proba(margin, total)
         p1 = self._link(margin)
         return np.column_stack([1.0 - p1, p1])
+
+
+# ============================================================================ totally corrective fits
+def _margin_error(ym, y, p):
+    """Weighted error of margins y_i F(x_i): wrong when y F < 0, or F = 0 on class index 1 (sgn(0) = -1)."""
+    return float(p @ ((ym < 0) | ((ym == 0) & (y == 1))))
+
+
+class LPBoostClassifier(_BaseBoostClassifier):
+    __doc__ = estimator_doc("LPBoostClassifier", """
+    LPBoost (Demiriz, Bennett & Shawe-Taylor 2002): totally corrective boosting by column generation.
+
+    The voters' weights a solve the soft-margin linear program over the voters found so far
+
+        max  rho - sum_i D_i xi_i  s.t.  y_i sum_j a_j h_j(x_i) + xi_i >= rho,  sum_j a_j = 1,  a, xi >= 0,
+
+    with D_i = p_i / nu (p: the sample-weight distribution; 1 / (nu n) without weights). Each round
+    the weak learner (the same histogram stump or tree learner as every estimator) is handed the
+    LP's dual example weights u (they sum to 1, each at most D_i) and finds the voter with the
+    largest edge sum_i u_i y_i h(x_i); the master LP is then re-solved with HiGHS from its previous
+    basis and every weight is revised. Boosting stops when the best new edge is at most the LP's
+    value beta plus ``tol`` (the LP over all voters is then solved), or after ``n_estimators``
+    columns. The LP value never decreases (``rounds_["lp_value"]``); voters with weight 0 at the
+    end are dropped. One row of the master per training example: see docs/algorithms.md,
+    "LPBoost" for where it stops being practical. Needs the ``lp`` extra (highspy).
+    """, extra_attributes=("objective_", "lp_time_"), example_params="nu=0.1", example="""
+    >>> import numpy as np
+    >>> bool(np.all(np.diff(clf.rounds_["lp_value"]) >= -1e-9))
+    True
+    """)
+
+    _algorithm = "lpboost"
+    _corrective = True
+    _empty_reason = "no weak hypothesis has a positive edge on the master's dual weights;"
+    warm_start = False  # not a parameter: the master LP is not kept between fits
+    learning_rate = 1.0  # not a parameter: the master sets every weight
+
+    def __init__(self, n_estimators=100, *, nu=None, capping=None, tol=1e-6, class_weight=None, criterion="error",
+                 max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
+                 categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 n_jobs=None, random_state=None, verbose=0):
+        store_params(self, locals())
+
+    def _check_params(self):
+        super()._check_params()
+        if self.nu is not None and self.capping is not None:
+            raise ValueError(f"Pass nu or capping, not both (nu={self.nu!r}, capping={self.capping!r}): capping "
+                             "= nu * n_samples.")
+        highspy_module(type(self).__name__)
+
+    def _rule_fields(self, n_classes):
+        return {"lp_tol": float(self.tol), "lp_beta": -np.inf}
+
+    def _reweight_every(self):
+        return 1
+
+    def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
+        soft_margin_caps(p[p > 0], self.nu, self.capping)  # ValueError before any round
+        return super()._boost(codes, y_idx, p, mapper, val, n_classes, resume)
+
+    def _between_rounds(self, data, config, model, ws, valid):
+        """Add the new column(s) to the master, re-solve it, set every weight and the learner's next weights
+        u; record the round's LP value, beta, active columns and validation error."""
+        master = self.__dict__.get("_master")
+        if master is None:
+            rows = np.flatnonzero(data.p > 0)
+            master = self._master = {"lp": SoftMarginMaster(soft_margin_caps(data.p[rows], self.nu, self.capping)),
+                                     "rows": rows, "valid": []}
+        lp, rows = master["lp"], master["rows"]
+        c = config[0]
+        done = model.rounds.shape[0]
+        first = lp.n_columns
+        started = time.perf_counter()
+        lp.add_columns(voter_margins(data.codes, data.y, rows, model, first, done - first, c["missing_code"]))
+        sol = lp.solve()
+        master["seconds"] = master.get("seconds", 0.0) + time.perf_counter() - started
+        rounds = model.rounds
+        rounds["alpha"] = sol.weights
+        ws.w[:] = 0.0
+        ws.w[rows] = sol.u / sol.u.sum()
+        config[0]["lp_beta"] = sol.beta  # the stop rule of the next round reads it
+        last = rounds[done - 1]
+        last["lp_value"] = sol.value
+        last["lp_beta"] = sol.beta
+        last["n_active"] = np.count_nonzero(sol.weights)
+        last["log_cost"] = np.log(max(1.0 - sol.value, 0.0)) if sol.value < 1.0 else -np.inf
+        self._solution = sol
+        if not valid.y.shape[0]:
+            return None
+        vrows = np.arange(valid.y.shape[0])
+        master["valid"].append(voter_margins(valid.codes, valid.y, vrows, model, first, done - first,
+                                             c["missing_code"]))
+        V = np.concatenate(master["valid"]) if len(master["valid"]) > 1 else master["valid"][0]
+        master["valid"] = [V]
+        err = _margin_error(sol.weights @ V, valid.y, valid.p)
+        last["val_error"] = err
+        state = ws.state[0]
+        if err < state["best_val"]:
+            state["best_val"] = err
+            state["best_t"] = done
+            state["since_best"] = 0
+            self._best = sol
+            return None
+        state["since_best"] += 1
+        return STOPPED_EARLY if c["patience"] > 0 and state["since_best"] >= c["patience"] else None
+
+    def _finish(self, data, config, model):
+        """The weights of the kept round's solve; voters with weight 0 dropped."""
+        master = self.__dict__.pop("_master", None)
+        self.lp_time_ = master.get("seconds", 0.0) if master is not None else 0.0
+        sol = self.__dict__.pop("_best", None) or self.__dict__.pop("_solution", None)
+        self.__dict__.pop("_solution", None)
+        n = model.rounds.shape[0]
+        if sol is None or n == 0:
+            self.objective_ = np.nan
+            return model
+        model.rounds["alpha"] = sol.weights[:n]
+        self.objective_ = sol.value
+        keep = model.rounds["alpha"] > 0.0
+        return _driver.Model(model.rounds[keep], model.nodes[keep] if model.nodes.shape[0] else model.nodes)
+
+    def _set_rounds(self, model):
+        super()._set_rounds(model)
+        self.rounds_["cost"] = 1.0 - self.rounds_["lp_value"]  # exact where exp(log) would round
+
+
+class _ReweightedAdaBoost(_BaseBoostClassifier):
+    """AdaBoost (stumps or trees, with its validation early stopping), then only the voters' weights
+    re-learnt by a regularised LP or QP over AdaBoost's fixed voters (the subclass's ``_solve``)."""
+
+    _algorithm = "adaboost"
+    _samme = False  # K > 2 classes: one-vs-rest
+    warm_start = False  # not a parameter: the re-weighting is redone on every fit
+
+    def _check_params(self):
+        super()._check_params()
+        self._check_solver()
+
+    def _finish(self, data, config, model):
+        n = model.rounds.shape[0]
+        if n == 0:
+            self.objective_ = np.nan
+            self.lp_time_ = 0.0
+            return model
+        started = time.perf_counter()
+        rows = np.flatnonzero(data.p > 0)
+        M = voter_margins(data.codes, data.y, rows, model, 0, n, config[0]["missing_code"])
+        weights, self.objective_ = self._solve(M, data.p[rows])
+        self.lp_time_ = time.perf_counter() - started
+        model.rounds["alpha"] = weights
+        keep = weights > 0.0
+        return _driver.Model(model.rounds[keep], model.nodes[keep] if model.nodes.shape[0] else model.nodes)
+
+
+class RLPBoostClassifier(_ReweightedAdaBoost):
+    __doc__ = estimator_doc("RLPBoostClassifier", """
+    RLP-Boost (Raetsch, Onoda & Mueller 2001, LP_reg-AdaBoost): AdaBoost's voters re-weighted by the
+    soft-margin LP.
+
+    AdaBoost runs first (stumps or trees, with validation early stopping if asked); then only the
+    combination weights of its voters are re-learnt: a solves
+
+        max  rho - sum_i D_i xi_i  s.t.  y_i sum_t a_t h_t(x_i) + xi_i >= rho,  sum_t a_t = 1,  a, xi >= 0
+
+    with D_i = p_i / nu, the master problem of LPBoostClassifier over AdaBoost's fixed voters, solved
+    with HiGHS. No new voters are generated; voters with weight 0 are dropped. ``rounds_`` keeps
+    AdaBoost's records (its errors, costs and validation errors) with ``alpha`` replaced by the LP's
+    weights. Needs the ``lp`` extra (highspy). See docs/algorithms.md, "RLP-Boost and RQP-Boost".
+    """, extra_attributes=("objective_", "lp_time_"), example_params="nu=0.1", example="""
+    >>> round(float(clf.estimator_weights_.sum()), 9)
+    1.0
+    """)
+
+    def __init__(self, n_estimators=100, *, nu=None, capping=None, learning_rate=1.0, class_weight=None,
+                 criterion="error", max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
+                 categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 n_jobs=None, random_state=None, verbose=0):
+        store_params(self, locals())
+
+    def _check_solver(self):
+        if self.nu is not None and self.capping is not None:
+            raise ValueError(f"Pass nu or capping, not both (nu={self.nu!r}, capping={self.capping!r}): capping "
+                             "= nu * n_samples.")
+        highspy_module(type(self).__name__)
+
+    def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
+        soft_margin_caps(p[p > 0], self.nu, self.capping)  # ValueError before boosting
+        return super()._boost(codes, y_idx, p, mapper, val, n_classes, resume)
+
+    def _solve(self, M, p):
+        sol = solve_soft_margin_lp(M, soft_margin_caps(p, self.nu, self.capping))
+        return sol.weights, sol.value
+
+
+class RQPBoostClassifier(_ReweightedAdaBoost):
+    __doc__ = estimator_doc("RQPBoostClassifier", """
+    RQP-Boost (Raetsch, Onoda & Mueller 2001, QP_reg-AdaBoost): AdaBoost's voters re-weighted by a
+    regularised quadratic program.
+
+    AdaBoost runs first (stumps or trees, with validation early stopping if asked); then only the
+    combination weights of its voters are re-learnt: b solves
+
+        min  ||b||**2 + sum_i C_i xi_i  s.t.  y_i sum_t b_t h_t(x_i) + xi_i >= 1,  b, xi >= 0
+
+    with C_i = C p_i n (C for every example without sample weights), and the weights are
+    b / sum(b). ``solver="highs"`` solves it with HiGHS's QP solver, ``"lbfgs"`` its bound-constrained
+    dual with SciPy's L-BFGS-B. Voters with weight 0 are dropped; ``rounds_`` keeps AdaBoost's records
+    with ``alpha`` replaced. ``objective_`` is the QP's objective. See docs/algorithms.md,
+    "RLP-Boost and RQP-Boost".
+    """, extra_attributes=("objective_", "lp_time_"), example_params="C=1.0", example="""
+    >>> round(float(clf.estimator_weights_.sum()), 9)
+    1.0
+    """)
+
+    def __init__(self, n_estimators=100, *, C=1.0, solver="highs", learning_rate=1.0, class_weight=None,
+                 criterion="error", max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
+                 categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 n_jobs=None, random_state=None, verbose=0):
+        store_params(self, locals())
+
+    def _check_solver(self):
+        if self.solver == "highs":
+            highspy_module(f'{type(self).__name__}(solver="highs")')
+
+    def _solve(self, M, p):
+        sol = RQP_SOLVERS[self.solver](M, self.C * p * p.shape[0])
+        total = sol.b.sum()
+        return (sol.b / total if total > 0 else sol.b), sol.objective

@@ -219,9 +219,11 @@ def test_model_files_keep_the_categories(make, tmp_path):
         [None if c is None else c.tolist() for c in m.categories_]
 
 
-def test_a_format_1_file_loads(tmp_path):
-    """Files written before categorical splits (format version 1: records without their fields) still load."""
-    from fastboost._model_io import _V1_RECORDS
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_older_format_file_loads(tmp_path, version):
+    """Files written before categorical splits (format version 1) or before the LP records (version 2), whose
+    records lack those fields, still load: the same predictions, the missing fields 0 or NaN."""
+    from fastboost._model_io import _OLD_RECORDS
 
     X, y = planted(seed=2)
     m = AdaBoostClassifier(n_estimators=10, max_depth=2).fit(X, y)
@@ -231,11 +233,12 @@ def test_a_format_1_file_loads(tmp_path):
             data = zin.read(name)
             if name == "header.json":
                 header = json.loads(data)
-                header["format_version"] = 1
+                header["format_version"] = version
                 data = json.dumps(header).encode()
             elif name in ("rounds_.npy", "nodes_.npy"):
                 arr = np.load(io.BytesIO(data))
-                old = np.zeros(arr.shape, _V1_RECORDS["ROUND_DTYPE" if name == "rounds_.npy" else "NODE_DTYPE"])
+                old = np.zeros(arr.shape, _OLD_RECORDS[version]["ROUND_DTYPE" if name == "rounds_.npy"
+                                                                else "NODE_DTYPE"])
                 for field in old.dtype.names:
                     old[field] = arr[field]
                 buf = io.BytesIO()
@@ -244,6 +247,8 @@ def test_a_format_1_file_loads(tmp_path):
             zout.writestr(name, data)
     old = fastboost.load(tmp_path / "old.fbm")
     assert np.array_equal(old.predict_proba(X), m.predict_proba(X))
+    assert np.isnan(old.rounds_["lp_value"]).all() and not old.rounds_["n_active"].any()
+    assert np.array_equal(old.rounds_["threshold"], m.rounds_["threshold"])
 
 
 def test_tampered_categorical_flag_is_refused(tmp_path):

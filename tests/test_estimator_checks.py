@@ -5,7 +5,10 @@ from fastboost import (
     AdaBoostClassifier,
     EBBoostClassifier,
     LazyBoostClassifier,
+    LPBoostClassifier,
     QuadBoostClassifier,
+    RLPBoostClassifier,
+    RQPBoostClassifier,
     SABoostClassifier,
     VadaBoostClassifier,
 )
@@ -24,6 +27,11 @@ ESTIMATORS = [
     AdaBoostClassifier(n_estimators=10, max_depth=2, leaf="real"),
     VadaBoostClassifier(n_estimators=10, max_depth=3, leaf="real"),
     SABoostClassifier(n_estimators=10, max_depth=2, min_weight_fraction_leaf=0.01),
+    LPBoostClassifier(n_estimators=10),
+    LPBoostClassifier(n_estimators=10, max_depth=2, validation_fraction=0.2, random_state=0),
+    RLPBoostClassifier(n_estimators=10),
+    RQPBoostClassifier(n_estimators=10),
+    RQPBoostClassifier(n_estimators=10, solver="lbfgs", max_depth=2),
 ]
 
 

@@ -34,6 +34,8 @@ def record_round(rounds, t, alpha, sums, additive):
     r.learner_error = s.uj / total if total > 0.0 else np.nan  # trees: by the leaves' classes
     r.edge = s.ui - s.uj
     r.val_error = np.nan
+    r.lp_value = np.nan  # written between rounds by a master LP (LPBoost), if any
+    r.lp_beta = np.nan
 
 
 @jit

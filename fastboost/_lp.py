@@ -1,0 +1,292 @@
+"""The solvers of the totally corrective fits: the soft-margin LP (LPBoost, RLP-Boost) and the
+regularised QP (RQP-Boost), on a margin matrix M[j, i] = y_i h_j(x_i) (one row per voter).
+
+Soft-margin LP, with per-example caps D_i (D_i = p_i / nu for the sample-weight distribution p):
+
+    max  rho - sum_i D_i xi_i   s.t.  sum_j a_j M[j, i] + xi_i >= rho,  sum_j a_j = 1,  a >= 0,  xi >= 0
+
+and its dual, the problem column generation works on:
+
+    min  beta   s.t.  sum_i u_i M[j, i] <= beta for every voter j,  sum_i u_i = 1,  0 <= u_i <= D_i.
+
+Regularised QP (weights b, normalised to sum 1 afterwards):
+
+    min  ||b||**2 + sum_i C_i xi_i   s.t.  sum_j b_j M[j, i] + xi_i >= 1,  b >= 0,  xi >= 0,
+
+solved by HiGHS as a QP, or through its bound-constrained dual with L-BFGS-B:
+
+    max over 0 <= u <= C:  sum_i u_i - 1/4 ||max(0, M u)||**2,   b = 1/2 max(0, M u).
+
+HiGHS comes from ``highspy``, the optional extra ``lp``; everything else here is NumPy and SciPy.
+"""
+import os
+import sys
+import time
+from collections import namedtuple
+
+import numpy as np
+
+_INSTALL = 'needs the HiGHS solver: pip install "fastboost[lp]" (the highspy package)'
+
+#: One solve of the master LP: its primal value, dual value beta, voter weights a, example weights u
+#: (the duals of the margin rows), simplex iterations and seconds.
+LPSolution = namedtuple("LPSolution", ["value", "beta", "weights", "u", "iterations", "seconds"])
+
+#: One solve of the regularised QP: objective, the weights b (not normalised), the dual u (L-BFGS-B only,
+#: else None), iterations and seconds.
+QPSolution = namedtuple("QPSolution", ["objective", "b", "u", "iterations", "seconds"])
+
+
+def highspy_module(what="this estimator"):
+    """The ``highspy`` module, or an ImportError naming the extra to install."""
+    try:
+        import highspy
+    except ImportError:
+        raise ImportError(f"{what} {_INSTALL}.") from None
+    return highspy
+
+
+def new_highs(highspy):
+    """A silent ``highspy.Highs()``: HiGHS prints a banner on the C level's stdout when the first one is
+    constructed, before any option can be set, so that construction runs with stdout sent to /dev/null."""
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError, AttributeError):  # no file descriptor 1: nothing to silence
+        h = highspy.Highs()
+    else:
+        try:
+            with open(os.devnull, "w") as null:
+                os.dup2(null.fileno(), 1)
+                h = highspy.Highs()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+    h.setOptionValue("output_flag", False)
+    return h
+
+
+def _check_status(h, highspy, what):
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        raise RuntimeError(f"HiGHS could not solve the {what}: {h.modelStatusToString(status)}.")
+
+
+class SoftMarginMaster:
+    """The restricted master LP of column generation, kept in one HiGHS model.
+
+    ``add_columns(M)`` appends voters (rows of M) as columns; ``solve()`` re-solves from the
+    previous basis (the new columns enter at weight 0, so the last solution stays primal feasible
+    and the simplex method starts from it).
+
+    Variables: xi_0 .. xi_{m-1}, rho, then one weight per voter. Rows: m margin rows
+    xi_i - rho + sum_j a_j M[j, i] >= 0, then sum_j a_j = 1.
+    """
+
+    def __init__(self, caps):
+        highspy = highspy_module("LPBoost")
+        caps = np.ascontiguousarray(caps, dtype=np.float64)
+        m = caps.shape[0]
+        self.m = m
+        self.caps = caps
+        self.n_columns = 0
+        self._highspy = highspy
+        h = self._h = new_highs(highspy)
+        inf = highspy.kHighsInf
+        h.addVars(m + 1, np.r_[np.zeros(m), -inf], np.full(m + 1, inf))
+        h.changeColsCost(m + 1, np.arange(m + 1, dtype=np.int32), np.r_[caps, -1.0])
+        index = np.empty(2 * m, np.int32)
+        index[0::2] = np.arange(m)
+        index[1::2] = m
+        value = np.empty(2 * m)
+        value[0::2] = 1.0
+        value[1::2] = -1.0
+        h.addRows(m, np.zeros(m), np.full(m, inf), 2 * m, np.arange(0, 2 * m, 2, dtype=np.int32), index, value)
+        h.addRow(1.0, 1.0, 0, np.empty(0, np.int32), np.empty(0))
+        self._rows = np.arange(m + 1, dtype=np.int32)
+
+    def add_columns(self, M):
+        """Append the voters M[j, :] (int8 or float, one row per voter) as columns at weight 0."""
+        M = np.asarray(M)
+        k = M.shape[0]
+        if k == 0:
+            return
+        inf = self._highspy.kHighsInf
+        m = self.m
+        for j in range(k):  # one column at a time: no k x m float64 copy
+            values = np.empty(m + 1)
+            values[:m] = M[j]
+            values[m] = 1.0
+            nz = np.flatnonzero(values).astype(np.int32)
+            self._h.addCol(0.0, 0.0, inf, nz.shape[0], nz, values[nz])
+        self.n_columns += k
+
+    def solve(self):
+        """Re-solve the master; its LPSolution (weights clipped at 0, u into [0, D_i])."""
+        h = self._h
+        started = time.perf_counter()
+        h.run()
+        seconds = time.perf_counter() - started
+        _check_status(h, self._highspy, "LPBoost master problem")
+        sol = h.getSolution()
+        m = self.m
+        row_dual = np.asarray(sol.row_dual)
+        weights = np.maximum(np.asarray(sol.col_value)[m + 1:], 0.0)
+        u = np.clip(row_dual[:m], 0.0, self.caps)
+        info = h.getInfo()
+        return LPSolution(value=-float(info.objective_function_value), beta=-float(row_dual[m]), weights=weights,
+                          u=u, iterations=int(info.simplex_iteration_count), seconds=seconds)
+
+
+def solve_soft_margin_lp(M, caps):
+    """The soft-margin LP over the fixed voters M (RLP-Boost), solved once with HiGHS."""
+    lp = SoftMarginMaster(caps)
+    lp.add_columns(M)
+    return lp.solve()
+
+
+def linprog_soft_margin_lp(M, caps):
+    """The same LP built from scratch and solved with ``scipy.optimize.linprog(method="highs")``:
+    the reference for tests and for the warm-start benchmark. Returns an LPSolution."""
+    from scipy import sparse
+    from scipy.optimize import linprog
+
+    M = np.asarray(M, dtype=np.float64)
+    k, m = M.shape
+    started = time.perf_counter()
+    # z = [a (k), xi (m), rho]; rows: -M^T a - xi + rho <= 0
+    A_ub = sparse.hstack([sparse.csr_matrix(-M.T), -sparse.identity(m, format="csr"),
+                          sparse.csr_matrix(np.ones((m, 1)))], format="csr")
+    A_eq = sparse.csr_matrix(np.r_[np.ones(k), np.zeros(m + 1)][None])
+    c = np.r_[np.zeros(k), caps, -1.0]
+    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(m), A_eq=A_eq, b_eq=[1.0],
+                  bounds=[(0, None)] * (k + m) + [(None, None)], method="highs")
+    seconds = time.perf_counter() - started
+    if res.status != 0:
+        raise RuntimeError(f"linprog could not solve the soft-margin LP: {res.message}")
+    return LPSolution(value=-float(res.fun), beta=-float(res.eqlin.marginals[0]), weights=res.x[:k],
+                      u=np.clip(-res.ineqlin.marginals, 0.0, caps), iterations=int(res.nit), seconds=seconds)
+
+
+# ----------------------------------------------------------------------------- the regularised QP
+def qp_objective(M, b, caps):
+    """||b||**2 + sum_i C_i max(0, 1 - (M^T b)_i): the QP's objective at b (xi at its optimum)."""
+    margins = np.asarray(M, dtype=np.float64).T @ b
+    return float(b @ b + caps @ np.maximum(0.0, 1.0 - margins))
+
+
+def solve_rqp_highs(M, caps):
+    """The regularised QP with HiGHS's QP solver. Variables b (k), then xi (m)."""
+    highspy = highspy_module("RQPBoost")
+    M = np.asarray(M, dtype=np.float64)
+    k, m = M.shape
+    inf = highspy.kHighsInf
+    started = time.perf_counter()
+    lp = highspy.HighsLp()
+    lp.num_col_ = k + m
+    lp.num_row_ = m
+    lp.col_cost_ = np.r_[np.zeros(k), caps]
+    lp.col_lower_ = np.zeros(k + m)
+    lp.col_upper_ = np.full(k + m, inf)
+    lp.row_lower_ = np.ones(m)
+    lp.row_upper_ = np.full(m, inf)
+    # columns: voter j has M[j, i] in row i; xi_i has 1 in row i
+    nz = [np.flatnonzero(M[j]) for j in range(k)]
+    starts = np.r_[0, np.cumsum([z.shape[0] for z in nz]), 0][:k + 1]
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.r_[starts, starts[-1] + np.arange(1, m + 1)].astype(np.int32)
+    lp.a_matrix_.index_ = np.r_[np.concatenate(nz) if k else np.empty(0, int), np.arange(m)].astype(np.int32)
+    lp.a_matrix_.value_ = np.r_[np.concatenate([M[j, z] for j, z in enumerate(nz)]) if k else np.empty(0),
+                                np.ones(m)]
+    hessian = highspy.HighsHessian()
+    hessian.dim_ = k + m
+    hessian.format_ = highspy.HessianFormat.kTriangular
+    hessian.start_ = np.r_[np.arange(k + 1), np.full(m, k)].astype(np.int32)
+    hessian.index_ = np.arange(k, dtype=np.int32)
+    hessian.value_ = np.full(k, 2.0)  # 1/2 b^T (2 I) b = ||b||**2
+    model = highspy.HighsModel()
+    model.lp_ = lp
+    model.hessian_ = hessian
+    h = new_highs(highspy)
+    h.passModel(model)
+    h.run()
+    _check_status(h, highspy, "RQP-Boost quadratic program")
+    b = np.maximum(np.asarray(h.getSolution().col_value)[:k], 0.0)
+    info = h.getInfo()
+    return QPSolution(objective=float(info.objective_function_value), b=b, u=None,
+                      iterations=int(info.qp_iteration_count), seconds=time.perf_counter() - started)
+
+
+def solve_rqp_lbfgs(M, caps, max_iter=15000):
+    """The regularised QP through its bound-constrained dual, maximised with SciPy's L-BFGS-B."""
+    from scipy.optimize import minimize
+
+    M = np.asarray(M, dtype=np.float64)
+    started = time.perf_counter()
+
+    def negative_dual(u):
+        g = np.maximum(0.0, M @ u)  # 2 b
+        return 0.25 * (g @ g) - u.sum(), 0.5 * (M.T @ g) - 1.0
+
+    u0 = np.minimum(caps, 1.0 / max(1, M.shape[1]))
+    res = minimize(negative_dual, u0, jac=True, method="L-BFGS-B", bounds=np.column_stack([np.zeros_like(caps), caps]),
+                   options={"maxiter": max_iter, "maxfun": 2 * max_iter, "ftol": 0.0, "gtol": 1e-14, "maxcor": 30})
+    # ftol 0: on until no step lowers the dual (b = max(0, M u) / 2 is only as accurate as u)
+    u = res.x
+    b = 0.5 * np.maximum(0.0, M @ u)
+    b = _polish(M, caps, u, b)
+    return QPSolution(objective=qp_objective(M, b, caps), b=b, u=u, iterations=int(res.nit),
+                      seconds=time.perf_counter() - started)
+
+
+def _polish(M, caps, u, b, rel=1e-6):
+    """b refined on the active sets the dual's u identifies: the voters with b_t > 0 (S), the examples
+    strictly between the bounds (margin exactly 1) and those at C_i (violated). On those sets the QP is an
+    equality-constrained least-squares problem, solved exactly (its KKT system); the result replaces b only if
+    it is feasible and has a lower objective, so this never makes b worse."""
+    S = b > 0
+    upper = u >= caps * (1 - rel)
+    free = (u > caps * rel) & ~upper
+    if not S.any():
+        return b
+    MS = M[S]
+    A = MS[:, free]  # |S| x |F|
+    s, f = A.shape
+    kkt = np.zeros((s + f, s + f))
+    kkt[:s, :s] = 2.0 * np.eye(s)
+    kkt[:s, s:] = -A
+    kkt[s:, :s] = A.T
+    rhs = np.r_[MS[:, upper] @ caps[upper], np.ones(f)]
+    solution = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
+    polished = np.zeros_like(b)
+    polished[S] = solution[:s]
+    if np.all(polished >= 0) and qp_objective(M, polished, caps) < qp_objective(M, b, caps):
+        return polished
+    return b
+
+
+RQP_SOLVERS = {"highs": solve_rqp_highs, "lbfgs": solve_rqp_lbfgs}
+
+
+# ----------------------------------------------------------------------------- the margin matrix
+def voter_margins(codes, y, rows, model, first, count, missing_code):
+    """int8[count, len(rows)]: y_i h_j(x_i) of voters first .. first + count - 1 (compiled, parallel)."""
+    from ._kernels.margins import margin_matrix
+
+    out = np.empty((count, rows.shape[0]), np.int8)
+    if count and rows.shape[0]:
+        margin_matrix(codes, y, rows, model, first, missing_code, out)
+    return out
+
+
+def soft_margin_caps(p, nu=None, capping=None):
+    """The per-example caps D_i of the soft-margin LP for the sample-weight distribution p (rows with
+    p_i > 0): p_i / nu, or p_i m / capping for m such rows (capping = nu m: the number of examples the
+    margin may give up on). ValueError if they cannot hold a distribution (capping > m)."""
+    m = p.shape[0]
+    if capping is not None:
+        if capping > m:
+            raise ValueError(f"capping={capping:g} must be at most the number of training examples with positive "
+                             f"weight ({m}): the dual weights u_i <= 1 / capping could not sum to 1.")
+        return p * (m / capping)
+    return p / (0.1 if nu is None else nu)

@@ -1,0 +1,328 @@
+"""Totally corrective boosting: LPBoost's column generation, RLP-Boost and RQP-Boost.
+
+Column generation must end where the LP over every stump ends (that LP solved directly with
+scipy's linprog on the full stump matrix); the master's value never falls; its dual weights are a
+capped distribution; primal and dual values agree. RQP's two solvers agree; RLP is LPBoost's
+master over AdaBoost's voters.
+"""
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fastboost import AdaBoostClassifier, LPBoostClassifier, RLPBoostClassifier, RQPBoostClassifier, load
+from fastboost._binning import BinMapper
+from fastboost._driver import Model
+from fastboost._lp import (
+    SoftMarginMaster,
+    linprog_soft_margin_lp,
+    qp_objective,
+    soft_margin_caps,
+    solve_rqp_highs,
+    solve_rqp_lbfgs,
+    voter_margins,
+)
+from fastboost._types import NODE_DTYPE
+from fastboost.datasets import make_twonorm
+
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# ----------------------------------------------------------------------------- references
+def lp_value_of(M, caps, a):
+    """max over rho of rho - sum_i D_i max(0, rho - m_i), m = M^T a: the primal value of the weights a
+    (a concave piecewise-linear function of rho, maximal at one of the margins)."""
+    m = M.astype(np.float64).T @ a
+    return max(r - caps @ np.maximum(0.0, r - m) for r in np.unique(m))
+
+
+def all_stumps(X, y):
+    """Every stump "x_f <= t gives s, else -s" of integer-valued X (t over the values and beyond the
+    last: constant stumps), s = +-1, as a margin matrix M[j, i] = y_i h_j(x_i)."""
+    ys = np.where(y == 1, 1, -1)
+    cols = []
+    for f in range(X.shape[1]):
+        for t in np.unique(X[:, f]):
+            h = np.where(X[:, f] <= t, 1, -1)
+            cols += [h * ys, -h * ys]
+    return np.unique(np.array(cols, dtype=np.int8), axis=0)
+
+
+def small_data(seed, n=60, d=3, values=5, noise=0.25):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, values, (n, d)).astype(np.float64)
+    y = ((X[:, 0] + X[:, 1] - values + 1 + rng.normal(0, values * noise, n)) > 0).astype(int)
+    if y.min() == y.max():
+        y[0] = 1 - y[0]
+    return X, y
+
+
+class AllRounds:
+    """A fit callback keeping the records of every round (the fit drops voters whose weight ends at 0)."""
+
+    def __init__(self):
+        self.rounds = None
+
+    def __call__(self, done, rounds):
+        self.rounds = rounds
+        return False
+
+
+# ----------------------------------------------------------------------------- column generation
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("soft", [{"nu": 0.3}, {"nu": 0.6}, {"nu": 1.0}, {"capping": 20.0}])
+def test_column_generation_ends_at_the_lp_over_all_stumps(seed, soft):
+    X, y = small_data(seed)
+    log = AllRounds()
+    clf = LPBoostClassifier(500, tol=1e-9, **soft).fit(X, y, callbacks=[log])
+    caps = soft_margin_caps(np.full(len(y), 1.0 / len(y)), soft.get("nu"), soft.get("capping"))
+    ref = linprog_soft_margin_lp(all_stumps(X, y), caps)
+    assert clf.stopped_by_rule_  # it stopped because no stump prices out, not at n_estimators
+    assert clf.objective_ == pytest.approx(ref.value, abs=1e-7)
+    values = log.rounds["lp_value"]
+    assert np.all(np.diff(values) >= -1e-9)  # the master's value never falls as columns are added
+    assert values[-1] == pytest.approx(clf.objective_, abs=1e-12)
+    np.testing.assert_allclose(log.rounds["lp_beta"], values, atol=1e-7)  # strong duality, every round
+    # the kept voters' weights are a distribution, and that distribution reaches the LP's value
+    a = clf.estimator_weights_
+    assert np.all(a > 0) and a.sum() == pytest.approx(1.0, abs=1e-9)
+    assert clf.rounds_["n_active"][-1] >= clf.n_estimators_ or clf.n_estimators_ == np.count_nonzero(a)
+    M = voter_margins_of(clf, X, y)
+    assert lp_value_of(M, caps, a) == pytest.approx(ref.value, abs=1e-7)
+
+
+def voter_margins_of(clf, X, y):
+    """M[j, i] = y_i h_j(x_i) of a fitted binary model, from its raw-X predictions (one voter at a time)."""
+    ys = np.where(y == clf.classes_[1], 1, -1)
+    rows = []
+    for raw, _ in _voters(clf, X):
+        rows.append(np.sign(raw) * ys)
+    return np.array(rows, dtype=np.int8)
+
+
+def _voters(clf, X):
+    prev = np.zeros(X.shape[0])
+    for t, (raw, total) in enumerate(clf._staged_raw(clf._check_predict_X(X))):
+        yield (raw - prev) / clf.rounds_["alpha"][t], total
+        prev = raw
+
+
+@SETTINGS
+@given(st.integers(0, 2 ** 31 - 1), st.integers(1, 40), st.integers(20, 120), st.floats(0.05, 1.0))
+def test_master_duals_are_a_capped_distribution_and_strong_duality_holds(seed, k, m, nu):
+    rng = np.random.default_rng(seed)
+    M = np.where(rng.random((k, m)) < rng.uniform(0.3, 0.8, (k, 1)), 1, -1).astype(np.int8)
+    p = rng.random(m) + 0.1
+    p /= p.sum()
+    caps = soft_margin_caps(p, nu)
+    master = SoftMarginMaster(caps)
+    previous = -np.inf
+    for j in range(k):
+        master.add_columns(M[j:j + 1])
+        sol = master.solve()
+        assert sol.value >= previous - 1e-9
+        previous = sol.value
+    u = sol.u
+    assert u.sum() == pytest.approx(1.0, abs=1e-9)
+    assert np.all(u >= 0) and np.all(u <= caps * (1 + 1e-9))
+    dual = (M.astype(np.float64) @ u).max()  # beta: the largest edge of any column on u
+    assert sol.beta == pytest.approx(dual, abs=1e-7)
+    assert sol.value == pytest.approx(dual, abs=1e-7)
+    assert lp_value_of(M, caps, sol.weights) == pytest.approx(sol.value, abs=1e-7)
+    ref = linprog_soft_margin_lp(M, caps)  # from scratch, the same LP
+    assert ref.value == pytest.approx(sol.value, abs=1e-7)
+
+
+def test_warm_started_master_matches_a_fresh_solve_every_round():
+    rng = np.random.default_rng(3)
+    M = np.where(rng.random((30, 200)) < 0.6, 1, -1).astype(np.int8)
+    caps = np.full(200, 1 / (0.2 * 200))
+    master = SoftMarginMaster(caps)
+    for j in range(30):
+        master.add_columns(M[j:j + 1])
+        assert master.solve().value == pytest.approx(linprog_soft_margin_lp(M[:j + 1], caps).value, abs=1e-9)
+
+
+# ----------------------------------------------------------------------------- the margin matrix kernel
+@pytest.mark.parametrize("params", [{}, {"max_depth": 3}, {"max_depth": 2, "criterion": "gini"}])
+def test_margin_matrix_kernel_matches_raw_predictions(params, replay_data):
+    X, y = replay_data
+    clf = AdaBoostClassifier(25, **params).fit(X, y)
+
+    mapper = BinMapper(clf.max_bins).fit(X, np.full(len(y), 1.0 / len(y)))
+    codes = mapper.transform(X)
+    y_idx = (y == clf.classes_[1]).astype(np.uint16)
+    rows = np.arange(len(y))[::3].copy()
+    nodes = clf.nodes_ if clf.nodes_ is not None else np.zeros((0, 1), NODE_DTYPE)
+    model = Model(clf.rounds_, nodes)
+    fast = voter_margins(codes, y_idx, rows, model, 0, clf.n_estimators_, mapper.missing_code)
+    one = np.vstack([voter_margins(codes, y_idx, rows, model, j, 1, mapper.missing_code)
+                     for j in range(clf.n_estimators_)])
+    ref = voter_margins_of(clf, X, y)[:, rows]
+    np.testing.assert_array_equal(fast, ref)
+    np.testing.assert_array_equal(one, ref)
+
+
+# ----------------------------------------------------------------------------- the estimators
+@pytest.fixture(scope="module")
+def twonorm():
+    X, y = make_twonorm(900, random_state=0)
+    return X[:600], y[:600], X[600:], y[600:]
+
+
+def test_rlp_is_the_lpboost_master_over_adaboosts_voters(twonorm):
+    X, y, Xt, yt = twonorm
+    ada = AdaBoostClassifier(40).fit(X, y)
+    rlp = RLPBoostClassifier(40, nu=0.2).fit(X, y)
+    M = voter_margins_of(ada, X, y)
+    caps = soft_margin_caps(np.full(len(y), 1.0 / len(y)), 0.2)
+    master = SoftMarginMaster(caps)
+    for j in range(M.shape[0]):  # column by column, as LPBoost adds them
+        master.add_columns(M[j:j + 1])
+        sol = master.solve()
+    assert rlp.objective_ == pytest.approx(sol.value, abs=1e-9)
+    assert rlp.objective_ == pytest.approx(linprog_soft_margin_lp(M, caps).value, abs=1e-7)
+    # the same voters as AdaBoost (those the LP keeps), re-weighted
+    kept = sol.weights > 0
+    assert rlp.n_estimators_ == np.count_nonzero(kept)
+    np.testing.assert_array_equal(rlp.rounds_["feature"], ada.rounds_["feature"][kept])
+    np.testing.assert_array_equal(rlp.rounds_["bin"], ada.rounds_["bin"][kept])
+    np.testing.assert_allclose(rlp.estimator_weights_, sol.weights[kept], atol=1e-9)
+    assert lp_value_of(voter_margins_of(rlp, X, y), caps, rlp.estimator_weights_) == pytest.approx(sol.value,
+                                                                                                     abs=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("C", [0.01, 0.3, 5.0])
+def test_rqp_primal_and_dual_solvers_agree(seed, C):
+    rng = np.random.default_rng(seed)
+    k, m = rng.integers(3, 40), rng.integers(30, 300)
+    M = np.where(rng.random((k, m)) < rng.uniform(0.35, 0.8, (k, 1)), 1, -1).astype(np.int8)
+    caps = np.full(m, C) * rng.uniform(0.5, 1.5, m)
+    primal = solve_rqp_highs(M, caps)
+    dual = solve_rqp_lbfgs(M, caps)
+    assert qp_objective(M, primal.b, caps) == pytest.approx(primal.objective, abs=1e-7)
+    assert dual.objective == pytest.approx(primal.objective, abs=1e-6)
+    np.testing.assert_allclose(dual.b, primal.b, atol=1e-5)
+    # duality: the dual's value sum u - ||b||**2 closes the gap
+    assert dual.u.sum() - dual.b @ dual.b == pytest.approx(primal.objective, abs=1e-6)
+
+
+@pytest.mark.parametrize("solver", ["highs", "lbfgs"])
+def test_rqp_estimator_weights_solve_the_qp(twonorm, solver):
+    X, y, Xt, yt = twonorm
+    ada = AdaBoostClassifier(30, max_depth=2).fit(X, y)
+    rqp = RQPBoostClassifier(30, C=0.5, solver=solver, max_depth=2).fit(X, y)
+    M = voter_margins_of(ada, X, y)
+    ref = solve_rqp_highs(M, np.full(len(y), 0.5))
+    kept = ref.b > 0
+    assert rqp.objective_ == pytest.approx(ref.objective, abs=1e-6)
+    np.testing.assert_allclose(rqp.estimator_weights_, ref.b[kept] / ref.b.sum(), atol=1e-5)
+    assert rqp.score(Xt, yt) > 0.9
+
+
+def test_sample_weights_equal_repeated_rows():
+    """Caps p_i / nu: a weight of 2 is a repeated row, so at convergence the LP values agree (the duals of
+    a degenerate LP, and so the voters on the way, may differ)."""
+    X, y = small_data(5, n=80)
+    w = np.random.default_rng(0).integers(0, 4, len(y))
+    w[:2] = 1
+    a = LPBoostClassifier(500, nu=0.4, tol=1e-10).fit(X, y, sample_weight=w)
+    b = LPBoostClassifier(500, nu=0.4, tol=1e-10).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    assert a.stopped_by_rule_ and b.stopped_by_rule_
+    assert a.objective_ == pytest.approx(b.objective_, abs=1e-9)
+    caps = soft_margin_caps(np.full(w.sum(), 1.0 / w.sum()), 0.4)
+    ref = linprog_soft_margin_lp(all_stumps(np.repeat(X, w, axis=0), np.repeat(y, w)), caps)
+    assert a.objective_ == pytest.approx(ref.value, abs=1e-7)
+
+
+def test_lpboost_validation_keeps_the_best_solve(twonorm):
+    X, y, Xt, yt = twonorm
+    clf = LPBoostClassifier(80, nu=0.3, n_iter_no_change=15).fit(X, y, eval_set=(Xt, yt))
+    errors = clf.validation_errors_
+    assert not np.isnan(errors).any()
+    best = int(np.argmin(errors))
+    # the kept model is the master's solution at the best round: its validation error is the minimum
+    assert 1.0 - clf.score(Xt, yt) == pytest.approx(errors[best], abs=1e-12)
+    assert clf.stopped_early_ == (len(errors) - 1 - best >= 15)
+
+
+def test_multiclass_one_vs_rest_and_model_files(tmp_path):
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    for est in (LPBoostClassifier(30, nu=0.1), RLPBoostClassifier(20), RQPBoostClassifier(20, solver="lbfgs")):
+        est.fit(X, y)
+        assert len(est.estimators_) == 3 and est.score(X, y) > 0.9
+        est.save(tmp_path / "m.fbm")
+        back = load(tmp_path / "m.fbm")
+        np.testing.assert_array_equal(back.predict_proba(X), est.predict_proba(X))
+        assert type(back) is type(est) and back.get_params() == est.get_params()
+
+
+def test_binary_model_file_keeps_the_lp_records(tmp_path, twonorm):
+    X, y, Xt, yt = twonorm
+    clf = LPBoostClassifier(30, nu=0.3, max_depth=2).fit(X, y)
+    clf.save(tmp_path / "m.fbm")
+    back = load(tmp_path / "m.fbm")
+    assert back.rounds_.tobytes() == clf.rounds_.tobytes()
+    assert back.objective_ == clf.objective_
+    np.testing.assert_array_equal(back.decision_function(Xt), clf.decision_function(Xt))
+
+
+def test_staged_and_importances(twonorm):
+    X, y, Xt, yt = twonorm
+    clf = LPBoostClassifier(40, nu=0.3).fit(X, y)
+    staged = list(clf.staged_decision_function(Xt))
+    assert len(staged) == clf.n_estimators_
+    np.testing.assert_allclose(staged[-1], clf.decision_function(Xt), atol=1e-12)
+    assert clf.feature_importances_.sum() == pytest.approx(1.0)
+
+
+# ----------------------------------------------------------------------------- bad input
+def test_nu_and_capping_together_are_refused():
+    X, y = small_data(0)
+    for cls in (LPBoostClassifier, RLPBoostClassifier):
+        with pytest.raises(ValueError, match="nu or capping"):
+            cls(5, nu=0.2, capping=5).fit(X, y)
+        with pytest.raises(ValueError, match="capping=100 must be at most"):
+            cls(5, capping=100).fit(X, y)
+    with pytest.raises(ValueError, match="nu"):
+        LPBoostClassifier(5, nu=0.0).fit(X, y)
+
+
+def test_without_highspy_the_lp_estimators_name_the_extra(monkeypatch):
+    X, y = small_data(0)
+    monkeypatch.setitem(sys.modules, "highspy", None)
+    for est in (LPBoostClassifier(5), RLPBoostClassifier(5), RQPBoostClassifier(5)):
+        with pytest.raises(ImportError, match=r'pip install "fastboost\[lp\]"'):
+            est.fit(X, y)
+    assert RQPBoostClassifier(5, solver="lbfgs").fit(X, y).n_estimators_ >= 1
+
+
+def test_one_vs_rest_validates_each_class_on_the_shared_eval_set():
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    rng = np.random.default_rng(0)
+    order = rng.permutation(len(y))
+    tr, va = order[:120], order[120:]
+    clf = LPBoostClassifier(40, nu=0.1, n_iter_no_change=10).fit(X[tr], y[tr], eval_set=(X[va], y[va]))
+    for c, model in zip(clf.classes_, clf.estimators_):
+        errors = model.validation_errors_
+        assert 1.0 - model.score(X[va], (y[va] == c).astype(int)) == pytest.approx(errors.min(), abs=1e-12)
+
+
+def test_command_line_trains_lpboost(tmp_path, capsys):
+    from fastboost.cli import main
+
+    X, y = small_data(1)
+    np.save(tmp_path / "d.npy", np.column_stack([X, y]))
+    assert main(["train", str(tmp_path / "d.npy"), "--target", "3", "--algorithm", "lpboost", "--nu", "0.3",
+                 "-o", str(tmp_path / "m.fbm")]) == 0
+    assert type(load(tmp_path / "m.fbm")) is LPBoostClassifier
+    assert main(["train", str(tmp_path / "d.npy"), "--target", "3", "--algorithm", "rqpboost", "--nu", "0.3",
+                 "-o", str(tmp_path / "m.fbm")]) == 2
+    assert "rqpboost has no option --nu" in capsys.readouterr().err
