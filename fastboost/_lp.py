@@ -241,25 +241,29 @@ def solve_rqp_lbfgs(M, caps, max_iter=15000):
 
 def _polish(M, caps, u, b, rel=1e-6):
     """b refined on the active sets the dual's u identifies: the voters with b_t > 0 (S), the examples
-    strictly between the bounds (margin exactly 1) and those at C_i (violated). On those sets the QP is an
-    equality-constrained least-squares problem, solved exactly (its KKT system); the result replaces b only if
-    it is feasible and has a lower objective, so this never makes b worse."""
+    strictly between the bounds (F: margin exactly 1) and those at C_i (U: violated). On those sets the QP
+    is min ||b_S||**2 - r^T b_S subject to A^T b_S = 1 (A = M[S, F], r = M[S, U] C_U), solved exactly:
+    b_S = b0 + (I - Q Q^T) r / 2 with b0 the least-norm solution of A^T b = 1 and Q a basis of A's range
+    (one thin SVD of A, |S| x |F|). The result replaces b only if it is feasible and has a lower
+    objective, so this never makes b worse."""
     S = b > 0
     upper = u >= caps * (1 - rel)
     free = (u > caps * rel) & ~upper
     if not S.any():
         return b
     MS = M[S]
-    A = MS[:, free]  # |S| x |F|
-    s, f = A.shape
-    kkt = np.zeros((s + f, s + f))
-    kkt[:s, :s] = 2.0 * np.eye(s)
-    kkt[:s, s:] = -A
-    kkt[s:, :s] = A.T
-    rhs = np.r_[MS[:, upper] @ caps[upper], np.ones(f)]
-    solution = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
+    A = MS[:, free]
+    r = MS[:, upper] @ caps[upper]
+    if A.shape[1]:
+        U, sigma, Vt = np.linalg.svd(A, full_matrices=False)
+        keep = sigma > sigma[0] * max(A.shape) * np.finfo(float).eps
+        U, sigma, Vt = U[:, keep], sigma[keep], Vt[keep]
+        b0 = U @ ((Vt @ np.ones(A.shape[1])) / sigma)
+        bs = b0 + 0.5 * (r - U @ (U.T @ r))
+    else:
+        bs = 0.5 * r
     polished = np.zeros_like(b)
-    polished[S] = solution[:s]
+    polished[S] = bs
     if np.all(polished >= 0) and qp_objective(M, polished, caps) < qp_objective(M, b, caps):
         return polished
     return b

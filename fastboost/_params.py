@@ -447,10 +447,11 @@ ESTIMATOR_PARAMS = {
         C=Param(1.0, Real(0.0, np.inf, "neither"), (
             "The price of a unit of margin violation xi_i (C_i = C p_i n with sample weights): larger values "
             "fit the training margins harder, smaller ones keep the weights b small.")),
-        solver=Param("highs", Options(("highs", "lbfgs")), (
-            '"highs": the QP itself with HiGHS\'s QP solver (needs the ``lp`` extra); "lbfgs": its '
-            "bound-constrained dual with SciPy's L-BFGS-B. They agree to about 1e-6; docs/algorithms.md "
-            '"RLP-Boost and RQP-Boost" compares their speed.'))),
+        solver=Param("lbfgs", Options(("lbfgs", "highs")), (
+            '"lbfgs": the bound-constrained dual with SciPy\'s L-BFGS-B, then an exact step on the active '
+            'sets it finds; "highs": the QP itself with HiGHS\'s QP solver (needs the ``lp`` extra). They '
+            "agree to about 1e-6; HiGHS is as fast up to about 1 000 rows and far slower beyond (docs/"
+            'algorithms.md, "RLP-Boost and RQP-Boost").'))),
 }
 
 

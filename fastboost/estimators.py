@@ -1160,8 +1160,9 @@ class RQPBoostClassifier(_ReweightedAdaBoost):
         min  ||b||**2 + sum_i C_i xi_i  s.t.  y_i sum_t b_t h_t(x_i) + xi_i >= 1,  b, xi >= 0
 
     with C_i = C p_i n (C for every example without sample weights), and the weights are
-    b / sum(b). ``solver="highs"`` solves it with HiGHS's QP solver, ``"lbfgs"`` its bound-constrained
-    dual with SciPy's L-BFGS-B. Voters with weight 0 are dropped; ``rounds_`` keeps AdaBoost's records
+    b / sum(b). ``solver="lbfgs"`` (default) maximises its bound-constrained dual with SciPy's
+    L-BFGS-B; ``"highs"`` hands the QP to HiGHS's QP solver (the ``lp`` extra), exact but much slower
+    beyond a few thousand rows. Voters with weight 0 are dropped; ``rounds_`` keeps AdaBoost's records
     with ``alpha`` replaced. ``objective_`` is the QP's objective. See docs/algorithms.md,
     "RLP-Boost and RQP-Boost".
     """, extra_attributes=("objective_", "lp_time_"), example_params="C=1.0", example="""
@@ -1169,7 +1170,7 @@ class RQPBoostClassifier(_ReweightedAdaBoost):
     1.0
     """)
 
-    def __init__(self, n_estimators=100, *, C=1.0, solver="highs", learning_rate=1.0, class_weight=None,
+    def __init__(self, n_estimators=100, *, C=1.0, solver="lbfgs", learning_rate=1.0, class_weight=None,
                  criterion="error", max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
                  categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):

@@ -31,7 +31,7 @@ ESTIMATORS = [
     LPBoostClassifier(n_estimators=10, max_depth=2, validation_fraction=0.2, random_state=0),
     RLPBoostClassifier(n_estimators=10),
     RQPBoostClassifier(n_estimators=10),
-    RQPBoostClassifier(n_estimators=10, solver="lbfgs", max_depth=2),
+    RQPBoostClassifier(n_estimators=10, solver="highs", max_depth=2),
 ]
 
 
