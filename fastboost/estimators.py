@@ -978,7 +978,7 @@ class LPBoostClassifier(_BaseBoostClassifier):
     basis and every weight is revised. Boosting stops when the best new edge is at most the LP's
     value beta plus ``tol`` (the LP over all voters is then solved), or after ``n_estimators``
     columns. The LP value never decreases (``rounds_["lp_value"]``); voters with weight 0 at the
-    end are dropped. One row of the master per training example: see docs/algorithms.md,
+    end are dropped. The master has one variable per training example: see docs/algorithms.md,
     "LPBoost" for where it stops being practical. Needs the ``lp`` extra (highspy).
     """, extra_attributes=("objective_", "lp_time_"), example_params="nu=0.1", example="""
     >>> import numpy as np
