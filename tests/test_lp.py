@@ -206,8 +206,12 @@ def test_rqp_primal_and_dual_solvers_agree(seed, C):
     assert qp_objective(M, primal.b, caps) == pytest.approx(primal.objective, abs=1e-7)
     assert dual.objective == pytest.approx(primal.objective, abs=1e-6)
     np.testing.assert_allclose(dual.b, primal.b, atol=1e-5)
-    # duality: the dual's value sum u - ||b||**2 closes the gap
-    assert dual.u.sum() - dual.b @ dual.b == pytest.approx(primal.objective, abs=1e-6)
+    # duality: the dual's value at u, sum u - ||max(0, M u) / 2||**2, closes the gap, as the solver reports
+    half = 0.5 * np.maximum(0.0, M.astype(np.float64) @ dual.u)
+    assert dual.u.sum() - half @ half == pytest.approx(primal.objective, abs=1e-6)
+    assert -1e-12 <= dual.gap <= 1e-9  # the solve stops on a certified gap of 1e-10
+    assert dual.gap == pytest.approx((dual.objective - (dual.u.sum() - half @ half)) / max(1.0, dual.objective),
+                                     abs=1e-12)
 
 
 @pytest.mark.parametrize("solver", ["highs", "lbfgs"])
