@@ -958,6 +958,19 @@ class QuadBoostClassifier(_BaseBoostClassifier):
 
 
 # ============================================================================ totally corrective fits
+def _warn_no_soft_margin(est, value):
+    """Warn when the soft-margin LP's value is not positive: then no convex combination of the voters has
+    a positive soft margin, the LP's weights may cancel out (h and -h) and the model predict one class."""
+    if value <= 1e-9:
+        import warnings
+
+        shown = f"nu={est.nu!r}" if est.capping is None else f"capping={est.capping!r}"
+        warnings.warn(f"{type(est).__name__}: the soft-margin LP's value is {value:.3g} <= 0 at {shown}: no "
+                      "combination of the voters has a positive soft margin, so their weights may cancel out "
+                      "and the model predict one class; allow more margin errors (a larger nu, as a rule above "
+                      "twice the training error).", UserWarning, stacklevel=4)
+
+
 def _margin_error(ym, y, p):
     """Weighted error of margins y_i F(x_i): wrong when y F < 0, or F = 0 on class index 1 (sgn(0) = -1)."""
     return float(p @ ((ym < 0) | ((ym == 0) & (y == 1))))
@@ -1073,6 +1086,7 @@ class LPBoostClassifier(_BaseBoostClassifier):
             return model
         model.rounds["alpha"] = sol.weights[:n]
         self.objective_ = sol.value
+        _warn_no_soft_margin(self, sol.value)
         keep = model.rounds["alpha"] > 0.0
         return _driver.Model(model.rounds[keep], model.nodes[keep] if model.nodes.shape[0] else model.nodes)
 
@@ -1146,6 +1160,7 @@ class RLPBoostClassifier(_ReweightedAdaBoost):
 
     def _solve(self, M, p):
         sol = solve_soft_margin_lp(M, soft_margin_caps(p, self.nu, self.capping))
+        _warn_no_soft_margin(self, sol.value)
         return sol.weights, sol.value
 
 
@@ -1169,6 +1184,8 @@ class RQPBoostClassifier(_ReweightedAdaBoost):
     >>> round(float(clf.estimator_weights_.sum()), 9)
     1.0
     """)
+
+    _empty_reason = "the QP's weights are all 0 (C is too small for any margin to pay for a voter);"
 
     def __init__(self, n_estimators=100, *, C=1.0, solver="lbfgs", learning_rate=1.0, class_weight=None,
                  criterion="error", max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,

@@ -6,6 +6,7 @@ capped distribution; primal and dual values agree. RQP's two solvers agree; RLP 
 master over AdaBoost's voters.
 """
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -330,3 +331,18 @@ def test_command_line_trains_lpboost(tmp_path, capsys):
     assert main(["train", str(tmp_path / "d.npy"), "--target", "3", "--algorithm", "rqpboost", "--nu", "0.3",
                  "-o", str(tmp_path / "m.fbm")]) == 2
     assert "rqpboost has no option --nu" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cls", [RLPBoostClassifier, LPBoostClassifier])
+def test_no_positive_soft_margin_is_a_warning_not_a_silent_constant_model(cls):
+    from fastboost.datasets import make_waveform
+
+    X, y = make_waveform(600, random_state=3, binary=True, positive_class=1)  # Bayes error about 10%
+    with pytest.warns(UserWarning, match="soft-margin LP's value .* <= 0 at nu=0.01"):
+        small = cls(40, nu=0.01).fit(X, y)
+    assert small.objective_ <= 1e-9
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        large = cls(40, nu=0.4).fit(X, y)
+    assert large.objective_ > 0
+    assert len(np.unique(large.predict(X))) == 2
