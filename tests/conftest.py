@@ -1,7 +1,11 @@
+import importlib.util
 import os
+import pathlib
 
 import numpy as np
 import pytest
+
+SCRIPTS = pathlib.Path(__file__).resolve().parents[1] / "scripts"
 
 # scikit-learn's check_array_api_input (numpy namespace) runs only when SciPy's
 # array-API mode is on; it must be set before SciPy is first imported.
@@ -21,3 +25,11 @@ def replay_data():
     score += np.where(np.isnan(X[:, 2]), 2.0, 0.0)
     y = np.where(score > 0, 1, -1)
     return X, y
+
+
+def load_script(name):
+    """The module of ``scripts/<name>.py`` (the scripts are not a package), loaded under its own name."""
+    spec = importlib.util.spec_from_file_location(f"{name}_script", SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

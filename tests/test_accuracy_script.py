@@ -1,21 +1,18 @@
 """scripts/accuracy.py in its quick mode: the tables and the raw results are written and agree with a direct fit."""
-import importlib.util
 import json
 import math
 import pathlib
 
 import numpy as np
 import pytest
+from conftest import load_script
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def accuracy():
-    spec = importlib.util.spec_from_file_location("accuracy_script", ROOT / "scripts" / "accuracy.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("accuracy")
 
 
 @pytest.fixture(scope="module")

@@ -1,24 +1,18 @@
 """scripts/reproduce.py: its pieces (the QuadBoost protocol's stump codes, the staged scores its
 T-grids rely on) and, on a tiny setting, every protocol end to end."""
-import importlib.util
 import json
-import pathlib
 
 import numpy as np
 import pytest
+from conftest import load_script
 
 import fastboost as fb
 from fastboost.datasets import make_twonorm
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
 def reproduce():
-    spec = importlib.util.spec_from_file_location("reproduce_script", ROOT / "scripts" / "reproduce.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("reproduce")
 
 
 def test_stump_codes_cut_tanh_features_at_ten_even_thresholds(reproduce):
