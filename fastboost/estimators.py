@@ -964,7 +964,7 @@ def _warn_no_soft_margin(est, value):
     if value <= 1e-9:
         import warnings
 
-        shown = f"nu={est.nu!r}" if est.capping is None else f"capping={est.capping!r}"
+        shown = f"capping={est.capping!r}" if est.capping is not None else f"nu={0.1 if est.nu is None else est.nu!r}"
         warnings.warn(f"{type(est).__name__}: the soft-margin LP's value is {value:.3g} <= 0 at {shown}: no "
                       "combination of the voters has a positive soft margin, so their weights may cancel out "
                       "and the model predict one class; allow more margin errors (a larger nu, as a rule above "
