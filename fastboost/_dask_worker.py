@@ -18,6 +18,7 @@ have, so a lost worker can never yield a silently wrong model.
 This module imports no Dask: it runs wherever fastboost is installed.
 """
 import asyncio
+from collections import namedtuple
 
 import numpy as np
 
@@ -27,15 +28,23 @@ from ._cache import sources_digest
 from ._config import n_threads, resolve_n_jobs
 from ._driver import make_model, make_workspace, pick_learner
 from ._kernels.histogram import build_histograms, build_histograms_q, n_feature_groups
+from ._kernels.learners import no_validation
 from ._kernels.reweight import add_voter, voter_correlation
+from ._kernels.tree import rows_histograms, split_level_rows, tree_leaves_rows
 from ._kernels.update import apply_stump
-from ._types import X_BINNED_DTYPE, Y_DTYPE, Model, TrainData
+from ._types import X_BINNED_DTYPE, Y_DTYPE, Model, TrainData, ValidData
 
 _NO_NODES = make_model(0, 0).nodes  # stump voters: the re-weighting kernels' empty tree record
 
 
 #: Seconds between checks that a child of the histogram tree is still in the cluster.
 POLL_SECONDS = 1.0
+
+
+#: The previous round as the workers apply it: its step alpha, the global W_I and W_J, its record
+#: (ROUND_DTYPE[1]) and, for trees, its nodes (NODE_DTYPE[max_nodes]), the leaves' global sums of w by
+#: class (confidence-rated leaves' Z) and the update's per-leaf factors (least-squares leaves' values).
+RoundUpdate = namedtuple("RoundUpdate", ["alpha", "w_correct", "w_wrong", "round", "tree", "leaf_w", "factor"])
 
 
 class PartitionLostError(RuntimeError):
@@ -70,6 +79,25 @@ def _check_weights(sw, part):
     return sw
 
 
+def _take(X, rows):
+    """Rows of a partition (a boolean mask) as the same kind of object."""
+    return X.iloc[np.flatnonzero(rows)] if v.is_dataframe(X) else X[rows]
+
+
+def _held_out(seed, part, n, fraction):
+    """validation_fraction on Dask: the rows of partition ``part`` held out for validation, drawn from a
+    generator seeded by (seed, part): the same rows wherever the partition is and however many workers."""
+    return np.random.default_rng([seed, part, 0x5EED]).random(n) < fraction
+
+
+def _class_stats(y, sw):
+    """(labels, rows of each, the largest sample weight of each) (class_weight scales each class's weights)."""
+    labels, inv, counts = np.unique(y, return_inverse=True, return_counts=True)
+    top = np.zeros(labels.shape[0])
+    np.maximum.at(top, inv, sw)
+    return labels, counts, top
+
+
 def _sample_rows(X, rows):
     """Rows of one partition for the binning sample: X's own dtype for arrays, float64 for DataFrames."""
     if v.is_dataframe(X):
@@ -85,7 +113,8 @@ class WorkerShard:
     client (actor calls do not pass through the scheduler).
     """
 
-    def __init__(self, token, name, algorithm, n_jobs, part_ids, X_parts, y_parts, sw_parts):
+    def __init__(self, token, name, algorithm, n_jobs, part_ids, X_parts, y_parts, sw_parts, val_ids=(),
+                 Xv_parts=(), yv_parts=(), swv_parts=(), val_fraction=None, val_seed=0, shard_index=0):
         self.token = token
         self.name = name
         self.rule = RULES[algorithm]
@@ -104,6 +133,16 @@ class WorkerShard:
         self._sw = list(sw_parts)
         self._seq = 0
         self.children = []
+        # validation rows: eval_set partitions val_ids, or a seeded share val_fraction of every training partition
+        self.val_ids = list(val_ids)
+        self._Xv = list(Xv_parts)
+        self._yv = list(yv_parts)
+        self._swv = list(swv_parts)
+        self.val_fraction = val_fraction
+        self.val_seed = val_seed
+        self.valid = None
+        self.shard_index = shard_index  # this shard's place in the client's order (its per-shard call arguments)
+        self._replaying = False  # rebuilding the state from the journal: the histograms are not built
 
     # ------------------------------------------------------------------ call bookkeeping
     def _enter(self, seq):
@@ -112,6 +151,23 @@ class WorkerShard:
                 f"fastboost.dask fit {self.token}: partitions {self.part_ids} expected call {self._seq + 1} but got "
                 f"{seq}: this worker's boosting state was lost (worker restarted or actor re-created).")
         self._seq = seq
+
+    def replay(self, journal):
+        """Rebuild this shard's state after its worker was lost: run every call of the fit so far, in order
+        (calls 1 .. len(journal)), without building the histograms the client already summed. The same
+        rows and calls give the same state, bit for bit."""
+        self._replaying = True
+        saved_children, self.children = self.children, []
+        try:
+            for seq, (method, args, each, kwargs) in enumerate(journal, start=1):
+                extra = each[self.shard_index] if each is not None else ()
+                if method == "set_children":
+                    self._enter(seq)
+                    continue
+                getattr(self, method)(seq, *args, *extra, **kwargs)
+        finally:
+            self._replaying = False
+            self.children = saved_children
 
     # ------------------------------------------------------------------ loading and binning
     def describe(self, seq):
@@ -136,23 +192,62 @@ class WorkerShard:
             sw = self._sw[j]
             sw = np.ones(n) if sw is None else _check_weights(_as_1d(sw, "sample_weight", part, n), part)
             self._sw[j] = sw
+            if self.val_fraction is not None and n:  # this partition's held-out rows: a seeded hash of the row
+                held = _held_out(self.val_seed, part, n, self.val_fraction)
+                self._Xv.append(_take(X, held))
+                self._yv.append(y[held])
+                self._swv.append(sw[held])
+                self.val_ids.append(part)
+                keep = ~held
+                X, y, sw = _take(X, keep), y[keep], sw[keep]
+                self._X[j], self._y[j], self._sw[j] = X, y, sw
+                n = X.shape[0]
             out.append((part, n, X.shape[1], np.unique(y) if n else y[:0],
-                        float(sw.max()) if n else 0.0, int(np.count_nonzero(sw))))
-        return sources_digest(), out
+                        float(sw.max()) if n else 0.0, int(np.count_nonzero(sw)), _class_stats(y, sw)))
+        return sources_digest(), out, self._describe_validation()
 
-    def prepare(self, seq, classes, sw_max, sample_sizes, seed):
+    def _describe_validation(self):
+        """Check the validation partitions; per partition (id, n_rows, n_features, labels, max weight)."""
+        out = []
+        from_eval_set = self.val_fraction is None
+        for j, part in enumerate(self.val_ids):
+            X = self._Xv[j]
+            if from_eval_set:
+                if not v.is_dataframe(X):
+                    X = np.asarray(X) if not isinstance(X, np.ndarray) else X
+                if len(X.shape) != 2:
+                    raise ValueError(f"eval_set's X must be 2-D; partition {part} has shape {X.shape}.")
+                n = X.shape[0]
+                if n:
+                    X = v.check_X(X, self.name)
+                y = _as_1d(self._yv[j], "eval_set's y", part, n)
+                if n:
+                    y = v.check_y(y, n, self.name)
+                sw = self._swv[j]
+                sw = np.ones(n) if sw is None else _check_weights(_as_1d(sw, "eval_set's sample_weight", part, n),
+                                                                  part)
+                self._Xv[j], self._yv[j], self._swv[j] = X, y, sw
+            X, y, sw = self._Xv[j], self._yv[j], self._swv[j]
+            n = X.shape[0]
+            out.append((part, n, X.shape[1], np.unique(y) if n else y[:0], float(sw.max()) if n else 0.0))
+        return out
+
+    def prepare(self, seq, classes, sw_max, sample_sizes, seed, class_weight=None, val_max=None):
         """Class indices; q = sw / max(sw) and its sum per partition; the binning sample rows.
 
         sample_sizes: per partition (in part_ids order) the number of rows with positive
-        weight to draw, or None for all of them (in row order). Returns per partition
-        (id, sum of q, sample rows of X, their q).
+        weight to draw, or None for all of them (in row order). class_weight: float64[n_classes],
+        the weight of each class (the sample weights are multiplied by it), or None. Returns per
+        partition (id, sum of q, sample rows of X, their q), and per validation partition
+        (id, sum of its q = sw / val_max).
         """
         self._enter(seq)
         out = []
         for j, part in enumerate(self.part_ids):
-            y = self._y[j]
-            self._y[j] = np.searchsorted(classes, y).astype(Y_DTYPE)
-            q = self._sw[j] / sw_max
+            y = np.searchsorted(classes, self._y[j]).astype(Y_DTYPE)
+            self._y[j] = y
+            sw = self._sw[j] if class_weight is None else self._sw[j] * class_weight[y]
+            q = sw / sw_max
             self._sw[j] = q
             pos = np.flatnonzero(q > 0)
             size = sample_sizes[j]
@@ -161,15 +256,20 @@ class WorkerShard:
                 pos = pos[np.sort(pick)]
             rows = pos if pos.size < q.shape[0] else slice(None)
             out.append((part, q.sum(), _sample_rows(self._X[j], rows), q[rows]))
-        return out
+        val = []
+        for j, part in enumerate(self.val_ids):
+            self._yv[j] = np.searchsorted(classes, self._yv[j]).astype(Y_DTYPE)
+            self._swv[j] = self._swv[j] / val_max
+            val.append((part, self._swv[j].sum()))
+        return out, val
 
-    def bin(self, seq, mapper, q_sum, config):
-        """Map X to codes with the broadcast mapper, drop X, set up the boosting state; return count_nonzero(p)."""
+    def bin(self, seq, mapper, q_sum, config, vq_sum=None):
+        """Map X (and the validation rows) to codes with the broadcast mapper, drop X, set up the boosting
+        state; return count_nonzero(p)."""
         self._enter(seq)
         sizes = [X.shape[0] for X in self._X]
         n = int(sum(sizes))
         d = self._X[0].shape[1]
-        n_bins = mapper.missing_code + 1
         self.missing_code = mapper.missing_code
         with n_threads(self.n_jobs):
             codes = np.empty((d, n), dtype=X_BINNED_DTYPE)
@@ -192,11 +292,52 @@ class WorkerShard:
         self.use_q = bool(c["use_q"])
         self.data = TrainData(codes, self.y, self.p, np.ascontiguousarray(mapper.n_value_bins_, dtype=np.int64),
                               mapper.thresholds_, mapper.categorical_)
-        w = (2.0 * self.y - 1.0) if c["additive"] else self.p.copy()
-        self.ws = make_workspace(self.y, w, d, n_bins, config)
-        self.learner = pick_learner(config)
-        self.no_model = make_model(0, 0)
+        self.n_scores = 1 if int(c["n_classes"]) == 2 else int(c["n_classes"])
+        if vq_sum is not None:  # validation rows: codes, labels, p (normalised over every worker's rows), margins
+            nv = int(sum(X.shape[0] for X in self._Xv))
+            with n_threads(self.n_jobs):
+                vcodes = np.empty((d, nv), dtype=X_BINNED_DTYPE)
+                start = 0
+                for X in self._Xv:
+                    if X.shape[0]:
+                        vcodes[:, start:start + X.shape[0]] = mapper.transform(X)
+                    start += X.shape[0]
+            vy = np.concatenate(self._yv).astype(Y_DTYPE) if nv else np.empty(0, Y_DTYPE)
+            vp = (np.concatenate(self._swv) if nv else np.empty(0)) / vq_sum
+            self.valid = ValidData(vcodes, vy, vp, np.zeros(nv * self.n_scores))
+            self.valid_y_all = vy
+        self._Xv = self._yv = self._swv = None
+        self.depth = int(c["max_depth"])
+        self._start_target(w_from=None)
         return int(np.count_nonzero(self.p))
+
+    def _start_target(self, w_from):
+        """The boosting state of a new fit on this shard's rows (labels self.y, or class w_from against the
+        rest for a one-vs-rest fit): workspace, learner, the one-round model the updates read."""
+        config = self.config
+        c = config[0]
+        d, n_bins = self.codes.shape[0], self.missing_code + 1
+        y = self.y if w_from is None else (self.y == w_from).astype(Y_DTYPE)
+        self.data = self.data._replace(y=y)
+        w = (2.0 * y - 1.0) if c["additive"] else self.p.copy()
+        n_val = 0 if self.valid is None else self.valid.y.shape[0]
+        self.ws = make_workspace(y, w, d, n_bins, config, n_val)
+        self.learner = pick_learner(config)
+        self.validate = self.learner.validate if n_val else no_validation
+        self.no_model = make_model(0, 0)
+        self.one = make_model(1, self.depth)  # the round the workers' update and validation read
+        self.hist_now = self.ws.hist_a  # trees: the current level's histograms (swapped level by level)
+        self.hist_next = self.ws.hist_b
+
+    def target(self, seq, k, config):
+        """One-vs-rest: start the fit of class k against the rest (config: that fit's), validation margins reset."""
+        self._enter(seq)
+        self.config = config.copy()
+        self.config[0]["hist_groups"] = n_feature_groups(self.codes.shape[0], self.n_jobs)
+        if self.valid is not None:
+            vy = self.valid_y_all if k is None else (self.valid_y_all == k).astype(Y_DTYPE)
+            self.valid = self.valid._replace(y=vy, margin=np.zeros_like(self.valid.margin))
+        self._start_target(w_from=k)
 
     @property
     def w(self):
@@ -205,12 +346,24 @@ class WorkerShard:
 
     # ------------------------------------------------------------------ one boosting round (see loop._boost)
     def _update(self, update):
-        """The previous round's update with the global (alpha, W_I, W_J); returns this shard's part of (a, b)."""
-        alpha, w_correct, w_wrong = update
-        sums = self.ws.sums[0]
-        sums["wi"] = w_correct
-        sums["wj"] = w_wrong
-        return self.learner.update(self.data, self.config[0], self.ws, self.no_model, 0, alpha)
+        """The previous round's update and validation (see :class:`fastboost.dask.RoundUpdate`); returns
+        this shard's part of the update's (a, b), and of the weighted validation error (or NaN)."""
+        ws = self.ws
+        sums = ws.sums[0]
+        sums["wi"] = update.w_correct
+        sums["wj"] = update.w_wrong
+        one = self.one
+        one.rounds[0] = update.round[0]
+        if update.tree is not None:
+            one.nodes[0] = update.tree
+            ws.leaf_w[:] = update.leaf_w
+            ws.factor[:] = update.factor
+        c = self.config[0]
+        a, b = self.learner.update(self.data, c, ws, one, 0, update.alpha)
+        err = np.nan
+        if self.valid is not None:  # (a worker without validation rows adds 0 to the error)
+            err = self.validate(self.valid, c, ws, one, 0, update.alpha) if self.valid.y.shape[0] else 0.0
+        return a, b, err
 
     def set_children(self, seq, children):
         """Tree reduction: the shards (actor handles, in a fixed order) whose histograms this one adds to its own."""
@@ -252,7 +405,9 @@ class WorkerShard:
             if not c["u_is_w"]:
                 self.rule.transform(self.data, c, ws)
             u = ws.w if c["u_is_w"] else ws.u
-            if self.use_q:
+            if self._replaying:
+                pass
+            elif self.use_q:
                 build_histograms_q(self.codes, ws.ylab, u, ws.q, ws.hist, ws.histq)
             else:
                 build_histograms(self.codes, ws.ylab, u, ws.hist, int(c["hist_groups"]))
@@ -278,6 +433,52 @@ class WorkerShard:
         s = ws.sums[0]
         return np.array([s["ui"], s["uj"], s["wi"], s["wj"]])
 
+    # ------------------------------------------------------------------ one tree (see tree.grow_tree)
+    def tree_root(self, seq, update):
+        """[previous round's update,] transform, the root's histogram of this shard's rows: (update results,
+        float64[n_features, n_bins, n_classes + 1])."""
+        self._enter(seq)
+        ws = self.ws
+        c = self.config[0]
+        n = self.y.shape[0]
+        with n_threads(self.n_jobs):
+            done = None if update is None else self._update(update)
+            if not c["u_is_w"]:
+                self.rule.transform(self.data, c, ws)
+            u = ws.w if c["u_is_w"] else ws.u
+            self.hist_now, self.hist_next = ws.hist_a, ws.hist_b
+            ws.node_range[0, 0] = 0
+            ws.node_range[0, 1] = n
+            if not self._replaying:
+                rows_histograms(self.codes, ws.idx, 0, n, ws.ylab, u, ws.q, int(c["n_classes"]),
+                                int(c["min_samples_leaf"]) > 1, self.hist_now[0], int(c["hist_groups"]))
+        return done, self.hist_now[0].copy()
+
+    def tree_level(self, seq, split, split_bits, n_split, first_child, root):
+        """Partition the rows of the level's split nodes; the children's histograms, [2 n_split, ...]."""
+        self._enter(seq)
+        ws = self.ws
+        c = self.config[0]
+        u = ws.w if c["u_is_w"] else ws.u
+        with n_threads(self.n_jobs):
+            split_level_rows(self.codes, ws.ylab, u, ws.q, c, split, split_bits, n_split, first_child, root, ws.idx,
+                             ws.tmp, ws.node_range, self.hist_now, self.hist_next, not self._replaying)
+        self.hist_now, self.hist_next = self.hist_next, self.hist_now
+        return self.hist_now[:2 * n_split].copy()
+
+    def tree_leaves(self, seq, tree, n_nodes, n_first, split, split_bits, n_last, last_root):
+        """Each row's leaf; the leaves' sums of u (and q) and of w by class: (leaf_u, leaf_w) [n_nodes, ...]."""
+        self._enter(seq)
+        ws = self.ws
+        c = self.config[0]
+        u = ws.w if c["u_is_w"] else ws.u
+        ws.leaf_u[:] = 0.0
+        ws.leaf_w[:] = 0.0
+        with n_threads(self.n_jobs):
+            tree_leaves_rows(self.codes, ws.ylab, u, ws.q, ws.w, c, tree, n_nodes, n_first, split, split_bits,
+                             n_last, last_root, ws.idx, ws.node_range, ws.leaf_of_row, ws.leaf_u, ws.leaf_w)
+        return ws.leaf_u[:n_nodes].copy(), ws.leaf_w[:n_nodes].copy()
+
     def update(self, seq, update):
         """The last round's update alone (end of boosting, before QuadBoost's re-weighting)."""
         self._enter(seq)
@@ -285,10 +486,15 @@ class WorkerShard:
             return self._update(update)
 
     # ------------------------------------------------------------------ QuadBoost (see reweight._reweight)
-    # A voter travels as its round record (ROUND_DTYPE[1], voter index 0); stumps have no tree.
+    # A voter travels as (its round record ROUND_DTYPE[1], its tree NODE_DTYPE[1, max_nodes] or None for a stump).
+    @staticmethod
+    def _voter(voter):
+        rounds, nodes = voter
+        return Model(rounds, _NO_NODES if nodes is None else nodes)
+
     def _add_voter(self, pending):
         voter, delta = pending
-        add_voter(self.codes, Model(voter, _NO_NODES), 0, self.missing_code, delta, self.w)
+        add_voter(self.codes, self._voter(voter), 0, self.missing_code, delta, self.w)
 
     def correlation(self, seq, pending, voter):
         """[r -= delta h for the previous voter,] then this shard's part of (<h, r>_p, <h, h>_p) for ``voter``."""
@@ -296,7 +502,7 @@ class WorkerShard:
         with n_threads(self.n_jobs):
             if pending is not None:
                 self._add_voter(pending)
-            return voter_correlation(self.codes, Model(voter, _NO_NODES), 0, self.missing_code, self.w, self.p,
+            return voter_correlation(self.codes, self._voter(voter), 0, self.missing_code, self.w, self.p,
                                      self.ws.block_sums)
 
     def finish_voters(self, seq, pending):
@@ -307,14 +513,26 @@ class WorkerShard:
                 self._add_voter(pending)
         return float(np.dot(self.p, self.w * self.w))
 
-    def reset_residuals(self, seq, rounds):
+    def reset_residuals(self, seq, rounds, nodes):
         """r = y - F of the kept voters, recomputed from the labels (as QuadBoostClassifier._finish)."""
         self._enter(seq)
-        self.ws.w[:] = 2.0 * self.y - 1.0
-        model = Model(rounds, _NO_NODES)
+        self.ws.w[:] = 2.0 * self.data.y - 1.0
+        model = Model(rounds, _NO_NODES if nodes is None else nodes)
         with n_threads(self.n_jobs):
             for j in range(rounds.shape[0]):
                 add_voter(self.codes, model, j, self.missing_code, rounds[j]["alpha"], self.ws.w)
+
+    def revalidate(self, seq, rounds, nodes):
+        """The validation margins recomputed from the voters (after a re-weighting pass changed their steps)."""
+        self._enter(seq)
+        if self.valid is None or self.valid.y.shape[0] == 0:
+            return
+        self.valid.margin[:] = 0.0
+        model = Model(rounds, _NO_NODES if nodes is None else nodes)
+        c = self.config[0]
+        with n_threads(self.n_jobs):
+            for j in range(rounds.shape[0]):
+                self.validate(self.valid, c, self.ws, model, j, rounds[j]["alpha"])
 
 
 def predict_block(X, model, method):

@@ -87,18 +87,24 @@ def pick_learner(config):
     return LEARNERS["tree"] if c["n_classes"] == 2 else LEARNERS["tree_samme"]
 
 
+def pick_step_stop(rule, config):
+    """The step and stop rules of a round: the algorithm's, or for confidence-rated trees (which carry their
+    own step) alpha = 1 and a stop once the leaves no longer lower the loss."""
+    from ._algorithms import stop_unless_loss_falls, unit_step
+
+    if config[0]["max_depth"] and config[0]["leaf"] == LEAF_REAL:
+        return unit_step, stop_unless_loss_falls
+    return rule.step, rule.stop
+
+
 def pick_rules(rule, config, validation):
     """The loop's tuple of compiled functions: the algorithm's rule and the learner's, compiled on first use.
 
     Confidence-rated trees carry their own step (alpha = 1) and stop when the leaves no longer
     lower the loss; without validation rows no validation pass is compiled.
     """
-    from ._algorithms import stop_unless_loss_falls, unit_step
-
     learner = pick_learner(config)
-    step, stop = rule.step, rule.stop
-    if config[0]["max_depth"] and config[0]["leaf"] == LEAF_REAL:
-        step, stop = unit_step, stop_unless_loss_falls
+    step, stop = pick_step_stop(rule, config)
     validate = learner.validate if validation else no_validation
     return tuple(f.get() for f in (rule.transform, step, stop, rule.cost, learner.learn, learner.update, validate))
 

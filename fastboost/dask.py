@@ -77,6 +77,7 @@ import asyncio
 import copy
 import time
 import uuid
+from collections import namedtuple
 
 import numpy as np
 from dask.sizeof import sizeof
@@ -88,11 +89,24 @@ from ._algorithms import RULES, quad_penalty
 from ._binning import SUBSAMPLE, BinMapper
 from ._cache import sources_digest
 from ._config import n_threads
-from ._dask_worker import PartitionLostError, WorkerShard, predict_block
-from ._driver import Model, Progress, grow_model, make_model
+from ._dask_worker import PartitionLostError, RoundUpdate, WorkerShard, predict_block
+from ._driver import Model, Progress, grow_model, make_model, max_nodes_of, pick_step_stop
+from ._kernels.learners import finish_tree_round
 from ._kernels.loop import record_round
 from ._kernels.split import choose_stump
-from ._types import ACCEPT_STOP, CAT_WORDS, RAN_ALL, REJECT, STATE_DTYPE, STOPPED_BY_RULE, SUMS_DTYPE
+from ._kernels.tree import choose_level, finish_leaves, reset_tree, root_weight
+from ._types import (
+    ACCEPT_STOP,
+    CAT_WORDS,
+    LEAF_LSQ,
+    MAX_CLASSES,
+    RAN_ALL,
+    REJECT,
+    STATE_DTYPE,
+    STOPPED_BY_RULE,
+    STOPPED_EARLY,
+    SUMS_DTYPE,
+)
 from .estimators import (
     AdaBoostClassifier,
     EBBoostClassifier,
@@ -114,6 +128,9 @@ _POLL_SECONDS = 1.0
 _TREE_MIN_WORKERS = 9
 _TREE_FANOUT = 4
 _CAPACITY = 256  # initial round-record rows (grown by doubling)
+#: Seconds a fit waits for a live worker after losing one (a restarting worker, a scaling cluster)
+#: before it gives up with WorkerLostError; ``fit(..., worker_timeout=...)`` sets it per fit.
+LOST_WORKER_TIMEOUT = 60.0
 
 
 _TIMEOUTS = (TimeoutError, asyncio.TimeoutError)  # the same class from Python 3.11 on
@@ -186,12 +203,31 @@ def _vector_parts(a, what, n_parts, row_chunks):
 
 
 # ----------------------------------------------------------------------------- the workers
-class _Shards:
-    """The fit's actors, one per worker, in a fixed order (by their first partition); every call goes to all."""
+class _ShardLost(Exception):
+    """Internal: actor j's worker was lost (``error`` says how); the fit rebuilds the actor or gives up."""
 
-    def __init__(self, client, name):
+    def __init__(self, j, error):
+        super().__init__(j, error)
+        self.j = j
+        self.error = error
+
+
+class _Shards:
+    """The fit's actors, one per group of partitions, in a fixed order (by their first partition); every
+    call goes to all.
+
+    Every call is kept in a journal. When a worker is lost, each of its actors is rebuilt on a live
+    worker: its partitions are computed again from the Dask collections, and the new actor replays the
+    journal (without building the histograms the client already has), which rebuilds the same rows
+    and the same boosting state bit for bit; the call in flight is then sent to it. The actor keeps
+    its place in the order, so the client adds the same sums in the same order and the model equals
+    that of a fit without the loss.
+    """
+
+    def __init__(self, client, name, timeout=None):
         self.client = client
         self.name = name
+        self.timeout = LOST_WORKER_TIMEOUT if timeout is None else float(timeout)
         self.token = uuid.uuid4().hex[:12]
         self.seq = 0
         self.round_trips = 0
@@ -202,17 +238,27 @@ class _Shards:
         self.addresses = []
         self.part_ids = []
         self.tree = False
+        self.journal = []  # (method, args, each, kwargs) of every call since the actors were created
+        self.lost = []  # the workers lost during the fit
+        self.rebuilt = 0  # actors rebuilt after a loss
 
-    def start(self, xparts, yparts, swparts, algorithm, n_jobs):
-        """Persist the partitions where Dask computes them; one actor per worker, created next to its partitions."""
+    def start(self, xparts, yparts, swparts, algorithm, n_jobs, val=None):
+        """Persist the partitions where Dask computes them; one actor per worker, created next to its partitions.
+
+        val: the validation set, None or a dict: ``fraction`` and ``seed`` (each worker holds out a seeded
+        share of its rows), or ``xparts``, ``yparts``, ``swparts`` (an eval_set's partitions; each goes to
+        the actor on the worker holding it, else to actor ``i mod n_actors``).
+        """
         n = len(xparts)
-        futures = self.client.compute(xparts + yparts + (swparts or []))
+        eval_parts = [] if val is None or "xparts" not in val else val["xparts"] + val["yparts"] + (val["swparts"]
+                                                                                                 or [])
+        futures = self.client.compute(xparts + yparts + (swparts or []) + eval_parts)
         self._inputs = futures
         wait(futures)
         for f in futures:
             if f.status != "finished":
                 f.result()  # raises the partition's own error (nothing is transferred)
-        xf, yf, swf = futures[:n], futures[n:2 * n], futures[2 * n:] or [None] * n
+        xf, yf, swf = futures[:n], futures[n:2 * n], futures[2 * n:3 * n] if swparts else [None] * n
         who_has = self.client.who_has(xf)
         groups = {}
         for i, f in enumerate(xf):
@@ -222,18 +268,46 @@ class _Shards:
             groups.setdefault(holders[0], []).append(i)
         self.addresses = sorted(groups, key=lambda a: groups[a][0])
         self.part_ids = [groups[a] for a in self.addresses]
+        val_ids = [[] for _ in self.addresses]
+        vx = vy = vsw = []
+        if eval_parts:
+            nv = len(val["xparts"])
+            rest = futures[(3 if swparts else 2) * n:]
+            vx, vy = rest[:nv], rest[nv:2 * nv]
+            vsw = rest[2 * nv:] if val["swparts"] else [None] * nv
+            v_who = self.client.who_has(vx)
+            for i, f in enumerate(vx):
+                holders = [a for a in sorted(v_who.get(f.key, ())) if a in groups]
+                val_ids[self.addresses.index(holders[0]) if holders else i % len(self.addresses)].append(i)
+        fraction = None if val is None else val.get("fraction")
+        seed = 0 if val is None else val.get("seed", 0)
+        # what rebuilding actor j needs: the collections' partitions (recomputed from their graphs) and the rest
+        self._sources = (xparts, yparts, swparts, val if eval_parts else None)
+        self._val_ids = val_ids
+        self._args = (algorithm, n_jobs, fraction, seed)
         for j, (addr, ids) in enumerate(zip(self.addresses, self.part_ids)):
-            self._actor_futures.append(self.client.submit(
-                WorkerShard, self.token, self.name, algorithm, n_jobs, ids, [xf[i] for i in ids],
-                [yf[i] for i in ids], [swf[i] for i in ids], workers=[addr], allow_other_workers=False,
-                actor=True, pure=False, key=f"fastboost-shard-{self.token}-{j}"))
-        self.actors = [self._wait(f, j, lambda f: f.result(timeout=_POLL_SECONDS))
-                       for j, f in enumerate(self._actor_futures)]
+            vids = val_ids[j]
+            self._actor_futures.append(self._submit_actor(
+                j, addr, [xf[i] for i in ids], [yf[i] for i in ids], [swf[i] for i in ids], [vx[i] for i in vids],
+                [vy[i] for i in vids], [vsw[i] for i in vids]))
+        self.actors = []
+        for j, f in enumerate(self._actor_futures):
+            try:
+                self.actors.append(self._wait(f, j, lambda f: f.result(timeout=_POLL_SECONDS)))
+            except _ShardLost as e:
+                raise self._lost_error(e.j, e.error) from e.error
         n_shards = len(self.actors)
         self.tree = n_shards >= _TREE_MIN_WORKERS
         if self.tree:  # heap layout: shard j's children are j * F + 1 .. j * F + F
             kids = [range(j * _TREE_FANOUT + 1, min(n_shards, (j + 1) * _TREE_FANOUT + 1)) for j in range(n_shards)]
             self.call("set_children", each=[([self.actors[c] for c in kid],) for kid in kids])
+
+    def _submit_actor(self, j, addr, xf, yf, swf, vxf, vyf, vswf, suffix=""):
+        algorithm, n_jobs, fraction, seed = self._args
+        return self.client.submit(
+            WorkerShard, self.token, self.name, algorithm, n_jobs, self.part_ids[j], xf, yf, swf, self._val_ids[j],
+            vxf, vyf, vswf, fraction, seed, j, workers=[addr], allow_other_workers=False, actor=True, pure=False,
+            key=f"fastboost-shard-{self.token}-{j}{suffix}")
 
     def histograms(self, update):
         """The round's first round trip: (every shard's update results, summed hist, summed histq or None)."""
@@ -256,56 +330,123 @@ class _Shards:
             f.release()
         self._actor_futures = []
 
-    def _lost(self, j, error):
-        """The error for a lost worker: the one named by the error (histogram tree), or that left the cluster
-        if the scheduler knows it already, else j."""
+    def _lost_error(self, j, error, why=None):
+        """The WorkerLostError of actor j (or of the worker the error names: the histogram tree)."""
         if getattr(error, "address", None) in self.addresses:
-            return self._lost_error(self.addresses.index(error.address), error)
-        try:
-            alive = self.client.nthreads(self.addresses)
-            j = next((i for i, a in enumerate(self.addresses) if a not in alive), j)
-        except Exception:  # noqa: BLE001, S110 - the scheduler may be unreachable too; keep j
-            pass
-        return self._lost_error(j, error)
-
-    def _lost_error(self, j, error):
+            j = self.addresses.index(error.address)
         parts = self.part_ids[j]
+        lost = sorted(set(self.lost) | {self.addresses[j]})
         return WorkerLostError(
             f"{self.name}: the Dask worker {self.addresses[j]} holding row partitions {parts} was lost during fit "
-            f"({type(error).__name__}: {error}). Its binned rows and boosting weights lived only there, so the fit "
-            "cannot go on: no model was produced. Restart the fit.")
+            f"({type(error).__name__}: {error}). "
+            + (why or "Its binned rows and boosting weights lived only there, so the fit cannot go on")
+            + f": no model was produced (workers lost during this fit: {lost}).")
 
     def _wait(self, fut, j, get):
-        """get(fut) polled every _POLL_SECONDS; a worker that left the cluster ends the wait with WorkerLostError."""
+        """get(fut) polled every _POLL_SECONDS; _ShardLost when actor j's worker left the cluster or failed."""
         while True:
             try:
                 return get(fut)
-            except _TIMEOUTS:  # still waiting: is every worker of the fit still there?
-                alive = self.client.nthreads(self.addresses)
-                for i, (addr, actor_future) in enumerate(zip(self.addresses, self._actor_futures)):
-                    if actor_future.status not in ("pending", "finished"):
-                        raise self._lost(i, RuntimeError(f"its actor's status is {actor_future.status!r}")) from None
-                    if addr not in alive:
-                        raise self._lost(i, RuntimeError("the worker left the cluster")) from None
+            except _TIMEOUTS:  # still waiting: is actor j's worker still there?
+                alive = self.client.nthreads([self.addresses[j]])
+                status = self._actor_futures[j].status
+                if status not in ("pending", "finished"):
+                    raise _ShardLost(j, RuntimeError(f"its actor's status is {status!r}")) from None
+                if self.addresses[j] not in alive:
+                    raise _ShardLost(j, RuntimeError("the worker left the cluster")) from None
             except (PartitionLostError, OSError, distributed.client.FutureCancelledError,
                     distributed.scheduler.KilledWorker) as e:
-                raise self._lost(j, e) from e
+                raise _ShardLost(j, e) from e
 
-    def call(self, method, *args, each=None, only=None):
-        """One round trip: ``method(seq, *args[, *each[j]])`` on every actor (or the actors ``only``, which
-        forward it to the others: the histogram tree); results in actor order."""
+    def call(self, method, *args, each=None, only=None, kwargs=None):
+        """One round trip: ``method(seq, *args[, *each[j]], **kwargs)`` on every actor (or the actors ``only``,
+        which forward it to the others: the histogram tree); results in actor order. An actor whose worker
+        is lost is rebuilt elsewhere (flat layout) and answers the call all the same."""
         self.seq += 1
+        # (arrays copied: the client reuses its split buffers and fills a tree after sending it)
+        entry = (method, tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args), each, kwargs or {})
         futures = []
         for j in range(len(self.actors)) if only is None else only:
-            extra = each[j] if each is not None else ()
             try:
-                futures.append((j, getattr(self.actors[j], method)(self.seq, *args, *extra)))
+                futures.append((j, self._send(j, entry)))
             except RuntimeError as e:  # "Worker holding Actor was lost"
-                raise self._lost(j, e) from e
-        out = [self._wait(f, j, lambda f: f.result(timeout=_POLL_SECONDS)) for j, f in futures]
+                futures.append((j, _ShardLost(j, e)))
+        out = []
+        for j, f in futures:
+            while True:
+                try:
+                    if isinstance(f, _ShardLost):
+                        raise f
+                    out.append(self._wait(f, j, lambda f: f.result(timeout=_POLL_SECONDS)))
+                    break
+                except _ShardLost as e:
+                    if self.tree:
+                        raise self._lost_error(e.j, e.error, "Fits summing their histograms up a tree of "
+                                               f"workers (from {_TREE_MIN_WORKERS} workers on) do not survive "
+                                               "a lost worker") from e.error
+                    self._rebuild(j, e.error)
+                    try:
+                        f = self._send(j, entry)
+                    except RuntimeError as e2:
+                        f = _ShardLost(j, e2)
+        self.journal.append(entry)
         self.round_trips += 1
         self.bytes_received += sum(sizeof(r) for r in out)
         return out
+
+    def _send(self, j, entry):
+        method, args, each, kwargs = entry
+        extra = each[j] if each is not None else ()
+        return getattr(self.actors[j], method)(self.seq, *args, *extra, **kwargs)
+
+    def _rebuild(self, j, error):
+        """Actor j again, on a live worker: its partitions recomputed, the journal replayed. WorkerLostError
+        when no worker is left within the timeout or the partitions cannot be computed again."""
+        lost = self.addresses[j]
+        if lost not in self.lost:
+            self.lost.append(lost)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            alive = sorted(a for a in self.client.nthreads() if a not in self.lost)
+            if alive:
+                break
+            if time.monotonic() > deadline:
+                raise self._lost_error(j, error, f"No worker was left to continue on within {self.timeout:g} s "
+                                       "(fastboost.dask.LOST_WORKER_TIMEOUT, or fit(..., worker_timeout=...))")
+            time.sleep(min(_POLL_SECONDS, 0.25))
+        load = {a: sum(1 for b in self.addresses if b == a) for a in alive}
+        target = min(alive, key=lambda a: (load[a], a))
+        xparts, yparts, swparts, val = self._sources
+        ids, vids = self.part_ids[j], self._val_ids[j]
+        pieces = [[xparts[i] for i in ids], [yparts[i] for i in ids], [swparts[i] for i in ids] if swparts else None]
+        if val is not None:
+            pieces += [[val["xparts"][i] for i in vids], [val["yparts"][i] for i in vids],
+                       [val["swparts"][i] for i in vids] if val["swparts"] else None]
+        flat = [d for p in pieces if p for d in p]
+        try:
+            computed = iter(self.client.compute(flat, workers=[target], allow_other_workers=True))
+            got = [[next(computed) for _ in p] if p else [None] * (len(ids) if k < 3 else len(vids))
+                   for k, p in enumerate(pieces)]
+            while len(got) < 6:
+                got.append([])
+            wait([f for g in got for f in g if f is not None], timeout=self.timeout)
+            self.rebuilt += 1
+            future = self._submit_actor(j, target, *got, suffix=f"-rebuilt{self.rebuilt}")
+            actor = future.result(timeout=self.timeout)
+            self.addresses[j] = target
+            self._actor_futures[j] = future
+            self.actors[j] = actor
+            self._wait(actor.replay(self.journal), j, lambda f: f.result(timeout=_POLL_SECONDS))
+        except _ShardLost as e:  # the new worker was lost too: try again
+            return self._rebuild(j, e.error)
+        except Exception as e:  # noqa: BLE001 - the partitions cannot be computed again, or no worker took them
+            raise self._lost_error(j, error, f"Rebuilding its rows on {target} failed ({type(e).__name__}: {e})") \
+                from e
+        finally:
+            for g in locals().get("got", []):
+                for f in g:
+                    if f is not None:
+                        f.release()
 
 
 def _ordered_sum(arrays):
@@ -329,6 +470,138 @@ def _choose_stump(hist, histq, n_value_bins, missing_code, thresholds, criterion
     return int(f), int(k), int(ml), int(left), int(right), float(threshold), float(qi), float(qj)
 
 
+#: What the client learns about the training data from the workers before binning: the classes, the
+#: largest (class-weighted) sample weight, the positive-weight rows per partition, the class weights
+#: (or None) and the validation rows' largest sample weight (None without validation).
+_Described = namedtuple("_Described", ["classes", "sw_max", "n_positive", "class_weight", "val_max"])
+
+
+def _record_validation(state, t, err, patience):
+    """As the loop's ``record_validation``: track the best validation error; True when ``patience`` rounds
+    brought no new best."""
+    if err < state["best_val"]:
+        state["best_val"] = err
+        state["best_t"] = t + 1
+        state["since_best"] = 0
+        return False
+    state["since_best"] += 1
+    return patience > 0 and state["since_best"] >= patience
+
+
+class _StumpLearner:
+    """A stump round on Dask: the histograms (with the previous round's update), the compiled
+    ``choose_stump`` on their sum, then ``apply_stump`` on every worker for the round's sums."""
+
+    def __init__(self, mapper, config):
+        c = config[0]
+        self.c = c
+        self.missing_code = mapper.missing_code
+        self.n_value_bins = np.ascontiguousarray(mapper.n_value_bins_, dtype=np.int64)
+        self.thresholds = mapper.thresholds_
+        d = self.thresholds.shape[0]
+        self.fvalue = np.empty(d, np.float64)
+        self.fbin = np.empty(d, np.int64)
+        self.fmissing_left = np.empty(d, np.int64)
+        self.no_histq = np.zeros((d, 1, 2), np.float64)
+        self.sums = np.zeros(1, SUMS_DTYPE)
+
+    def start(self, shards, pending):
+        updates, self.hist, histq = shards.histograms(pending)
+        self.histq = self.no_histq if histq is None else histq
+        return updates
+
+    def finish(self, shards, model, t):
+        c = self.c
+        f, k, ml, left, right, threshold, qi, qj = _choose_stump(
+            self.hist, self.histq, self.n_value_bins, self.missing_code, self.thresholds, int(c["criterion"]),
+            float(c["lam"]), int(c["feature_rank"]), self.fvalue, self.fbin, self.fmissing_left)
+        ui, uj, wi, wj = _ordered_sum(shards.call("apply", f, k, ml, left, right))
+        self.sums[0] = (ui, uj, wi, wj, qi, qj, 1.0, 0.0)
+        r = model.rounds[t]
+        r["feature"], r["bin"], r["missing_left"], r["left"], r["right"], r["threshold"] = (
+            f, k, ml, left, right, threshold)
+        return self.sums
+
+    def update(self, model, t, alpha, sums):
+        s = sums[0]
+        return RoundUpdate(alpha, float(s["wi"]), float(s["wj"]), model.rounds[t:t + 1].copy(), None, None, None)
+
+
+class _TreeLearner:
+    """A tree round on Dask, level by level as ``grow_tree``: the workers build their rows' histograms
+    (the root's with the previous round's update; then each level's children, the smaller one from its
+    rows and its sibling by subtraction), the client adds them in worker order and chooses the level's
+    splits with the same compiled ``choose_level``; the workers partition their rows, and at the end send
+    the leaves' sums, from which the client sets the leaves (``finish_leaves``) and the round's sums."""
+
+    def __init__(self, mapper, config):
+        c = config[0]
+        self.config = config
+        depth = int(c["max_depth"])
+        n_classes = int(c["n_classes"])
+        ls = int(c["leaf"]) == LEAF_LSQ
+        self.thresholds = mapper.thresholds_
+        d = self.thresholds.shape[0]
+        n_bins = mapper.missing_code + 1
+        slots = 2 ** (depth - 1)
+        max_nodes = max_nodes_of(depth)
+        self.hist = np.zeros((slots, d, n_bins, n_classes + 1 + int(ls)))
+        self.split = np.zeros((6, slots), np.int64)
+        self.split_bits = np.zeros((slots, CAT_WORDS), np.uint64)
+        self.n_value_bins = np.ascontiguousarray(mapper.n_value_bins_, dtype=np.int64)
+        self.categorical = np.zeros(d, np.uint8)  # (categorical features are not taken on Dask)
+        self.leaf_u = np.zeros((max_nodes, n_classes + 1))
+        self.leaf_w = np.zeros((max_nodes, n_classes))
+        self.factor = np.zeros((max_nodes, 2))
+        self.sums = np.zeros(1, SUMS_DTYPE)
+
+    def start(self, shards, pending):
+        res = shards.call("tree_root", pending)
+        self.hist[0] = _ordered_sum([r[1] for r in res])
+        return [r[0] for r in res]
+
+    def finish(self, shards, model, t):
+        config = self.config
+        c = config[0]
+        tree = model.nodes[t]
+        reset_tree(tree)
+        total_u = root_weight(self.hist[0], c)
+        min_weight = float(c["min_weight_fraction_leaf"]) * total_u
+        max_depth = int(c["max_depth"])
+        level_first, level_count, n_nodes = 0, 1, 1
+        n_first, n_last, last_root = -1, 0, False
+        for depth in range(max_depth):
+            n_split = int(choose_level(self.hist, level_first, level_count, n_nodes, tree, self.n_value_bins,
+                                       self.categorical, self.thresholds, c, min_weight, self.split,
+                                       self.split_bits))
+            if n_split == 0:
+                break
+            first_child = n_nodes
+            n_nodes += 2 * n_split
+            if depth + 1 == max_depth:  # the children are leaves
+                n_first, n_last, last_root = first_child, n_split, depth == 0
+                break
+            res = shards.call("tree_level", self.split, self.split_bits, n_split, first_child, depth == 0)
+            self.hist[:2 * n_split] = _ordered_sum(res)
+            level_first, level_count = first_child, 2 * n_split
+        if n_first < 0:
+            n_first = n_nodes
+        res = shards.call("tree_leaves", tree, n_nodes, n_first, self.split, self.split_bits, n_last, last_root)
+        self.leaf_u[:] = 0.0
+        self.leaf_w[:] = 0.0
+        self.leaf_u[:n_nodes] = _ordered_sum([r[0] for r in res])
+        self.leaf_w[:n_nodes] = _ordered_sum([r[1] for r in res])
+        finish_leaves(tree, n_nodes, self.leaf_u, c, total_u)
+        finish_tree_round(tree, n_nodes, c, self.leaf_u, self.leaf_w, self.sums, model.rounds[t:t + 1][0],
+                          self.factor)
+        return self.sums
+
+    def update(self, model, t, alpha, sums):
+        s = sums[0]
+        return RoundUpdate(alpha, float(s["wi"]), float(s["wj"]), model.rounds[t:t + 1].copy(), model.nodes[t].copy(),
+                           self.leaf_w.copy(), self.factor.copy())
+
+
 # ----------------------------------------------------------------------------- the estimators
 class _DaskBoostMixin:
     """``fit`` on Dask collections; everything else is the single-machine estimator's."""
@@ -341,30 +614,29 @@ class _DaskBoostMixin:
         cls._local_class = next(c for c in cls.__mro__
                                 if c.__module__ == "fastboost.estimators" and not c.__name__.startswith("_"))
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, *, client=None, bin_mapper=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None, *, client=None, bin_mapper=None, worker_timeout=None):
         """Fit on row-partitioned Dask data; the result is the single-machine model up to summation order.
 
         X: dask array (n_samples, n_features) (chunked along rows; column chunks are merged) or dask
         DataFrame of numeric columns. y: dask array, Series or one-column DataFrame with X's row
-        partitions. sample_weight: None or as y. client: a ``distributed.Client`` (default: the
-        current one). bin_mapper: a fitted :class:`fastboost._binning.BinMapper` (with this
-        estimator's ``max_bins``) to use its bin edges instead of computing them.
-        Binary stumps only: tree parameters (``max_depth > 1`` ...), more than two classes and
-        validation sets (``eval_set``, ``validation_fraction``, ``n_iter_no_change``) raise.
+        partitions. sample_weight: None or as y. eval_set: (X_val, y_val) or (X_val, y_val,
+        sample_weight_val) as Dask collections (y_val partitioned like X_val), or use
+        ``validation_fraction`` (each worker holds out a seeded share of its rows). client: a
+        ``distributed.Client`` (default: the current one). bin_mapper: a fitted
+        :class:`fastboost._binning.BinMapper` (with this estimator's ``max_bins``) to use its bin
+        edges instead of computing them. worker_timeout: seconds to wait for a live worker after one
+        holding rows was lost (default ``LOST_WORKER_TIMEOUT``, 60): the lost rows are rebuilt on it and
+        the fit goes on; with none, WorkerLostError. Categorical features are single-machine only.
         """
         self._check_params()
         name = type(self).__name__
-        if eval_set is not None or self.validation_fraction is not None or self.n_iter_no_change is not None:
-            raise NotImplementedError(f"{name} does not support early stopping yet (eval_set, validation_fraction, "
-                                      "n_iter_no_change): fit without them.")
-        if hasattr(self, "_tree_depth") and self._tree_depth(2):
-            raise NotImplementedError(f"{name} fits decision stumps only (max_depth=1, discrete leaves, "
-                                      "min_samples_leaf=1, min_weight_fraction_leaf=0); trees are single-machine.")
         if y is None:
             raise ValueError(f"{name} requires y to be passed, but the target y is None.")
-        if self.class_weight is not None:
-            raise NotImplementedError(f"{name} does not take class_weight yet: multiply the class weights into "
-                                      "sample_weight.")
+        if eval_set is not None and self.validation_fraction is not None:
+            raise ValueError("Pass either eval_set or validation_fraction, not both.")
+        if eval_set is None and self.validation_fraction is None and self.n_iter_no_change is not None:
+            raise ValueError("n_iter_no_change needs a validation set: pass eval_set=(X_val, y_val) to fit "
+                             "or set validation_fraction.")
         explicit = not (self.categorical_features is None or isinstance(self.categorical_features, str))
         if explicit or any(getattr(dt, "name", None) == "category" or getattr(dt, "kind", "f") in "OUS"
                            for dt in getattr(X, "dtypes", ())):
@@ -376,6 +648,20 @@ class _DaskBoostMixin:
         swparts = None if sample_weight is None else _vector_parts(sample_weight, "sample_weight", len(xparts),
                                                                    row_chunks)
         n_features = meta.shape[1]
+        val = None
+        if eval_set is not None:
+            if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
+                raise TypeError("eval_set must be a tuple (X_val, y_val) or (X_val, y_val, sample_weight_val).")
+            vxparts, v_chunks, vmeta = _x_parts(eval_set[0], name)
+            if vmeta.shape[1] != n_features:
+                raise ValueError(f"eval_set's X has {vmeta.shape[1]} features, but X has {n_features}.")
+            val = {"xparts": vxparts, "yparts": _vector_parts(eval_set[1], "eval_set's y", len(vxparts), v_chunks),
+                   "swparts": None if len(eval_set) == 2 or eval_set[2] is None else
+                   _vector_parts(eval_set[2], "eval_set's sample_weight", len(vxparts), v_chunks)}
+        elif self.validation_fraction is not None:
+            seed = (int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+                    if self.random_state is not None else int(np.random.default_rng().integers(2 ** 31 - 1)))
+            val = {"fraction": float(self.validation_fraction), "seed": seed}
         if bin_mapper is not None:
             if not hasattr(bin_mapper, "thresholds_"):
                 raise ValueError("bin_mapper must be a fitted fastboost._binning.BinMapper.")
@@ -384,26 +670,35 @@ class _DaskBoostMixin:
                                  f"{bin_mapper.thresholds_.shape[0]} features; this fit needs max_bins="
                                  f"{self.max_bins} and {n_features}.")
         rule = RULES[self._algorithm]
-        shards = _Shards(client, name)
+        shards = _Shards(client, name, worker_timeout)
         t0 = time.perf_counter()
         stats = {}
         try:
             with n_threads(self.n_jobs):
-                shards.start(xparts, yparts, swparts, self._algorithm, self.n_jobs)
+                shards.start(xparts, yparts, swparts, self._algorithm, self.n_jobs, val)
                 t_load = time.perf_counter()
-                classes, sw_max, n_pos_parts = self._dask_describe(shards, n_features)
-                mapper, q_sum = self._dask_bin_edges(shards, classes, sw_max, n_pos_parts, bin_mapper)
+                d = self._dask_describe(shards, n_features, val is not None)
+                n_classes = d.classes.shape[0]
+                ovr = n_classes > 2 and not (self._samme and getattr(self, "leaf", "discrete") == "discrete")
+                self._tree_depth(2 if ovr else n_classes)  # (feature_rank's check)
+                mapper, q_sum, vq_sum = self._dask_bin_edges(shards, d, bin_mapper)
                 t_edges = time.perf_counter()
                 # all input checked: only now drop any earlier fit's state (a fit that fails from here on
                 # leaves the estimator unfitted, never with a partial model)
                 for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
                     delattr(self, attr)
-                config = self._config(rule, mapper, 2, n_features, 1)
-                n_nonzero = sum(shards.call("bin", mapper, q_sum, config))
+                fit_classes = 2 if ovr else n_classes
+                config = self._config(rule, mapper, fit_classes, n_features, 1)
+                n_nonzero = sum(shards.call("bin", mapper, q_sum, config, vq_sum))
+                config = self._config(rule, mapper, fit_classes, n_features, n_nonzero)
                 shards.release_inputs()
                 t1 = time.perf_counter()
                 bytes_before = shards.bytes_received
-                model = self._dask_boost(shards, mapper, n_nonzero, config)
+                if ovr:
+                    self._dask_one_vs_rest(shards, mapper, n_nonzero, config, d.classes, meta)
+                else:
+                    shards.call("target", None, config)
+                    model = self._dask_boost(shards, mapper, n_nonzero, config, val is not None)
                 t2 = time.perf_counter()
             stats = {
                 "workers": list(shards.addresses), "partitions": [list(p) for p in shards.part_ids],
@@ -411,32 +706,51 @@ class _DaskBoostMixin:
                 "boost_time": t2 - t1, "round_trips": shards.round_trips,
                 "bytes_received": shards.bytes_received,
                 "bytes_received_binning": bytes_before,
+                "lost_workers": list(shards.lost), "rebuilt": shards.rebuilt,
             }
         finally:
             shards.close()
         validate_data(self, X=meta, reset=True, skip_check_array=True)
-        self.classes_ = classes
+        self.classes_ = d.classes
         self.bin_mapper_ = mapper
         self.bin_time_ = t1 - t0
         self.fit_time_ = time.perf_counter() - t0
         self.dask_stats_ = stats
-        self._set_rounds(model)
+        if not ovr:
+            self._set_rounds(model)
         return self
 
+    def _dask_one_vs_rest(self, shards, mapper, n_nonzero, config, classes, meta):
+        """K > 2 classes for the binary algorithms: one Dask fit per class against the rest, on the rows
+        binned once; ``estimators_`` are single-machine models, as a single-machine one-vs-rest fit's."""
+        from sklearn.base import clone
+
+        models = []
+        for k in range(classes.shape[0]):
+            sub = clone(self).set_params(class_weight=None)
+            shards.call("target", k, config)
+            model = sub._dask_boost(shards, mapper, n_nonzero, config, self._has_validation)
+            validate_data(sub, X=meta, reset=True, skip_check_array=True)
+            sub.classes_ = np.array([0, 1])
+            sub._set_rounds(model)
+            models.append(sub.to_local())
+        self.estimators_ = models
+        self.n_estimators_ = sum(m.n_estimators_ for m in models)
+
     # ------------------------------------------------------------------ loading and binning
-    def _dask_describe(self, shards, n_features):
-        """Global checks from the per-partition summaries: (classes, largest weight, positive rows per partition)."""
+    def _dask_describe(self, shards, n_features, has_validation):
+        """Global checks from the per-partition summaries (a :class:`_Described`)."""
         name = type(self).__name__
         described = shards.call("describe")
         digest = sources_digest()
-        for j, (worker_digest, _) in enumerate(described):
+        for j, (worker_digest, _, _) in enumerate(described):
             if worker_digest != digest:
                 raise RuntimeError(f"{name}: the fastboost kernels on worker {shards.addresses[j]} differ from the "
                                    "client's: install the same fastboost version on the client and every worker.")
-        parts = sorted((p for _, shard in described for p in shard), key=lambda p: p[0])
-        for part, _, d, *_ in parts:
-            if d != n_features:
-                raise ValueError(f"X has {n_features} features but its partition {part} has {d}.")
+        parts = sorted((p for _, shard, _ in described for p in shard), key=lambda p: p[0])
+        for part, _, dim, *_ in parts:
+            if dim != n_features:
+                raise ValueError(f"X has {n_features} features but its partition {part} has {dim}.")
         n_samples = sum(p[1] for p in parts)
         if n_samples == 0:
             raise ValueError(f"Found array with 0 sample(s) (shape=(0, {n_features})) while a minimum of 1 is "
@@ -444,17 +758,51 @@ class _DaskBoostMixin:
         classes = np.unique(np.concatenate([p[3] for p in parts if p[1]]))
         if classes.shape[0] < 2:
             raise ValueError(f"{name} needs samples of at least 2 classes in y; got 1 class ({v.plain(classes[0])}).")
-        if classes.shape[0] > 2:
-            raise ValueError(
-                "Only binary classification is supported on Dask. The type of the target is multiclass: "
-                f"y has {classes.shape[0]} classes, and {name} takes two.")
-        sw_max = max(p[4] for p in parts)
+        if classes.shape[0] > MAX_CLASSES:
+            raise ValueError(f"{name} takes at most {MAX_CLASSES} classes; y has {classes.shape[0]}.")
+        counts = np.zeros(classes.shape[0], np.int64)
+        top = np.zeros(classes.shape[0])
+        for p in parts:
+            labels, n_rows, biggest = p[6]
+            where = np.searchsorted(classes, labels)
+            counts[where] += n_rows
+            top[where] = np.maximum(top[where], biggest)
+        class_weight = None
+        if self.class_weight is not None:  # as scikit-learn's compute_sample_weight, from the global counts
+            from sklearn.utils.class_weight import compute_class_weight
+
+            y_counts = np.repeat(classes, counts) if self.class_weight == "balanced" else classes
+            try:
+                class_weight = compute_class_weight(self.class_weight, classes=classes, y=y_counts)
+            except (ValueError, KeyError) as e:
+                raise ValueError(f"class_weight={self.class_weight!r} does not fit the classes of y: {e}") from None
+        sw_max = float(np.max(top if class_weight is None else top * class_weight))
         if not sw_max > 0:
             raise ValueError("sample_weight sums to zero: at least one sample needs a positive weight.")
-        return classes, sw_max, [p[5] for p in parts]
+        val_max = None
+        if has_validation:
+            vparts = sorted((p for _, _, vs in described for p in vs), key=lambda p: p[0])
+            for part, _, dim, *_ in vparts:
+                if dim != n_features:
+                    raise ValueError(f"eval_set's X has {dim} features in its partition {part}, but X has "
+                                     f"{n_features}.")
+            if sum(p[1] for p in vparts) == 0:
+                raise ValueError("The validation set is empty: validation_fraction held out no row (too few rows "
+                                 "or too small a fraction), or eval_set has no rows.")
+            vlabels = np.unique(np.concatenate([p[3] for p in vparts if p[1]]))
+            unknown = np.setdiff1d(vlabels, classes)
+            if unknown.size:
+                raise ValueError(f"eval_set's y has labels not in the training y: {unknown[:5].tolist()}.")
+            val_max = max(p[4] for p in vparts)
+            if not val_max > 0:
+                raise ValueError("The validation set's sample weights sum to zero.")
+        self._has_validation = has_validation
+        return _Described(classes, sw_max, [p[5] for p in parts], class_weight, val_max)
 
-    def _dask_bin_edges(self, shards, classes, sw_max, n_pos_parts, bin_mapper):
-        """The binning sample (all positive rows up to _BIN_SUBSAMPLE, else a uniform sample) and its BinMapper."""
+    def _dask_bin_edges(self, shards, described, bin_mapper):
+        """The binning sample (all positive rows up to _BIN_SUBSAMPLE, else a uniform sample) and its BinMapper;
+        returns (mapper, sum of q over the training rows, over the validation rows or None)."""
+        n_pos_parts = described.n_positive
         n_pos = sum(n_pos_parts)
         seed = 0
         if bin_mapper is not None:
@@ -466,20 +814,27 @@ class _DaskBoostMixin:
             sizes = np.random.default_rng(seed).multivariate_hypergeometric(
                 np.asarray(n_pos_parts, dtype=np.int64), _BIN_SUBSAMPLE).tolist()
         each = [([sizes[i] for i in ids], seed) for ids in shards.part_ids]
-        parts = sorted((p for shard in shards.call("prepare", classes, sw_max, each=each) for p in shard),
-                       key=lambda p: p[0])
+        res = shards.call("prepare", described.classes, described.sw_max, each=each,
+                          kwargs={"class_weight": described.class_weight, "val_max": described.val_max})
+        parts = sorted((p for shard, _ in res for p in shard), key=lambda p: p[0])
         q_sum = float(parts[0][1])
         for p in parts[1:]:
             q_sum += float(p[1])
+        vq_sum = None
+        if described.val_max is not None:
+            vparts = sorted((p for _, vs in res for p in vs), key=lambda p: p[0])
+            vq_sum = float(vparts[0][1])
+            for p in vparts[1:]:
+                vq_sum += float(p[1])
         if bin_mapper is not None:
-            return bin_mapper, q_sum
+            return bin_mapper, q_sum, vq_sum
         sample = np.concatenate([p[2] for p in parts])
         weights = np.concatenate([p[3] for p in parts]) / q_sum  # = p of the sampled rows
-        return BinMapper(self.max_bins, random_state=self.random_state).fit(sample, weights), q_sum
+        return BinMapper(self.max_bins, random_state=self.random_state).fit(sample, weights), q_sum, vq_sum
 
     # ------------------------------------------------------------------ boosting (the loop's rules, round by round)
     @staticmethod
-    def _dask_cost(rule, state, alpha, parts, config):
+    def _dask_cost(rule, cost, state, alpha, parts, config):
         """The rule's log cost after a round from the workers' update results (added in worker order)."""
         if rule.additive:  # (risk, 0) per worker
             a = float(parts[0][0])
@@ -491,82 +846,95 @@ class _DaskBoostMixin:
             b = float(parts[0][1])
             for p in parts[1:]:
                 b += float(p[1])
-        return rule.cost(state[0], alpha, a, b, config[0])
+        return cost(state[0], alpha, a, b, config[0])
 
     def _progress(self, progress, done, model):
         if progress and (progress.due(done) or done == self.n_estimators):
-            progress.report(done, np.exp(model.rounds[done - 1]["log_cost"]))
+            verr = float(model.rounds[done - 1]["val_error"]) if self._has_validation else None
+            progress.report(done, np.exp(model.rounds[done - 1]["log_cost"]), verr)
 
-    def _dask_boost(self, shards, mapper, n_nonzero, config):
-        """The rounds, two round trips each, with the compiled loop's rules (step, stop, cost, record);
-        returns the fitted records as the loop fills them."""
+    def _account(self, rule, state, config, model, t, updates, progress):
+        """Round t's cost and validation error from the workers' update results (they arrive with the next
+        call); True when early stopping ends the fit after round t."""
+        alpha = float(model.rounds[t]["alpha"])
+        model.rounds[t]["log_cost"] = self._dask_cost(rule, rule.cost, state, alpha, updates, config)
+        stop = False
+        if self._has_validation:
+            err = float(updates[0][2])
+            for u in updates[1:]:
+                err += float(u[2])
+            model.rounds[t]["val_error"] = err
+            stop = _record_validation(state[0], t, err, int(config[0]["patience"]))
+        self._progress(progress, t + 1, model)
+        return stop
+
+    def _dask_boost(self, shards, mapper, n_nonzero, config, has_validation=False):
+        """The rounds with the compiled loop's rules (step, stop, cost, record): stumps in two round trips,
+        trees in one per level plus the leaves; returns the fitted records as the loop fills them."""
         rule = RULES[self._algorithm]
-        self._n_classes = 2
+        step, stop = pick_step_stop(rule, config)
         c = config[0]
-        missing_code = mapper.missing_code
-        n_value_bins = np.ascontiguousarray(mapper.n_value_bins_, dtype=np.int64)
-        thresholds = mapper.thresholds_
-        n_features = thresholds.shape[0]
+        self._n_classes = int(c["n_classes"])
+        self._has_validation = has_validation
+        depth = int(c["max_depth"])
         state = np.zeros(1, STATE_DTYPE)
         state[0]["n"] = n_nonzero
         state[0]["best_val"] = np.inf
         self.initial_cost_ = float(np.exp(rule.cost(state.copy()[0], 0.0, 1.0, 1.0, c)))
         T = self.n_estimators
-        model = make_model(min(T, _CAPACITY), 0)
-        fvalue = np.empty(n_features, np.float64)
-        fbin = np.empty(n_features, np.int64)
-        fmissing_left = np.empty(n_features, np.int64)
-        no_histq = np.zeros((n_features, 1, 2), np.float64)
-        sums = np.zeros(1, SUMS_DTYPE)
+        model = make_model(min(T, _CAPACITY), depth)
+        learner = _TreeLearner(mapper, config) if depth else _StumpLearner(mapper, config)
         every = self._reweight_every()
         progress = Progress(type(self).__name__, T, self.verbose)
-        pending = None  # (alpha, W_I, W_J) of the last kept round, applied by the workers' next call
+        pending = None  # the last kept round (a RoundUpdate), applied by the workers' next call
         done = 0
         why = RAN_ALL
         for t in range(T):
-            updates, hist, histq = shards.histograms(pending)
+            if t >= model.rounds.shape[0]:  # grow the record (a huge n_estimators costs nothing up front)
+                model = grow_model(model, min(T, 2 * model.rounds.shape[0]))
+            updates = learner.start(shards, pending)
             if pending is not None:
-                model.rounds[t - 1]["log_cost"] = self._dask_cost(rule, state, pending[0], updates, config)
-                self._progress(progress, t, model)
                 pending = None
-            if histq is None:
-                histq = no_histq
-            f, k, ml, left, right, threshold, qi, qj = _choose_stump(
-                hist, histq, n_value_bins, missing_code, thresholds, int(c["criterion"]), float(c["lam"]),
-                int(c["feature_rank"]), fvalue, fbin, fmissing_left)
-            ui, uj, wi, wj = _ordered_sum(shards.call("apply", f, k, ml, left, right))
-            sums[0] = (ui, uj, wi, wj, qi, qj, 1.0, 0.0)
-            alpha = rule.step(sums[0], t + 1, c) * c["learning_rate"]  # as the compiled loop
-            decision = rule.stop(alpha, sums[0], t + 1, c)
+                if self._account(rule, state, config, model, t - 1, updates, progress):
+                    why = STOPPED_EARLY
+                    break
+            sums = learner.finish(shards, model, t)
+            alpha = step(sums[0], t + 1, c) * c["learning_rate"]  # as the compiled loop
+            decision = stop(alpha, sums[0], t + 1, c)
             if decision == REJECT:
                 why = STOPPED_BY_RULE
                 break
-            if t >= model.rounds.shape[0]:  # grow the record (a huge n_estimators costs nothing up front)
-                model = grow_model(model, min(T, 2 * model.rounds.shape[0]))
-            r = model.rounds[t]
-            r["feature"], r["bin"], r["missing_left"], r["left"], r["right"], r["threshold"] = (
-                f, k, ml, left, right, threshold)
             record_round(model.rounds, t, alpha, sums, bool(rule.additive))
-            pending = (alpha, float(wi), float(wj))
+            pending = learner.update(model, t, alpha, sums)
             done = t + 1
             if decision == ACCEPT_STOP:
                 why = STOPPED_BY_RULE
                 break
             if every and done % every == 0 and done < T:
-                model.rounds[t]["log_cost"] = self._dask_cost(rule, state, alpha, shards.call("update", pending),
-                                                              config)
+                if self._account(rule, state, config, model, t, shards.call("update", pending), progress):
+                    pending = None
+                    why = STOPPED_EARLY
+                    break
                 pending = None
-                self._dask_reweight(shards, model.rounds[:done], config, state)
+                self._dask_reweight(shards, model.rounds[:done], config, state,
+                                    model.nodes[:done] if depth else None)
             if self._round_callback is not None:
                 self._round_callback(done, shards.addresses)
-        if pending is not None:
-            model.rounds[done - 1]["log_cost"] = self._dask_cost(rule, state, pending[0],
-                                                                 shards.call("update", pending), config)
-            self._progress(progress, done, model)
-        self.stopped_early_ = False
+        if pending is not None and self._account(rule, state, config, model, done - 1,
+                                                 shards.call("update", pending), progress):
+            why = STOPPED_EARLY
+        self.stopped_early_ = why == STOPPED_EARLY
         self.stopped_by_rule_ = why == STOPPED_BY_RULE
-        progress.finish(why, done)
-        return self._dask_finish(shards, config, Model(model.rounds[:done].copy(), model.nodes))
+        self.stopped_by_callback_ = False
+        kept = done
+        if has_validation:
+            self.validation_errors_ = model.rounds["val_error"][:done].copy()
+            kept = int(state[0]["best_t"])
+            progress.finish(why, done, kept, float(state[0]["best_val"]))
+        else:
+            progress.finish(why, done)
+        nodes = model.nodes[:kept].copy() if depth else model.nodes
+        return self._dask_finish(shards, config, Model(model.rounds[:kept].copy(), nodes))
 
     def _dask_finish(self, shards, config, model):
         """Hook after the rounds (QuadBoost re-weights its voters here), as ``_finish``."""
@@ -662,15 +1030,15 @@ class DaskQuadBoostClassifier(_DaskBoostMixin, QuadBoostClassifier):
     as much as one boosting round for each voter.
     """
 
-    def _dask_reweight(self, shards, rounds, config, state):
-        """One coordinate-descent pass over the voters ``rounds`` (as reweight._reweight, on every worker's
-        residuals); updates their alpha; returns sum_i p_i r_i**2 after the pass."""
+    def _dask_reweight(self, shards, rounds, config, state, nodes=None):
+        """One coordinate-descent pass over the voters ``rounds`` (trees: ``nodes``) (as reweight._reweight, on
+        every worker's residuals); updates their alpha; returns sum_i p_i r_i**2 after the pass."""
         rule = RULES[self._algorithm]
         c = config[0]
         sums = np.zeros(1, SUMS_DTYPE)
         pending = None  # (voter, delta): r -= delta h, applied by the workers with the next call
         for j in range(rounds.shape[0]):
-            voter = np.ascontiguousarray(rounds[j:j + 1])
+            voter = (np.ascontiguousarray(rounds[j:j + 1]), None if nodes is None else nodes[j:j + 1].copy())
             old = float(rounds[j]["alpha"])
             parts = shards.call("correlation", pending, voter)
             pending = None
@@ -687,6 +1055,8 @@ class DaskQuadBoostClassifier(_DaskBoostMixin, QuadBoostClassifier):
         parts = shards.call("finish_voters", pending)
         if state is not None:
             state[0]["penalty"] = sum(quad_penalty(a, c["lam"], c["penalty"]) for a in rounds["alpha"])
+            if self._has_validation:  # as _reweight: the validation margins follow the new steps
+                shards.call("revalidate", np.ascontiguousarray(rounds), nodes)
         risk = float(parts[0])
         for p in parts[1:]:
             risk += float(p)
@@ -696,11 +1066,13 @@ class DaskQuadBoostClassifier(_DaskBoostMixin, QuadBoostClassifier):
         """Residuals of the kept voters, the final re-weighting pass, zero-weight voters dropped (as _finish)."""
         c = config[0]
         rounds = np.ascontiguousarray(model.rounds)
-        shards.call("reset_residuals", rounds)
+        nodes = model.nodes if model.nodes.shape[0] else None
+        shards.call("reset_residuals", rounds, nodes)
         if self.reweight_at_end and rounds.shape[0]:
-            risk = self._dask_reweight(shards, rounds, config, None)
+            risk = self._dask_reweight(shards, rounds, config, None, nodes)
         else:
             risk = sum(shards.call("finish_voters", None))
-        rounds = rounds[rounds["alpha"] != 0.0]
+        keep = rounds["alpha"] != 0.0
+        rounds = rounds[keep]
         self.objective_ = float(risk + sum(quad_penalty(a, c["lam"], c["penalty"]) for a in rounds["alpha"]))
-        return Model(rounds, model.nodes)
+        return Model(rounds, model.nodes[keep] if nodes is not None else model.nodes)

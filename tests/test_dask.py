@@ -25,7 +25,7 @@ from fastboost import (
 )
 from fastboost._binning import BinMapper
 from fastboost._validation import as_distribution
-from fastboost.datasets import make_twonorm
+from fastboost.datasets import make_twonorm, make_waveform
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from ._comm_bytes import client_comm_bytes
@@ -148,6 +148,120 @@ def test_dask_fit_equals_single_machine(client, data, ddata, DaskEst, Est, kw):
     np.testing.assert_array_equal(proba.compute(), dask_model.predict_proba(Xt))
 
 
+# ----------------------------------------------------------------------------- trees, K classes, validation
+ODD_CHUNKS = (2000, 0, 1, 9000, 5999)  # uneven, an empty partition, a one-row one; the first holds one class
+
+
+@pytest.fixture(scope="module")
+def odd_data():
+    """twonorm (binary) and waveform (3 classes) ordered so that partition 0 holds a single class, with
+    sample weights, and their Dask versions in ODD_CHUNKS."""
+    out = {}
+    for name, (X, y) in {"binary": make_twonorm(sum(ODD_CHUNKS), 10, random_state=4),
+                         "three": make_waveform(sum(ODD_CHUNKS), random_state=4)}.items():
+        first = np.flatnonzero(y == y[0])[:ODD_CHUNKS[0]]
+        order = np.concatenate([first, np.setdiff1d(np.arange(y.shape[0]), first)])
+        X, y = X[order], y[order]
+        sw = np.random.default_rng(0).uniform(0.2, 3.0, y.shape[0])
+        chunks = (ODD_CHUNKS,)
+        out[name] = (X, y, sw, da.from_array(X, chunks=(ODD_CHUNKS, -1)), da.from_array(y, chunks=chunks),
+                     da.from_array(sw, chunks=chunks))
+    return out
+
+
+def assert_same_trees(dask_model, model):
+    """assert_same_model, plus every tree's nodes (splits exact, leaf values to 1e-9), for each class's model."""
+    if hasattr(model, "estimators_"):
+        assert len(dask_model.estimators_) == len(model.estimators_)
+        for a, b in zip(dask_model.estimators_, model.estimators_):
+            assert_same_trees(a, b)
+        return
+    assert_same_model(dask_model, model)
+    if model.nodes_ is not None:
+        for name in ("feature", "bin", "missing_left", "left", "right", "class_"):
+            np.testing.assert_array_equal(dask_model.nodes_[name], model.nodes_[name], err_msg=name)
+        np.testing.assert_allclose(dask_model.nodes_["value"], model.nodes_["value"], rtol=1e-9, atol=1e-12)
+    if hasattr(model, "validation_errors_"):
+        np.testing.assert_allclose(dask_model.validation_errors_, model.validation_errors_, rtol=1e-9, atol=1e-15)
+        assert dask_model.stopped_early_ == model.stopped_early_
+
+
+LEARNER_CASES = {
+    "ada-depth3": ("binary", "AdaBoostClassifier", {"max_depth": 3}),
+    "ada-real-depth2": ("binary", "AdaBoostClassifier", {"max_depth": 2, "leaf": "real"}),
+    "vada-depth3-minleaf": ("binary", "VadaBoostClassifier", {"max_depth": 3, "min_samples_leaf": 20, "lam": 0.3}),
+    "sa-depth2-minweight": ("binary", "SABoostClassifier", {"max_depth": 2, "min_weight_fraction_leaf": 0.01}),
+    "quad-depth2-reweight": ("binary", "QuadBoostClassifier", {"max_depth": 2, "reweight_every": 4, "lam": 0.01}),
+    "samme-stumps": ("three", "AdaBoostClassifier", {}),
+    "samme-depth3": ("three", "AdaBoostClassifier", {"max_depth": 3}),
+    "ovr-vada": ("three", "VadaBoostClassifier", {"lam": 0.2}),
+    "ovr-eb": ("three", "EBBoostClassifier", {"lam": 0.2}),
+    "ovr-ada-real": ("three", "AdaBoostClassifier", {"max_depth": 2, "leaf": "real"}),
+    "balanced": ("three", "AdaBoostClassifier", {"max_depth": 2, "class_weight": "balanced"}),
+}
+
+
+@needs_dask
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("case", list(LEARNER_CASES))
+def test_dask_trees_and_classes_equal_single_machine(client, odd_data, case, weighted):
+    """Trees (every leaf kind, leaf-size limits), SAMME and one-vs-rest on uneven partitions (one empty, one
+    of one row, one of a single class), with and without sample weights: the single-machine model."""
+    import fastboost
+
+    which, name, kw = LEARNER_CASES[case]
+    X, y, sw, Xd, yd, swd = odd_data[which]
+    Est, DaskEst = getattr(fastboost, name), getattr(fbd, "Dask" + name)
+    model = Est(n_estimators=12, **kw).fit(X, y, sample_weight=sw if weighted else None)
+    dask_model = DaskEst(n_estimators=12, **kw).fit(Xd, yd, sample_weight=swd if weighted else None)
+    assert_same_trees(dask_model, model)
+    np.testing.assert_allclose(dask_model.predict_proba(X[:500]), model.predict_proba(X[:500]), rtol=1e-9,
+                               atol=1e-12)
+
+
+@needs_dask
+@pytest.mark.parametrize("case", ["ada-depth3", "samme-depth3", "ovr-vada", "quad-depth2-reweight"])
+def test_dask_early_stopping_equals_single_machine(client, odd_data, case):
+    """eval_set (a Dask collection, partitioned unlike X, one partition empty) with n_iter_no_change: the
+    same validation errors, the same early stop, the same kept rounds as the single-machine fit."""
+    import fastboost
+
+    which, name, kw = LEARNER_CASES[case]
+    X, y, sw, Xd, yd, swd = odd_data[which]
+    Xv, yv = X[::3], y[::3]  # (rows also in training: only the bookkeeping is compared)
+    swv = sw[::3]
+    vchunks = (1000, 0, Xv.shape[0] - 1000)
+    eval_dask = (da.from_array(Xv, chunks=(vchunks, -1)), da.from_array(yv, chunks=(vchunks,)),
+                 da.from_array(swv, chunks=(vchunks,)))
+    kw = {**kw, "n_iter_no_change": 3, "learning_rate": 0.5}
+    model = getattr(fastboost, name)(n_estimators=60, **kw).fit(X, y, eval_set=(Xv, yv, swv))
+    dask_model = getattr(fbd, "Dask" + name)(n_estimators=60, **kw).fit(Xd, yd, eval_set=eval_dask)
+    assert_same_trees(dask_model, model)
+
+
+@needs_dask
+def test_dask_validation_fraction_holds_out_seeded_rows(client, odd_data):
+    """validation_fraction on Dask holds out each partition's rows by a generator seeded from random_state
+    and the partition: the same model as a single-machine fit on the kept rows with the held-out ones as
+    eval_set; the same rows again on a refit."""
+    from sklearn.utils import check_random_state
+
+    from fastboost._dask_worker import _held_out
+
+    X, y, sw, Xd, yd, swd = odd_data["binary"]
+    kw = {"n_estimators": 40, "max_depth": 2, "validation_fraction": 0.2, "n_iter_no_change": 5, "random_state": 7}
+    dask_model = fbd.DaskAdaBoostClassifier(**kw).fit(Xd, yd)
+    seed = int(check_random_state(7).randint(np.iinfo(np.int32).max))
+    starts = np.cumsum((0,) + ODD_CHUNKS)
+    held = np.concatenate([_held_out(seed, i, n, 0.2) for i, n in enumerate(ODD_CHUNKS)])
+    assert 0.15 < held.mean() < 0.25 and held[starts[0]:starts[1]].any()
+    local = AdaBoostClassifier(**{**kw, "validation_fraction": None}).fit(X[~held], y[~held],
+                                                                          eval_set=(X[held], y[held]))
+    assert_same_trees(dask_model, local)
+    again = fbd.DaskAdaBoostClassifier(**kw).fit(Xd, yd)  # (partitions may sit on other workers: sums to rounding)
+    np.testing.assert_allclose(again.validation_errors_, dask_model.validation_errors_, rtol=1e-12)
+
+
 @needs_dask
 def test_histogram_tree_gives_the_same_model(client, data, ddata, monkeypatch):
     """Histograms summed up a tree of workers (forced here on two workers) give the same model, and the
@@ -217,28 +331,36 @@ def _twonorm_on_workers(chunks, n_features, seed):
 
 
 @needs_dask
-def test_client_receives_no_row_data(client, monkeypatch):
+@pytest.mark.parametrize("learner", ["stumps", "trees-validation"])
+def test_client_receives_no_row_data(client, monkeypatch, learner):
     """Bytes received by the client's comms during fit stay O(rounds x workers x features x bins).
 
     3 000 000 rows: the labels alone (1 byte a row) would be 3 MB and the weights 24 MB;
-    the bound below is under 2 MB. Measured on the TCP comms of this client (its scheduler
+    the bounds below are under 2 MB. Measured on the TCP comms of this client (its scheduler
     stream and its connections to the workers), so nothing the client receives escapes it.
+    Trees: depth 2 (three node histograms of 3 fields a round) with validation_fraction (the
+    validation rows and their margins stay on the workers too).
     """
     monkeypatch.setattr(fbd, "_BIN_SUBSAMPLE", 2000)
-    chunks, d, rounds = (700_000, 900_000, 600_000, 800_000), 8, 10
+    trees = learner != "stumps"
+    chunks, d, rounds = (700_000, 900_000, 600_000, 800_000), 8, (4 if trees else 10)
     X, y = client.persist(list(_twonorm_on_workers(chunks, d, seed=10)))
     distributed.wait([X, y])
     n_workers = len(client.scheduler_info()["workers"])
+    kw = {"max_depth": 2, "validation_fraction": 0.1, "random_state": 0} if trees else {}
     with client_comm_bytes(client) as counts:
-        model = fbd.DaskAdaBoostClassifier(n_estimators=rounds).fit(X, y)
-    assert model.n_estimators_ == rounds
-    histograms = rounds * n_workers * d * 256 * 2 * 8  # one float64 histogram per worker and round
+        model = fbd.DaskAdaBoostClassifier(n_estimators=rounds, **kw).fit(X, y)
+    assert model.n_estimators_ == rounds or trees  # (with validation: the best round's prefix is kept)
+    # float64 histograms per worker and round: one of 2 fields (stumps), three of 3 (root and two children)
+    histograms = rounds * n_workers * d * 256 * 8 * (9 if trees else 2)
     sample = 2000 * d * 8
     bound = 2 * histograms + sample + 256 * 1024
     assert bound < sum(chunks)  # one byte per row would already exceed it
     assert 0 < counts["received"] <= bound, counts
     assert counts["received"] >= histograms  # the meter does see the histograms
     assert model.dask_stats_["bytes_received"] <= counts["received"]
+    if trees:
+        assert model.validation_errors_.shape == (rounds,) and np.all(model.validation_errors_ < 0.3)
 
 
 # ----------------------------------------------------------------------------- the fitted model
@@ -279,52 +401,119 @@ def test_clear_errors(client, ddata, data):
         est.fit(X, y)
     with pytest.raises(TypeError, match="dask array"):
         est.fit(Xd, y)
-    with pytest.raises(NotImplementedError, match="early stopping"):
+    with pytest.raises(TypeError, match="dask array or dask DataFrame"):
         est.fit(Xd, yd, eval_set=(X, y))
-    with pytest.raises(NotImplementedError, match="early stopping"):
-        fbd.DaskAdaBoostClassifier(validation_fraction=0.2).fit(Xd, yd)
-    if "max_depth" in est.get_params():
-        with pytest.raises(NotImplementedError, match="stumps only"):
-            fbd.DaskAdaBoostClassifier(max_depth=2).fit(Xd, yd)
+    with pytest.raises(ValueError, match="either eval_set or validation_fraction"):
+        fbd.DaskAdaBoostClassifier(validation_fraction=0.2).fit(Xd, yd, eval_set=(Xd, yd))
+    with pytest.raises(ValueError, match="n_iter_no_change needs a validation set"):
+        fbd.DaskAdaBoostClassifier(n_iter_no_change=3).fit(Xd, yd)
+    with pytest.raises(ValueError, match="labels not in the training y"):
+        est.fit(Xd, yd, eval_set=(Xd, yd + 5))
+    with pytest.raises(ValueError, match="eval_set's X has 3 features"):
+        est.fit(Xd, yd, eval_set=(Xd[:, :3], yd))
+    with pytest.raises(ValueError, match="validation set is empty"):
+        fbd.DaskAdaBoostClassifier(validation_fraction=1e-9, random_state=0).fit(Xd, yd)
+    with pytest.raises(NotImplementedError, match="numeric features only"):
+        fbd.DaskAdaBoostClassifier(categorical_features=[0]).fit(Xd, yd)
+    with pytest.raises(ValueError, match="feature_rank > 1"):
+        fbd.DaskLazyBoostClassifier(feature_rank=2, max_depth=2).fit(Xd, yd)
     with pytest.raises(ValueError, match="chunked differently"):
         est.fit(Xd, da.from_delayed(dask.delayed(np.asarray)(y), shape=(np.nan,), dtype=y.dtype))
     with pytest.raises(ValueError, match="max_bins"):
         est.fit(Xd, yd, bin_mapper=BinMapper(16).fit(X))
-    with pytest.raises(ValueError, match="binary classification"):
-        est.fit(Xd, da.from_array(np.arange(y.shape[0]) % 3, chunks=(CHUNKS,)))
     with pytest.raises(ValueError, match="at least 2 classes"):
         est.fit(Xd, da.from_array(np.ones_like(y), chunks=(CHUNKS,)))
     assert not hasattr(est, "rounds_")
 
 
 # ----------------------------------------------------------------------------- a worker lost mid-fit (last)
+@pytest.fixture(scope="module")
+def cluster3():
+    """A cluster of its own for the tests that kill or retire workers: 3 worker processes with nannies."""
+    if distributed is None:
+        pytest.skip("needs the dask extra")
+    with distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as c:  # (the other tests keep their client)
+        yield c
+
+
+LOSS_CASES = {"vada-stumps": (fbd.DaskVadaBoostClassifier if distributed else None, {"lam": 0.3}, False),
+              "ada-depth3-validation": (fbd.DaskAdaBoostClassifier if distributed else None,
+                                        {"max_depth": 3, "n_iter_no_change": 50}, True)}
+
+
 @needs_dask
-@pytest.mark.parametrize("tree, victim", [(False, 0), (True, 1)], ids=["flat", "tree-child"])
-def test_worker_lost_mid_fit_raises_and_leaves_no_model(client, ddata, monkeypatch, tree, victim):
-    """SIGKILL one worker after three rounds: a clear error, no model (flat: the first worker; with the
-    histogram tree: the child, which only its parent talks to during the histogram call)."""
-    if tree:
-        monkeypatch.setattr(fbd, "_TREE_MIN_WORKERS", 1)
-    Xd, yd = ddata
+@pytest.mark.parametrize("case", list(LOSS_CASES))
+def test_fit_survives_a_killed_worker(cluster3, case):
+    """SIGKILL a worker holding rows after three rounds: its rows are computed again from the collection on
+    a live worker, its state rebuilt from the rounds kept, and the fit ends with the very model of the
+    uninterrupted fit (bit for bit: the same rows per actor, the same order of sums)."""
+    client = cluster3
+    client.wait_for_workers(3, timeout=60)
+    DaskEst, kw, with_validation = LOSS_CASES[case]
+    chunks = (5000, 0, 4000, 6000, 5000)
+    X, y = make_twonorm(sum(chunks), 10, random_state=8)
+    Xd, yd = client.persist([da.from_array(X, chunks=(chunks, 10)), da.from_array(y, chunks=(chunks,))])
+    distributed.wait([Xd, yd])
+    fit_kw = {}
+    if with_validation:
+        Xv, yv = make_twonorm(3000, 10, random_state=9)
+        fit_kw["eval_set"] = tuple(client.persist([da.from_array(Xv, chunks=(1500, 10)),
+                                                   da.from_array(yv, chunks=(1500,))]))  # (placed once, as X)
+    fit_kw["client"] = client
+    reference = DaskEst(n_estimators=25, **kw).fit(Xd, yd, **fit_kw)
     pids = client.run(os.getpid)
-    model = fbd.DaskAdaBoostClassifier(n_estimators=40)
+    model = DaskEst(n_estimators=25, **kw)
     killed = []
 
     def kill_after_three_rounds(done, workers):
-        if done == 3:
-            killed.append(workers[victim])
-            os.kill(pids[workers[victim]], signal.SIGKILL)
+        if done == 3 and not killed:
+            killed.append(workers[0])
+            os.kill(pids[workers[0]], signal.SIGKILL)
 
     model._round_callback = kill_after_three_rounds
-    try:
-        with pytest.raises(fbd.WorkerLostError, match="was lost during fit.*no model was produced") as err:
-            model.fit(Xd, yd)
-        assert not hasattr(model, "rounds_")
-    finally:
-        client.wait_for_workers(2, timeout=60)  # the nanny restarts the killed worker
-    assert f"worker {killed[0]} holding" in str(err.value)  # names the worker that was lost
-    del model._round_callback
-    assert model.fit(Xd, yd).n_estimators_ == 40
+    model.fit(Xd, yd, **fit_kw)
+    assert killed and killed[0] not in model.dask_stats_["workers"]  # actor 0 now lives elsewhere
+    assert model.dask_stats_["lost_workers"] == killed and model.dask_stats_["rebuilt"] >= 1
+    for _ in range(5):  # the same rows per actor as the reference (Dask may place a fit's partitions anew)
+        if reference.dask_stats_["partitions"] == model.dask_stats_["partitions"]:
+            break
+        reference = DaskEst(n_estimators=25, **kw).fit(Xd, yd, **fit_kw)
+    assert reference.dask_stats_["partitions"] == model.dask_stats_["partitions"]
+    assert_rounds_identical(model.rounds_, reference.rounds_)
+    if with_validation:
+        assert_rounds_identical(model.nodes_, reference.nodes_)
+        np.testing.assert_array_equal(model.validation_errors_, reference.validation_errors_)
+    client.wait_for_workers(3, timeout=60)  # the nanny restarts the killed worker
+
+
+@needs_dask
+def test_fit_with_every_worker_gone_fails_clearly_within_the_timeout(cluster3):
+    """Every worker gone mid-fit: WorkerLostError naming the lost workers after worker_timeout seconds,
+    never a hang, and no model (run last: the cluster keeps no worker)."""
+    import time
+
+    client = cluster3
+    client.wait_for_workers(3, timeout=60)
+    Xd, yd = [client.persist(a) for a in (da.from_array(np.random.default_rng(0).normal(size=(9000, 5)),
+                                                        chunks=(3000, 5)),
+                                          da.from_array(np.arange(9000) % 2, chunks=(3000,)))]
+    model = fbd.DaskAdaBoostClassifier(n_estimators=20)
+    gone = {}
+
+    def retire_everyone(done, workers):
+        if done == 2 and not gone:
+            gone["workers"] = sorted(client.scheduler_info()["workers"])
+            client.cluster.scale(0)  # workers and their nannies close: nothing restarts them
+            gone["at"] = time.monotonic()
+
+    model._round_callback = retire_everyone
+    with pytest.raises(fbd.WorkerLostError, match="No worker was left to continue on within 3 s") as err:
+        model.fit(Xd, yd, client=client, worker_timeout=3)
+    assert time.monotonic() - gone["at"] < 30
+    assert any(w in str(err.value) for w in gone["workers"])
+    assert not hasattr(model, "rounds_")
 
 
 def test_readme_example_runs_with_the_dask_extra(client, tmp_path, monkeypatch):

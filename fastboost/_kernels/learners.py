@@ -110,11 +110,17 @@ def learn_tree(data, config, ws, model, t):
     n_nodes = grow_tree(data.codes, ws.ylab, u, ws.q, ws.w, data.n_value_bins, data.categorical, data.thresholds,
                         config, ws.idx, ws.tmp, ws.hist_a, ws.hist_b, tree, ws.node_range, ws.leaf_of_row, ws.leaf_u,
                         ws.leaf_w)
-    tree_round_sums(tree, n_nodes, config.n_classes, ws.leaf_u, ws.leaf_w, ws.sums)
-    s = ws.sums[0]
+    finish_tree_round(tree, n_nodes, config, ws.leaf_u, ws.leaf_w, ws.sums, model.rounds[t], ws.factor)
+
+
+@jit
+def finish_tree_round(tree, n_nodes, config, leaf_u, leaf_w, sums, r, factor):
+    """A grown tree's round: its sums (sums[0]) from the leaves, its root split in the round record r, and
+    what the update needs (least squares: each leaf's value in factor[:, 0]; confidence-rated: sums.z)."""
+    tree_round_sums(tree, n_nodes, config.n_classes, leaf_u, leaf_w, sums)
+    s = sums[0]
     s.eta = 1.0
     root = tree[0]
-    r = model.rounds[t]
     r.feature = max(root.feature, 0)
     r.categorical = root.categorical
     r.cat_left[:] = root.cat_left
@@ -123,8 +129,6 @@ def learn_tree(data, config, ws, model, t):
     r.left = 0
     r.right = 0
     r.threshold = root.threshold if root.left >= 0 else np.inf  # (NaN: a categorical root)
-    leaf_u = ws.leaf_u
-    leaf_w = ws.leaf_w
     if config.leaf == LEAF_LSQ:
         # least-squares voter h = mean residual per leaf: g = <h, r>_p, eta = <h, h>_p
         g = 0.0
@@ -134,7 +138,7 @@ def learn_tree(data, config, ws, model, t):
                 v = tree[node].value
                 g += v * (leaf_u[node, 1] - leaf_u[node, 0])
                 eta += v * v * leaf_u[node, config.n_classes]
-                ws.factor[node, 0] = v
+                factor[node, 0] = v
         s.ui = max(g, 0.0)
         s.uj = max(-g, 0.0)
         s.eta = eta

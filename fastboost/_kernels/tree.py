@@ -338,6 +338,196 @@ def leaf_sums(tree, node_range, n_first, codes, split_node, split_f, split_k, sp
 
 
 @jit
+def reset_tree(tree):
+    """Every node of ``tree`` a blank leaf (no split, no class, no value)."""
+    for node in range(tree.shape[0]):
+        nd = tree[node]
+        nd.feature = -1
+        nd.bin = -1
+        nd.missing_left = -1
+        nd.left = -1
+        nd.right = -1
+        nd.class_ = -1
+        nd.threshold = 0.0
+        nd.categorical = 0
+        nd.cat_left[:] = 0
+        nd.value = 0.0
+        nd.gain = 0.0
+        nd.weight = 0.0
+
+
+@jit
+def root_weight(hist_root, config):
+    """The learner weight sum(u) of all rows, from the root's histogram (min_weight_fraction_leaf's scale)."""
+    cw = np.zeros(hist_root.shape[2])
+    _node_class_weights(hist_root, config.missing_code, config.n_classes, cw)
+    total_u = 0.0
+    for k in range(config.n_classes):
+        total_u += cw[k]
+    return total_u
+
+
+@jit
+def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, categorical, thresholds, config,
+                 min_weight, split, split_bits):
+    """The splits of one level from its node histograms: the decisions of a level, no rows touched.
+
+    hist   float64[slots, n_features, n_bins, n_classes + 1]  IN  the histograms of the level's nodes
+           level_first .. level_first + level_count - 1 (slot s <-> node level_first + s)
+    n_nodes  nodes in the tree so far: the children of the j-th split are nodes n_nodes + 2j, n_nodes + 2j + 1
+    tree   OUT  each level node's weight; each split node's split, children, threshold and gain
+    split  int64[6, slots]  OUT  per split j: slot, node, feature, bin, missing_left, categorical
+    split_bits  uint64[slots, CAT_WORDS]  OUT  the left sets of categorical splits
+    Returns the number of splits (0: the level's nodes are all leaves). A node is split when it is not
+    empty or pure (least squares: has weight) and some split is valid.
+    """
+    missing_code = config.missing_code
+    n_classes = config.n_classes
+    criterion = config.criterion
+    slots = hist.shape[0]
+    n_features = hist.shape[1]
+    value = np.empty((slots, n_features))
+    bin_ = np.empty((slots, n_features), np.int64)
+    missing_left = np.empty((slots, n_features), np.int64)
+    active = np.zeros(slots, np.uint8)
+    node_total = np.zeros(slots)
+    node_imp = np.zeros(slots)
+    cw = np.zeros(hist.shape[3])
+    ls = criterion == CRITERION_LS
+    any_active = False
+    for s in range(level_count):
+        _node_class_weights(hist[s], missing_code, n_classes, cw)
+        total = 0.0
+        top = 0.0
+        for k in range(n_classes):
+            total += cw[k]
+            top = max(top, cw[k])
+        tree[level_first + s].weight = total
+        node_total[s] = total
+        node_imp[s] = impurity(cw, n_classes, criterion)
+        if ls:  # least squares: split while the node has residual weight (sides must be valid)
+            active[s] = 1 if total > 0.0 else 0
+        else:  # empty or pure: a leaf
+            active[s] = 1 if (total > 0.0 and top < total * (1.0 - 1e-12)) else 0
+        any_active = any_active or active[s] == 1
+    if not any_active:
+        return 0
+    level_splits(hist, level_count, active, n_value_bins, categorical, missing_code, n_classes, criterion,
+                 config.min_samples_leaf, min_weight, value, bin_, missing_left)
+    n_split = 0
+    for s in range(level_count):
+        if not active[s]:
+            continue
+        f = best_feature(value[s], node_total[s])
+        if f < 0:
+            continue
+        j = n_split
+        split[0, j] = s
+        split[1, j] = level_first + s
+        split[2, j] = f
+        split[3, j] = bin_[s, f]
+        split[4, j] = missing_left[s, f]
+        split[5, j] = categorical[f]
+        if categorical[f]:  # the set from the scan's order; bin: its size - 1
+            categorical_left_set(hist[s, f], n_value_bins[f], missing_code, n_classes, criterion, bin_[s, f],
+                                 split_bits[j])
+            split[3, j] = bin_[s, f] % (missing_code + 1)
+        nd = tree[level_first + s]
+        nd.feature = f
+        nd.bin = split[3, j]
+        nd.missing_left = split[4, j]
+        nd.left = n_nodes + 2 * j
+        nd.right = n_nodes + 2 * j + 1
+        nd.categorical = split[5, j]
+        if nd.categorical:
+            nd.cat_left[:] = split_bits[j]
+            nd.threshold = np.nan
+        else:
+            nd.threshold = thresholds[f, split[3, j]]
+        nd.gain = node_imp[s] - value[s, f]
+        n_split += 1
+    return n_split
+
+
+@jit
+def split_level_rows(codes, y, u, q, config, split, split_bits, n_split, first_child, root, idx, tmp, node_range,
+                     hist_parent, hist_children, with_histograms):
+    """The rows' side of a level that is not the last: partition the split nodes' rows (children
+    first_child + 2j, first_child + 2j + 1 of split j) and, with_histograms, build the children's histograms
+    into hist_children[2j], hist_children[2j + 1] (the smaller child from its rows, its sibling by
+    subtraction from hist_parent). root: the level is the root's (idx not filled yet).
+    """
+    n_left = np.empty(max(n_split, 1), np.int64)
+    small_range = np.empty((max(n_split, 1), 3), np.int64)
+    parent_slot = np.empty(max(n_split, 1), np.int64)
+    partition_level(codes, split[1], split[2], split[3], split[4], split[5], split_bits, n_split, config.missing_code,
+                    node_range, root, idx, tmp, n_left)
+    for j in range(n_split):
+        node = split[1, j]
+        nl = n_left[j]
+        start = node_range[node, 0]
+        stop = node_range[node, 1]
+        lc = first_child + 2 * j
+        rc = lc + 1
+        node_range[lc, 0] = start
+        node_range[lc, 1] = start + nl
+        node_range[rc, 0] = start + nl
+        node_range[rc, 1] = stop
+        left_small = nl <= stop - start - nl
+        small_range[j, 0] = start if left_small else start + nl
+        small_range[j, 1] = start + nl if left_small else stop
+        small_range[j, 2] = 2 * j + (0 if left_small else 1)
+        parent_slot[j] = split[0, j]
+    if with_histograms:
+        level_child_histograms(codes, idx, small_range, n_split, y, u, q, config.n_classes,
+                               config.min_samples_leaf > 1, parent_slot, hist_parent, hist_children, config.hist_groups)
+
+
+@jit
+def tree_leaves_rows(codes, y, u, q, w, config, tree, n_nodes, n_first, split, split_bits, n_last, last_root, idx,
+                     node_range, leaf_of_row, leaf_u, leaf_w):
+    """The rows' side of the leaves: each row's leaf and the leaves' sums (see leaf_sums).
+
+    n_first: the leaves among nodes < n_first are found by their ranges; the n_last splits of the last
+    level (last_root: that level is the root's) send their rows straight to their children n_first + 2j.
+    """
+    if n_nodes == 1:  # the root is a leaf: its rows were never partitioned into idx
+        for i in range(u.shape[0]):
+            idx[i] = i
+    leaf_sums(tree, node_range, n_first, codes, split[1], split[2], split[3], split[4], split[5], split_bits, n_last,
+              config.missing_code, last_root, n_first, idx, y, u, q, w, config.criterion == CRITERION_LS,
+              config.n_classes, leaf_of_row, leaf_u, leaf_w)
+
+
+@jit
+def finish_leaves(tree, n_nodes, leaf_u, config, total_u):
+    """Each leaf's class, value and weight from its sums ``leaf_u`` (see grow_tree)."""
+    n_classes = config.n_classes
+    delta = config.leaf_smoothing * total_u
+    leaf_kind = config.leaf
+    for node in range(n_nodes):
+        nd = tree[node]
+        if nd.left >= 0:
+            continue
+        best_k = 0
+        for k in range(1, n_classes):
+            if leaf_u[node, k] > leaf_u[node, best_k]:
+                best_k = k
+        nd.class_ = best_k
+        if leaf_kind == LEAF_REAL:
+            nd.value = config.leaf_scale * np.log((leaf_u[node, 1] + delta) / (leaf_u[node, 0] + delta))
+        elif leaf_kind == LEAF_LSQ:
+            pw = leaf_u[node, n_classes]
+            nd.value = (leaf_u[node, 1] - leaf_u[node, 0]) / pw if pw > 0.0 else 0.0
+        else:
+            nd.value = 1.0 if best_k == 1 else -1.0
+        tw = 0.0
+        for k in range(n_classes):
+            tw += leaf_u[node, k]
+        nd.weight = tw
+
+
+@jit
 def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, idx, tmp, hist_a, hist_b, tree,
               node_range, leaf_of_row, leaf_u, leaf_w):
     """Grow one tree on the learner weights u into ``tree``; return its number of nodes.
@@ -362,178 +552,52 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
     d = leaf_smoothing * sum(u); LEAF_LSQ: value = (U1 - U0) / sum q, the mean residual.
     Per level there are three parallel launches: split search and children histograms over features,
     the partition over the level's nodes.
+
+    Growth alternates two sides, kept apart so that fastboost.dask runs the same functions with the
+    rows on its workers and the decisions on the client: the rows' side (rows_histograms,
+    split_level_rows, tree_leaves_rows) reads and partitions rows; the decisions' side (root_weight,
+    choose_level, finish_leaves) sees only histograms and sums.
     """
-    missing_code = config.missing_code
-    n_classes = config.n_classes
-    criterion = config.criterion
-    max_depth = config.max_depth
-    min_leaf = config.min_samples_leaf
-    n_groups = config.hist_groups
     n = u.shape[0]
-    n_features = codes.shape[0]
-    for node in range(tree.shape[0]):
-        nd = tree[node]
-        nd.feature = -1
-        nd.bin = -1
-        nd.missing_left = -1
-        nd.left = -1
-        nd.right = -1
-        nd.class_ = -1
-        nd.threshold = 0.0
-        nd.categorical = 0
-        nd.cat_left[:] = 0
-        nd.value = 0.0
-        nd.gain = 0.0
-        nd.weight = 0.0
+    reset_tree(tree)
     node_range[0, 0] = 0
     node_range[0, 1] = n
     slots = hist_a.shape[0]
-    value = np.empty((slots, n_features))
-    bin_ = np.empty((slots, n_features), np.int64)
-    missing_left = np.empty((slots, n_features), np.int64)
-    active = np.zeros(slots, np.uint8)
-    node_total = np.zeros(slots)
-    node_imp = np.zeros(slots)
-    small_range = np.empty((slots, 3), np.int64)
-    parent_slot = np.empty(slots, np.int64)
     split = np.empty((6, slots), np.int64)  # slot, node, feature, bin, missing_left, categorical of each split
     split_bits = np.zeros((slots, CAT_WORDS), np.uint64)  # the left sets of the categorical splits
-    n_left = np.empty(slots, np.int64)
-    with_count = min_leaf > 1
-    rows_histograms(codes, idx, 0, n, y, u, q, n_classes, with_count, hist_a[0], n_groups)
-    cw = np.zeros(hist_a.shape[3])
-    _node_class_weights(hist_a[0], missing_code, n_classes, cw)
-    total_u = 0.0
-    for k in range(n_classes):
-        total_u += cw[k]
+    rows_histograms(codes, idx, 0, n, y, u, q, config.n_classes, config.min_samples_leaf > 1, hist_a[0],
+                    config.hist_groups)
+    total_u = root_weight(hist_a[0], config)
     min_weight = config.min_weight_fraction_leaf * total_u
-    ls = criterion == CRITERION_LS
     level_first = 0  # node indices of the current level: level_first .. level_first + level_count - 1
     level_count = 1
     n_nodes = 1
     n_first = -1  # leaf_sums: the leaves among nodes < n_first by their ranges, the last level's by its splits
     n_last = 0
     last_root = False
-    for depth in range(max_depth):
-        any_active = False
-        for s in range(level_count):
-            _node_class_weights(hist_a[s], missing_code, n_classes, cw)
-            total = 0.0
-            top = 0.0
-            for k in range(n_classes):
-                total += cw[k]
-                top = max(top, cw[k])
-            tree[level_first + s].weight = total
-            node_total[s] = total
-            node_imp[s] = impurity(cw, n_classes, criterion)
-            if ls:  # least squares: split while the node has residual weight (sides must be valid)
-                active[s] = 1 if total > 0.0 else 0
-            else:  # empty or pure: a leaf
-                active[s] = 1 if (total > 0.0 and top < total * (1.0 - 1e-12)) else 0
-            any_active = any_active or active[s] == 1
-        if not any_active:
-            break
-        level_splits(hist_a, level_count, active, n_value_bins, categorical, missing_code, n_classes, criterion,
-                     min_leaf, min_weight, value, bin_, missing_left)
-        n_split = 0
-        for s in range(level_count):
-            if not active[s]:
-                continue
-            f = best_feature(value[s], node_total[s])
-            if f < 0:
-                continue
-            split[0, n_split] = s
-            split[1, n_split] = level_first + s
-            split[2, n_split] = f
-            split[3, n_split] = bin_[s, f]
-            split[4, n_split] = missing_left[s, f]
-            split[5, n_split] = categorical[f]
-            if categorical[f]:  # the set from the scan's order; bin: its size - 1
-                categorical_left_set(hist_a[s, f], n_value_bins[f], missing_code, n_classes, criterion, bin_[s, f],
-                                     split_bits[n_split])
-                split[3, n_split] = bin_[s, f] % (missing_code + 1)
-            n_split += 1
-        if depth + 1 == max_depth:  # the children are leaves: leaf_sums takes the rows straight to them
-            n_first = n_nodes
-            n_last = n_split
-            last_root = depth == 0
-            n_left[:n_split] = 0  # (the children's ranges are not used)
-        else:
-            partition_level(codes, split[1], split[2], split[3], split[4], split[5], split_bits, n_split, missing_code,
-                            node_range, depth == 0, idx, tmp, n_left)
-        for j in range(n_split):
-            s = split[0, j]
-            node = split[1, j]
-            f = split[2, j]
-            k = split[3, j]
-            ml = split[4, j]
-            nl = n_left[j]
-            start = node_range[node, 0]
-            stop = node_range[node, 1]
-            lc = n_nodes
-            rc = n_nodes + 1
-            n_nodes += 2
-            nd = tree[node]
-            nd.feature = f
-            nd.bin = k
-            nd.missing_left = ml
-            nd.left = lc
-            nd.right = rc
-            nd.categorical = split[5, j]
-            if nd.categorical:
-                nd.cat_left[:] = split_bits[j]
-                nd.threshold = np.nan
-            else:
-                nd.threshold = thresholds[f, k]
-            nd.gain = node_imp[s] - value[s, f]
-            node_range[lc, 0] = start
-            node_range[lc, 1] = start + nl
-            node_range[rc, 0] = start + nl
-            node_range[rc, 1] = stop
-            left_small = nl <= stop - start - nl
-            small_range[j, 0] = start if left_small else start + nl
-            small_range[j, 1] = start + nl if left_small else stop
-            small_range[j, 2] = 2 * j + (0 if left_small else 1)
-            parent_slot[j] = s
+    for depth in range(config.max_depth):
+        n_split = choose_level(hist_a, level_first, level_count, n_nodes, tree, n_value_bins, categorical,
+                               thresholds, config, min_weight, split, split_bits)
         if n_split == 0:
             break
-        # children of this level are nodes n_nodes - 2 * n_split .. n_nodes - 1, slot j <-> node first + j
-        level_first = n_nodes - 2 * n_split
+        first_child = n_nodes
+        n_nodes += 2 * n_split
+        if depth + 1 == config.max_depth:  # the children are leaves: leaf_sums takes the rows straight to them
+            n_first = first_child
+            n_last = n_split
+            last_root = depth == 0
+            break
+        split_level_rows(codes, y, u, q, config, split, split_bits, n_split, first_child, depth == 0, idx, tmp,
+                         node_range, hist_a, hist_b, True)
+        level_first = first_child
         level_count = 2 * n_split
-        if depth + 1 < max_depth:
-            level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes, with_count, parent_slot,
-                                   hist_a, hist_b, n_groups)
-            hist_a, hist_b = hist_b, hist_a
+        hist_a, hist_b = hist_b, hist_a
     if n_first < 0:  # the last level was not reached
         n_first = n_nodes
-    if n_nodes == 1:  # the root is a leaf: its rows were never partitioned into idx
-        for i in range(n):
-            idx[i] = i
     # leaves: row assignment and per-class sums (rows in increasing order within each leaf)
-    leaf_sums(tree, node_range, n_first, codes, split[1], split[2], split[3], split[4], split[5], split_bits, n_last,
-              missing_code, last_root, n_first, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w)
-    delta = config.leaf_smoothing * total_u
-    leaf_kind = config.leaf
-    for node in range(n_nodes):
-        nd = tree[node]
-        if nd.left >= 0:
-            continue
-        best_k = 0
-        for k in range(1, n_classes):
-            if leaf_u[node, k] > leaf_u[node, best_k]:
-                best_k = k
-        nd.class_ = best_k
-        if leaf_kind == LEAF_REAL:
-            nd.value = config.leaf_scale * np.log((leaf_u[node, 1] + delta) / (leaf_u[node, 0] + delta))
-        elif leaf_kind == LEAF_LSQ:
-            pw = leaf_u[node, n_classes]
-            nd.value = (leaf_u[node, 1] - leaf_u[node, 0]) / pw if pw > 0.0 else 0.0
-        else:
-            nd.value = 1.0 if best_k == 1 else -1.0
-        tw = 0.0
-        for k in range(n_classes):
-            tw += leaf_u[node, k]
-        nd.weight = tw
+    tree_leaves_rows(codes, y, u, q, w, config, tree, n_nodes, n_first, split, split_bits, n_last, last_root, idx,
+                     node_range, leaf_of_row, leaf_u, leaf_w)
+    finish_leaves(tree, n_nodes, leaf_u, config, total_u)
     return n_nodes
 
 
