@@ -18,6 +18,8 @@ have, so a lost worker can never yield a silently wrong model.
 This module imports no Dask: it runs wherever fastboost is installed.
 """
 import asyncio
+import contextlib
+import threading
 from collections import namedtuple
 
 import numpy as np
@@ -35,6 +37,22 @@ from ._kernels.update import apply_stump
 from ._types import X_BINNED_DTYPE, Y_DTYPE, Model, TrainData, ValidData
 
 _NO_NODES = make_model(0, 0).nodes  # stump voters: the re-weighting kernels' empty tree record
+
+
+#: One compiled kernel call at a time per worker process: numba's ``workqueue`` threading layer (the one it
+#: falls back to without OpenMP or TBB) aborts the process when parallel kernels start from two threads at
+#: once, and a Dask worker runs tasks (and actors) on several threads.
+KERNEL_LOCK = threading.RLock()
+
+
+def threading_layer():
+    """numba's threading layer in this process (after a first parallel kernel), or "not started"."""
+    import numba
+
+    try:
+        return numba.threading_layer()
+    except ValueError:
+        return "not started"
 
 
 #: Seconds between checks that a child of the histogram tree is still in the cluster.
@@ -143,6 +161,12 @@ class WorkerShard:
         self.valid = None
         self.shard_index = shard_index  # this shard's place in the client's order (its per-shard call arguments)
         self._replaying = False  # rebuilding the state from the journal: the histograms are not built
+
+    @contextlib.contextmanager
+    def _kernels(self):
+        """Run compiled kernels: this fit's thread count, one kernel call at a time in the process."""
+        with KERNEL_LOCK, n_threads(self.n_jobs):
+            yield
 
     # ------------------------------------------------------------------ call bookkeeping
     def _enter(self, seq):
@@ -271,7 +295,7 @@ class WorkerShard:
         n = int(sum(sizes))
         d = self._X[0].shape[1]
         self.missing_code = mapper.missing_code
-        with n_threads(self.n_jobs):
+        with self._kernels():
             codes = np.empty((d, n), dtype=X_BINNED_DTYPE)
             start = 0
             for X, size in zip(self._X, sizes):
@@ -295,7 +319,7 @@ class WorkerShard:
         self.n_scores = 1 if int(c["n_classes"]) == 2 else int(c["n_classes"])
         if vq_sum is not None:  # validation rows: codes, labels, p (normalised over every worker's rows), margins
             nv = int(sum(X.shape[0] for X in self._Xv))
-            with n_threads(self.n_jobs):
+            with self._kernels():
                 vcodes = np.empty((d, nv), dtype=X_BINNED_DTYPE)
                 start = 0
                 for X in self._Xv:
@@ -309,7 +333,7 @@ class WorkerShard:
         self._Xv = self._yv = self._swv = None
         self.depth = int(c["max_depth"])
         self._start_target(w_from=None)
-        return int(np.count_nonzero(self.p))
+        return int(np.count_nonzero(self.p)), threading_layer()
 
     def _start_target(self, w_from):
         """The boosting state of a new fit on this shard's rows (labels self.y, or class w_from against the
@@ -400,7 +424,7 @@ class WorkerShard:
         pending = [(child, child.histograms(seq, update)) for child in self.children]
         ws = self.ws
         c = self.config[0]
-        with n_threads(self.n_jobs):
+        with self._kernels():
             done = None if update is None else self._update(update)
             if not c["u_is_w"]:
                 self.rule.transform(self.data, c, ws)
@@ -427,7 +451,7 @@ class WorkerShard:
         self._enter(seq)
         ws = self.ws
         u = ws.w if self.config[0]["u_is_w"] else ws.u
-        with n_threads(self.n_jobs):
+        with self._kernels():
             apply_stump(self.codes[f], k, ml, self.missing_code, left, right, ws.ylab, u, ws.w, ws.yh, ws.block_sums,
                         ws.sums)
         s = ws.sums[0]
@@ -441,7 +465,7 @@ class WorkerShard:
         ws = self.ws
         c = self.config[0]
         n = self.y.shape[0]
-        with n_threads(self.n_jobs):
+        with self._kernels():
             done = None if update is None else self._update(update)
             if not c["u_is_w"]:
                 self.rule.transform(self.data, c, ws)
@@ -460,7 +484,7 @@ class WorkerShard:
         ws = self.ws
         c = self.config[0]
         u = ws.w if c["u_is_w"] else ws.u
-        with n_threads(self.n_jobs):
+        with self._kernels():
             split_level_rows(self.codes, ws.ylab, u, ws.q, c, split, split_bits, n_split, first_child, root, ws.idx,
                              ws.tmp, ws.node_range, self.hist_now, self.hist_next, not self._replaying)
         self.hist_now, self.hist_next = self.hist_next, self.hist_now
@@ -474,7 +498,7 @@ class WorkerShard:
         u = ws.w if c["u_is_w"] else ws.u
         ws.leaf_u[:] = 0.0
         ws.leaf_w[:] = 0.0
-        with n_threads(self.n_jobs):
+        with self._kernels():
             tree_leaves_rows(self.codes, ws.ylab, u, ws.q, ws.w, c, tree, n_nodes, n_first, split, split_bits,
                              n_last, last_root, ws.idx, ws.node_range, ws.leaf_of_row, ws.leaf_u, ws.leaf_w)
         return ws.leaf_u[:n_nodes].copy(), ws.leaf_w[:n_nodes].copy()
@@ -482,7 +506,7 @@ class WorkerShard:
     def update(self, seq, update):
         """The last round's update alone (end of boosting, before QuadBoost's re-weighting)."""
         self._enter(seq)
-        with n_threads(self.n_jobs):
+        with self._kernels():
             return self._update(update)
 
     # ------------------------------------------------------------------ QuadBoost (see reweight._reweight)
@@ -499,7 +523,7 @@ class WorkerShard:
     def correlation(self, seq, pending, voter):
         """[r -= delta h for the previous voter,] then this shard's part of (<h, r>_p, <h, h>_p) for ``voter``."""
         self._enter(seq)
-        with n_threads(self.n_jobs):
+        with self._kernels():
             if pending is not None:
                 self._add_voter(pending)
             return voter_correlation(self.codes, self._voter(voter), 0, self.missing_code, self.w, self.p,
@@ -508,7 +532,7 @@ class WorkerShard:
     def finish_voters(self, seq, pending):
         """The pass's last residual update (if any); returns this shard's part of sum_i p_i r_i**2."""
         self._enter(seq)
-        with n_threads(self.n_jobs):
+        with self._kernels():
             if pending is not None:
                 self._add_voter(pending)
         return float(np.dot(self.p, self.w * self.w))
@@ -518,7 +542,7 @@ class WorkerShard:
         self._enter(seq)
         self.ws.w[:] = 2.0 * self.data.y - 1.0
         model = Model(rounds, _NO_NODES if nodes is None else nodes)
-        with n_threads(self.n_jobs):
+        with self._kernels():
             for j in range(rounds.shape[0]):
                 add_voter(self.codes, model, j, self.missing_code, rounds[j]["alpha"], self.ws.w)
 
@@ -530,7 +554,7 @@ class WorkerShard:
         self.valid.margin[:] = 0.0
         model = Model(rounds, _NO_NODES if nodes is None else nodes)
         c = self.config[0]
-        with n_threads(self.n_jobs):
+        with self._kernels():
             for j in range(rounds.shape[0]):
                 self.validate(self.valid, c, self.ws, model, j, rounds[j]["alpha"])
 
@@ -543,4 +567,5 @@ def predict_block(X, model, method):
         if method in ("predict_proba", "predict_log_proba"):
             return np.empty((0, 2), np.float64)
         return np.empty(0, np.float64)
-    return getattr(model, method)(X)
+    with KERNEL_LOCK:
+        return getattr(model, method)(X)

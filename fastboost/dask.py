@@ -5,19 +5,25 @@
 are the single-machine estimators of :mod:`fastboost` (same parameters, checks,
 rules, round record, prediction) with a ``fit`` that takes row-partitioned
 ``dask.array`` / ``dask.dataframe`` X, y and sample weights and a
-``distributed.Client`` (the current one by default). Binary decision stumps only:
-trees (``max_depth > 1``, ``leaf="real"``, ``min_samples_leaf`` /
-``min_weight_fraction_leaf``), more than two classes and validation sets are
-single-machine features for now (``fit`` says so).
+``distributed.Client`` (the current one by default): stumps and trees (every
+depth, leaf kind and leaf-size limit), two or more classes (SAMME for
+AdaBoost's discrete leaves, one-vs-rest otherwise, as on one machine),
+``class_weight``, and a validation set (``eval_set`` as Dask collections, or
+``validation_fraction``) with early stopping. Categorical features are
+single-machine only (``fit`` says so).
 
 How a fit runs
 --------------
-1. The partitions of X, y and the sample weights are computed (persisted) where
-   Dask puts them; one actor (:class:`fastboost._dask_worker.WorkerShard`) is
-   created on each worker holding X partitions, with those partitions as
-   arguments, so no row moves (y and the weights join X's partitions
-   worker-to-worker if they live elsewhere). The actor checks them and returns
-   per partition only counts, labels and the largest weight.
+1. The partitions of X, y and the sample weights (and of an eval_set) are
+   computed (persisted) where Dask puts them; one actor
+   (:class:`fastboost._dask_worker.WorkerShard`) is created on each worker
+   holding X partitions, with those partitions as arguments, so no row moves
+   (y and the weights join X's partitions worker-to-worker if they live
+   elsewhere). The actor checks them and returns per partition only counts,
+   labels and the largest weight per class. ``validation_fraction`` holds out
+   each partition's rows by a generator seeded from ``random_state`` and the
+   partition's index (the same rows wherever it lives; not stratified, unlike
+   the single-machine split).
 2. Binning: with at most 200 000 rows of positive weight, every such row is the
    sample, in row order, so the bin edges equal the single-machine estimator's;
    above that, each partition draws its share of a uniform sample of 200 000
@@ -25,48 +31,75 @@ How a fit runs
    ``random_state``): O(sample x features) bytes to the client, whatever the
    number of rows. The client fits a :class:`fastboost._binning.BinMapper` on it
    (or takes ``fit(..., bin_mapper=...)``), broadcasts it, and every worker maps
-   its rows to uint8 codes and drops the raw X.
-3. Every round is two round trips, each one call on every actor (actor calls go
-   client <-> worker directly, not through the scheduler):
+   its rows (and its validation rows) to uint8 codes and drops the raw X.
+3. Rounds. Every call goes to every actor (actor calls go client <-> worker
+   directly, not through the scheduler); the client adds the workers' sums in
+   a fixed worker order (never the order of arrival) and makes every decision
+   with the compiled functions of the single-machine loop.
 
-   a. ``histograms``: the previous round's weight update (``update_weights`` with
-      the global W_I, W_J and alpha, so each worker renormalises by the global Z;
-      or ``update_residuals``), then the rule's transform and the per-class
-      histograms of the worker's rows; returns the histograms and the update's
-      partial sums. The client adds the histograms in a fixed worker order (never
-      the order of arrival) and chooses the stump with the compiled loop's own
-      ``choose_stump``.
-   b. ``apply``: ``apply_stump`` on the worker's rows; returns its
-      (U_I, U_J, W_I, W_J). The client adds them, runs the rule's step and stop,
-      and records the round; the previous round's cost is computed when the
-      next call returns its update sums.
+   Stumps, two round trips: ``histograms`` (the previous round's update with
+   the global W_I, W_J and alpha, so each worker renormalises by the global Z;
+   its validation margins; then the rule's transform and the histograms of
+   the worker's rows), the client chooses the stump (``choose_stump``);
+   ``apply`` (``apply_stump`` on the worker's rows) returns (U_I, U_J, W_I,
+   W_J), and the client runs the rule's step and stop and records the round.
 
-   Bytes per round: one histogram (features x bins x 2 float64; twice for
-   EBBoost) per worker plus a few numbers, never O(rows). From
-   ``_TREE_MIN_WORKERS`` (9) workers on, the histograms are summed up a tree of
-   workers (fan-out 4, fixed order: each worker adds its children's sums in
-   child order) and the client receives a single histogram per round.
+   Trees, one round trip per level, as ``grow_tree``: ``tree_root`` (the
+   previous round's update and validation, then the root's histogram), then
+   per level the client chooses the splits (``choose_level``) and
+   ``tree_level`` partitions each worker's rows and returns the children's
+   histograms (the smaller child from its rows, its sibling by subtraction);
+   ``tree_leaves`` returns the leaves' sums, from which the client sets the
+   leaves (``finish_leaves``) and the round's sums.
+
+   Bytes per round: histograms (features x bins x (classes + 1) float64 per
+   node and worker) plus a few numbers, never O(rows). From
+   ``_TREE_MIN_WORKERS`` (9) workers on, stump histograms are summed up a tree
+   of workers (fan-out 4, fixed order) and the client receives a single
+   histogram per round.
 4. QuadBoost's re-weighting pass is one round trip per kept voter (its
    correlation with the residuals, summed over workers; the residual update is
    fused into the next voter's call).
 
 Summation order is the only difference from the single-machine fit: sums are
 added per worker, then over workers, so they agree to rounding, and the model
-is the same except where two stumps tie to within rounding.
+is the same except where two candidates tie to within rounding. Which rows a
+worker sums depends on where Dask placed the partitions, so two Dask fits of
+the same data agree to rounding too.
 
-A worker lost during ``fit`` makes it raise :class:`WorkerLostError` (the
-workers' boosting state cannot be recomputed by Dask); the estimator is then
-left unfitted, never with a partial model. The fitted estimator is a plain
-fastboost estimator: ``predict`` & co. take NumPy / pandas input as the
-single-machine ones do, and Dask input lazily (``map_blocks``); ``to_local()``
-returns the equivalent single-machine estimator, which pickles and loads
-without Dask installed.
+A lost worker
+-------------
+Every call of a fit is kept in a journal. When a worker holding rows is lost
+(killed, out of memory, restarted), each of its actors is created again on a
+live worker (a restarted one, or the least loaded): its partitions are computed
+again from the Dask collections and the new actor replays the journal without
+building the histograms, which gives the same rows and the same boosting state
+bit for bit. The fit then goes on, and ends with the model an uninterrupted fit
+would have made. With no worker left for ``worker_timeout`` seconds
+(``LOST_WORKER_TIMEOUT``, 60, by default) it raises :class:`WorkerLostError`
+naming the lost workers; so does a loss while stump histograms are summed up a
+tree of workers (from 9 workers on). The estimator is then left as it was,
+never with a partial model.
+
+Numba on the workers
+--------------------
+Each worker runs one fastboost kernel call at a time (a process-wide lock):
+numba's ``workqueue`` threading layer, which numba falls back to without
+OpenMP or TBB, aborts the process when two threads start parallel kernels at
+once, and a Dask worker runs several tasks at once. ``dask_stats_`` reports the
+layer in use on each worker. Workers load the compiled kernels from numba's
+cache, next to the installed package, when they use the same installation as
+the client; a fit checks that every worker's kernels are the client's.
+
+The fitted estimator is a plain fastboost estimator: ``predict`` & co. take
+NumPy / pandas input as the single-machine ones do, and Dask input lazily
+(``map_blocks``); ``to_local()`` returns the equivalent single-machine
+estimator, which pickles and loads without Dask installed.
 """
 try:
     import dask
     import dask.array as da
     import distributed
-    from distributed import wait
 except ImportError as e:  # pragma: no cover - exercised by a subprocess test
     raise ImportError(
         "fastboost.dask needs Dask's distributed scheduler, an optional dependency of fastboost: "
@@ -254,7 +287,7 @@ class _Shards:
                                                                                                  or [])
         futures = self.client.compute(xparts + yparts + (swparts or []) + eval_parts)
         self._inputs = futures
-        wait(futures)
+        _wait_done(futures)
         for f in futures:
             if f.status != "finished":
                 f.result()  # raises the partition's own error (nothing is transferred)
@@ -429,7 +462,7 @@ class _Shards:
                    for k, p in enumerate(pieces)]
             while len(got) < 6:
                 got.append([])
-            wait([f for g in got for f in g if f is not None], timeout=self.timeout)
+            _wait_done([f for g in got for f in g if f is not None], timeout=self.timeout)
             self.rebuilt += 1
             future = self._submit_actor(j, target, *got, suffix=f"-rebuilt{self.rebuilt}")
             actor = future.result(timeout=self.timeout)
@@ -447,6 +480,16 @@ class _Shards:
                 for f in g:
                     if f is not None:
                         f.release()
+
+
+def _wait_done(futures, timeout=None):
+    """Wait until every future is done (finished or failed), through its own client (``distributed.wait``
+    would take the default client, which need not be the fit's)."""
+    for f in futures:
+        try:
+            f.exception(timeout=timeout)
+        except distributed.client.FutureCancelledError:
+            pass
 
 
 def _ordered_sum(arrays):
@@ -674,7 +717,8 @@ class _DaskBoostMixin:
         t0 = time.perf_counter()
         stats = {}
         try:
-            with n_threads(self.n_jobs):
+            # (as_current: the actors' handles talk through the current client, which need not be the default)
+            with client.as_current(), n_threads(self.n_jobs):
                 shards.start(xparts, yparts, swparts, self._algorithm, self.n_jobs, val)
                 t_load = time.perf_counter()
                 d = self._dask_describe(shards, n_features, val is not None)
@@ -689,7 +733,8 @@ class _DaskBoostMixin:
                     delattr(self, attr)
                 fit_classes = 2 if ovr else n_classes
                 config = self._config(rule, mapper, fit_classes, n_features, 1)
-                n_nonzero = sum(shards.call("bin", mapper, q_sum, config, vq_sum))
+                binned = shards.call("bin", mapper, q_sum, config, vq_sum)
+                n_nonzero = sum(b[0] for b in binned)
                 config = self._config(rule, mapper, fit_classes, n_features, n_nonzero)
                 shards.release_inputs()
                 t1 = time.perf_counter()
@@ -707,6 +752,7 @@ class _DaskBoostMixin:
                 "bytes_received": shards.bytes_received,
                 "bytes_received_binning": bytes_before,
                 "lost_workers": list(shards.lost), "rebuilt": shards.rebuilt,
+                "threading_layers": [b[1] for b in binned],
             }
         finally:
             shards.close()
@@ -992,11 +1038,11 @@ def _dask_doc(base):
     return (f"""Dask version of :class:`fastboost.{base.__name__}`: the same model, fitted on
     row-partitioned data spread over a ``distributed`` cluster (see :mod:`fastboost.dask`).
 
-    ``fit(X, y, sample_weight=None, *, client=None, bin_mapper=None)`` takes dask arrays /
-    DataFrames; prediction takes NumPy, pandas or Dask input; ``to_local()`` returns the
-    plain {base.__name__}. Binary decision stumps only: trees (max_depth > 1 and the other
-    tree parameters), more than two classes and validation sets / early stopping are
-    single-machine only for now.
+    ``fit(X, y, sample_weight=None, eval_set=None, *, client=None, bin_mapper=None,
+    worker_timeout=None)`` takes dask arrays / DataFrames (an eval_set too); prediction takes
+    NumPy, pandas or Dask input; ``to_local()`` returns the plain {base.__name__}. Stumps and
+    trees, two or more classes, validation sets and early stopping work as on one machine;
+    categorical features are single-machine only. A fit survives a lost worker.
 
     The single-machine documentation follows.
 

@@ -426,6 +426,25 @@ def test_clear_errors(client, ddata, data):
     assert not hasattr(est, "rounds_")
 
 
+@needs_dask
+def test_workqueue_threading_layer_workers_fit_and_predict_at_once():
+    """Workers on numba's workqueue layer (which aborts when two threads start parallel kernels at once),
+    two threads each: a fit and many prediction tasks run side by side on them without a crash; the fit
+    reports each worker's layer."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True, host="127.0.0.1",
+                                  dashboard_address=None, env={"NUMBA_THREADING_LAYER": "workqueue"}) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as c:
+        X, y = make_twonorm(40_000, 10, random_state=5)
+        Xd, yd = da.from_array(X, chunks=(5000, 10)), da.from_array(y, chunks=(5000,))
+        first = fbd.DaskAdaBoostClassifier(n_estimators=5, max_depth=2).fit(Xd, yd, client=c)
+        assert first.dask_stats_["threading_layers"] == ["workqueue"] * len(first.dask_stats_["workers"])
+        many = da.concatenate([Xd] * 8).rechunk((1000, 10))
+        predictions = c.compute(first.decision_function(many))  # tasks on both threads of each worker
+        model = fbd.DaskAdaBoostClassifier(n_estimators=30, max_depth=2).fit(Xd, yd, client=c)
+        np.testing.assert_array_equal(predictions.result(), np.tile(first.decision_function(X), 8))
+        assert model.n_estimators_ == 30
+
+
 # ----------------------------------------------------------------------------- a worker lost mid-fit (last)
 @pytest.fixture(scope="module")
 def cluster3():
