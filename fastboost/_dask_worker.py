@@ -62,7 +62,10 @@ POLL_SECONDS = 1.0
 #: The previous round as the workers apply it: its step alpha, the global W_I and W_J, its record
 #: (ROUND_DTYPE[1]) and, for trees, its nodes (NODE_DTYPE[max_nodes]), the leaves' global sums of w by
 #: class (confidence-rated leaves' Z) and the update's per-leaf factors (least-squares leaves' values).
-RoundUpdate = namedtuple("RoundUpdate", ["alpha", "w_correct", "w_wrong", "round", "tree", "leaf_w", "factor"])
+#: apply: a stump whose sums the client took from the histograms; the workers compute its outputs
+#: (apply_stump) before the update, so the round needs no call of its own.
+RoundUpdate = namedtuple("RoundUpdate", ["alpha", "w_correct", "w_wrong", "round", "tree", "leaf_w", "factor",
+                                         "apply"], defaults=[False])
 
 
 class PartitionLostError(RuntimeError):
@@ -373,6 +376,8 @@ class WorkerShard:
         """The previous round's update and validation (see :class:`fastboost.dask.RoundUpdate`); returns
         this shard's part of the update's (a, b), and of the weighted validation error (or NaN)."""
         ws = self.ws
+        if update.apply:
+            self._apply(update.round[0])
         sums = ws.sums[0]
         sums["wi"] = update.w_correct
         sums["wj"] = update.w_wrong
@@ -446,14 +451,21 @@ class WorkerShard:
                 histq += child_histq
         return updates, hist, histq
 
+    def _apply(self, r):
+        """apply_stump of the stump r (a round record) on this shard's rows: y*h and the sums in ws.sums."""
+        ws = self.ws
+        u = ws.w if self.config[0]["u_is_w"] else ws.u
+        apply_stump(self.codes[r["feature"]], r["bin"], r["missing_left"], self.missing_code, r["left"], r["right"],
+                    ws.ylab, u, ws.w, ws.yh, ws.block_sums, ws.sums)
+
     def apply(self, seq, f, k, ml, left, right):
         """apply_stump on this shard's rows: its (U_I, U_J, W_I, W_J)."""
         self._enter(seq)
         ws = self.ws
-        u = ws.w if self.config[0]["u_is_w"] else ws.u
+        r = np.zeros(1, self.one.rounds.dtype)[0]
+        r["feature"], r["bin"], r["missing_left"], r["left"], r["right"] = f, k, ml, left, right
         with self._kernels():
-            apply_stump(self.codes[f], k, ml, self.missing_code, left, right, ws.ylab, u, ws.w, ws.yh, ws.block_sums,
-                        ws.sums)
+            self._apply(r)
         s = ws.sums[0]
         return np.array([s["ui"], s["uj"], s["wi"], s["wj"]])
 

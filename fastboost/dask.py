@@ -37,12 +37,15 @@ How a fit runs
    a fixed worker order (never the order of arrival) and makes every decision
    with the compiled functions of the single-machine loop.
 
-   Stumps, two round trips: ``histograms`` (the previous round's update with
-   the global W_I, W_J and alpha, so each worker renormalises by the global Z;
-   its validation margins; then the rule's transform and the histograms of
-   the worker's rows), the client chooses the stump (``choose_stump``);
-   ``apply`` (``apply_stump`` on the worker's rows) returns (U_I, U_J, W_I,
-   W_J), and the client runs the rule's step and stop and records the round.
+   Stumps: ``histograms`` (the previous round's update with the global W_I,
+   W_J and alpha, so each worker renormalises by the global Z; its validation
+   margins; then the rule's transform and the histograms of the worker's
+   rows), the client chooses the stump (``choose_stump``); ``apply``
+   (``apply_stump`` on the worker's rows) returns (U_I, U_J, W_I, W_J), and
+   the client runs the rule's step and stop and records the round. When the
+   learner's weights are the boosting weights (AdaBoost, SABoost) the client
+   takes U = W from the summed histograms instead and the workers run
+   ``apply_stump`` at the start of the next call: one round trip a round.
 
    Trees, one round trip per level, as ``grow_tree``: ``tree_root`` (the
    previous round's update and validation, then the root's histogram), then
@@ -533,11 +536,15 @@ def _record_validation(state, t, err, patience):
 
 class _StumpLearner:
     """A stump round on Dask: the histograms (with the previous round's update), the compiled
-    ``choose_stump`` on their sum, then ``apply_stump`` on every worker for the round's sums."""
+    ``choose_stump`` on their sum, then the round's sums: from ``apply_stump`` on every worker (a second
+    round trip), or, when the rule's learner weights are its boosting weights (AdaBoost, SABoost), from
+    the summed histograms, with the workers' ``apply_stump`` fused into the next round's call (one round
+    trip a round; the sums then add the same weights by bin instead of by row)."""
 
-    def __init__(self, mapper, config):
+    def __init__(self, mapper, config, fused=False):
         c = config[0]
         self.c = c
+        self.fused = fused
         self.missing_code = mapper.missing_code
         self.n_value_bins = np.ascontiguousarray(mapper.n_value_bins_, dtype=np.int64)
         self.thresholds = mapper.thresholds_
@@ -558,7 +565,16 @@ class _StumpLearner:
         f, k, ml, left, right, threshold, qi, qj = _choose_stump(
             self.hist, self.histq, self.n_value_bins, self.missing_code, self.thresholds, int(c["criterion"]),
             float(c["lam"]), int(c["feature_rank"]), self.fvalue, self.fbin, self.fmissing_left)
-        ui, uj, wi, wj = _ordered_sum(shards.call("apply", f, k, ml, left, right))
+        if self.fused:  # U = W: the weights of the rows the stump gets right / wrong, from the histograms
+            hist = self.hist[f]
+            bins = np.arange(hist.shape[0])
+            go_left = (bins <= k) | ((bins == self.missing_code) & (ml != 0))
+            positive = np.where(go_left, left > 0, right > 0)
+            ui = float(hist[positive, 1].sum() + hist[~positive, 0].sum())
+            uj = float(hist[positive, 0].sum() + hist[~positive, 1].sum())
+            wi, wj = ui, uj
+        else:
+            ui, uj, wi, wj = _ordered_sum(shards.call("apply", f, k, ml, left, right))
         self.sums[0] = (ui, uj, wi, wj, qi, qj, 1.0, 0.0)
         r = model.rounds[t]
         r["feature"], r["bin"], r["missing_left"], r["left"], r["right"], r["threshold"] = (
@@ -567,7 +583,8 @@ class _StumpLearner:
 
     def update(self, model, t, alpha, sums):
         s = sums[0]
-        return RoundUpdate(alpha, float(s["wi"]), float(s["wj"]), model.rounds[t:t + 1].copy(), None, None, None)
+        return RoundUpdate(alpha, float(s["wi"]), float(s["wj"]), model.rounds[t:t + 1].copy(), None, None, None,
+                           self.fused)
 
 
 class _TreeLearner:
@@ -651,6 +668,8 @@ class _DaskBoostMixin:
 
     #: called on the client after every round as ``_round_callback(rounds_done, worker_addresses)`` (tests, benchmarks)
     _round_callback = None
+    #: stump rounds of AdaBoost and SABoost in one round trip (False: two, with the sums from the rows; benchmarks)
+    _fuse_rounds = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -929,7 +948,8 @@ class _DaskBoostMixin:
         self.initial_cost_ = float(np.exp(rule.cost(state.copy()[0], 0.0, 1.0, 1.0, c)))
         T = self.n_estimators
         model = make_model(min(T, _CAPACITY), depth)
-        learner = _TreeLearner(mapper, config) if depth else _StumpLearner(mapper, config)
+        fused = bool(rule.u_is_w and not rule.additive and not rule.use_q) and self._fuse_rounds
+        learner = _TreeLearner(mapper, config) if depth else _StumpLearner(mapper, config, fused)
         every = self._reweight_every()
         progress = Progress(type(self).__name__, T, self.verbose)
         pending = None  # the last kept round (a RoundUpdate), applied by the workers' next call

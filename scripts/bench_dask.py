@@ -1,19 +1,24 @@
 #!/usr/bin/env python
-"""Benchmark fastboost.dask: binning time, per-round time and bytes moved per round on a Dask cluster,
-against the single-machine estimator on the same data.
+"""Benchmark fastboost.dask: binning time, per-round time, bytes moved per round and peak memory per
+worker on a Dask cluster, against the single-machine estimator on the same data.
 
-    python scripts/bench_dask.py                          # 4 000 000 x 50 float32, 2 local workers
+    python scripts/bench_dask.py                          # 10 000 000 x 50 float32, 2 local workers
+    python scripts/bench_dask.py --depths 1 --rows 4000000
     python scripts/bench_dask.py --scheduler tcp://10.0.0.5:8786 --skip-local   # a real cluster
 
 The data (Breiman's twonorm, float32) is generated on the workers, one generator call
-per partition, and never exists on the client. With a local cluster, the single-machine
-estimator (``n_jobs`` = all the workers' threads) is fitted on the same rows, generated
-in this process by the same calls, so both use the same cores.
+per partition, and never exists on the client. Each learner (``--depths``: 1 = stumps,
+3 = depth-3 trees) is fitted with AdaBoost; stumps also with two round trips a round
+(the sums from the rows instead of the histograms) to show what fusing the round saves.
+With a local cluster, the single-machine estimator (``n_jobs`` = all the workers'
+threads) is then fitted on the same rows, generated in this process by the same calls,
+so both use the same cores.
 
 Per round means the median time between consecutive rounds (the Dask fit's round
-callback; two round trips each); bytes per round are those this client's comms
-received and sent during a round (measured on distributed's TCP comms), which is all
-the data a round moves: there is no worker-to-worker traffic during boosting.
+callback); bytes per round are those this client's comms received and sent during a
+round (measured on distributed's TCP comms), which is all the data a round moves:
+there is no worker-to-worker traffic during boosting. Peak RSS per worker is the
+high-water mark of each worker process during the fit (reset before it on Linux).
 """
 import argparse
 import os
@@ -59,18 +64,62 @@ def _dask_twonorm(sizes, n_features, seed):
     return X, y
 
 
+def _reset_peak():
+    """Reset this process's peak RSS (Linux: /proc/self/clear_refs); run on every worker before a fit."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_rss():
+    """This process's peak RSS in bytes (VmHWM, since the last reset), or NaN where unknown."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def _fit_dask(client, X, y, rounds, depth, n_jobs, fused, counts):
+    """One timed Dask fit; returns (model, per-round seconds, received and sent bytes per round, peak RSS per
+    worker, fit seconds)."""
+    from fastboost import dask as fbd
+
+    stamps = []
+    model = fbd.DaskAdaBoostClassifier(n_estimators=rounds, max_depth=depth, n_jobs=n_jobs)
+    model._fuse_rounds = fused
+    model._round_callback = lambda done, workers: stamps.append((time.perf_counter(), counts["received"],
+                                                                 counts["sent"]))
+    client.run(_reset_peak)
+    t0 = time.perf_counter()
+    model.fit(X, y, client=client)
+    fit_time = time.perf_counter() - t0
+    peaks = client.run(_peak_rss)
+    del model._round_callback
+    stamps = np.array(stamps)
+    return (model, np.diff(stamps[:, 0]), np.diff(stamps[:, 1]), np.diff(stamps[:, 2]), peaks, fit_time)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rows", type=int, default=4_000_000)
+    ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--features", type=int, default=50)
     ap.add_argument("--partitions", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--depths", default="1,3", help="comma-separated tree depths (1: stumps)")
     ap.add_argument("--workers", type=int, default=2, help="local workers (ignored with --scheduler)")
     ap.add_argument("--threads-per-worker", type=int, default=1)
     ap.add_argument("--scheduler", default=None, help="address of a running scheduler (tcp://host:8786)")
     ap.add_argument("--skip-local", action="store_true", help="do not fit the single-machine estimator")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    depths = [int(d) for d in args.depths.split(",")]
 
     import distributed
 
@@ -90,7 +139,7 @@ def main(argv=None):
     print(f"fastboost {fastboost.__version__}, dask {distributed.__version__}, {len(workers)} workers, "
           f"{n_threads} threads, {os.cpu_count()} CPUs on the client machine")
     print(f"data: twonorm {args.rows} x {args.features} float32 in {args.partitions} partitions, "
-          f"{args.rounds} rounds of AdaBoost stumps")
+          f"{args.rounds} rounds of AdaBoost, depths {depths}")
 
     sizes = _sizes(args.rows, args.partitions)
     X, y = _dask_twonorm(sizes, args.features, args.seed)
@@ -101,36 +150,34 @@ def main(argv=None):
 
     # warm-up: every process loads (or compiles) the kernels once
     Xw, yw = _dask_twonorm([5000, 5000], args.features, 123)
-    fbd.DaskAdaBoostClassifier(n_estimators=3).fit(Xw, yw)
+    for depth in depths:
+        fbd.DaskAdaBoostClassifier(n_estimators=3, max_depth=depth).fit(Xw, yw, client=client)
 
-    stamps = []
-    model = fbd.DaskAdaBoostClassifier(n_estimators=args.rounds, n_jobs=args.threads_per_worker)
+    results = {}
     with _client_comm_bytes(client) as counts:
-        model._round_callback = lambda done, workers: stamps.append((time.perf_counter(), counts["received"],
-                                                           counts["sent"]))
-        t0 = time.perf_counter()
-        model.fit(X, y)
-        fit_time = time.perf_counter() - t0
-        total = dict(counts)
-    del model._round_callback
-    stamps = np.array(stamps)
-    per_round = np.diff(stamps[:, 0])
-    received = np.diff(stamps[:, 1])
-    sent = np.diff(stamps[:, 2])
-    s = model.dask_stats_
-    n_workers = len(s["workers"])
-    hist_bytes = n_workers * args.features * 256 * 2 * 8
-    print("\nDask fit")
-    print(f"  rounds kept                  {model.n_estimators_}")
-    print(f"  binning                      {model.bin_time_:.2f} s  (load {s['load_time']:.2f} s, sample + edges "
-          f"{s['edges_time']:.2f} s, codes on the workers {s['transform_time']:.2f} s)")
-    print(f"  per round (median)           {1e3 * np.median(per_round):.1f} ms  (min {1e3 * per_round.min():.1f}, "
-          f"max {1e3 * per_round.max():.1f})")
-    print(f"  bytes per round (median)     received {np.median(received):,.0f}, sent {np.median(sent):,.0f}  "
-          f"(histograms: {n_workers} workers x {args.features} features x 256 bins x 2 x 8 B = {hist_bytes:,})")
-    print(f"  client bytes, whole fit      received {total['received']:,}, sent {total['sent']:,}  "
-          f"(binning sample: {s['bytes_received_binning']:,} B payload)")
-    print(f"  round trips                  {s['round_trips']}, fit {fit_time:.2f} s")
+        for depth in depths:
+            for fused in ([True, False] if depth == 1 else [True]):
+                results[depth, fused] = _fit_dask(client, X, y, args.rounds, depth, args.threads_per_worker, fused,
+                                                  counts)
+    for (depth, fused), (model, per_round, received, sent, peaks, fit_time) in results.items():
+        s = model.dask_stats_
+        n_workers = len(s["workers"])
+        learner = "stumps" if depth == 1 else f"depth-{depth} trees"
+        how = "" if depth > 1 else (", one round trip a round" if fused else ", two round trips a round")
+        nodes = 1 if depth == 1 else 2 ** depth - 1
+        fields = 2 if depth == 1 else 3
+        hist_bytes = n_workers * nodes * args.features * 256 * fields * 8
+        print(f"\nDask fit, {learner}{how}")
+        print(f"  rounds kept                  {model.n_estimators_}")
+        print(f"  binning                      {model.bin_time_:.2f} s  (load {s['load_time']:.2f} s, sample + edges "
+              f"{s['edges_time']:.2f} s, codes on the workers {s['transform_time']:.2f} s)")
+        print(f"  per round (median)           {1e3 * np.median(per_round):.1f} ms  (min {1e3 * per_round.min():.1f}, "
+              f"max {1e3 * per_round.max():.1f})")
+        print(f"  bytes per round (median)     received {np.median(received):,.0f}, sent {np.median(sent):,.0f}  "
+              f"(histograms: {n_workers} workers x {nodes} nodes x {args.features} features x 256 bins x "
+              f"{fields} x 8 B = {hist_bytes:,})")
+        print(f"  round trips                  {s['round_trips']}, fit {fit_time:.2f} s")
+        print("  peak RSS per worker          " + ", ".join(f"{v / 2 ** 30:.2f} GiB" for v in peaks.values()))
 
     if args.skip_local:
         client.close()
@@ -145,17 +192,21 @@ def main(argv=None):
     client.close()
     if cluster is not None:
         cluster.close()
-    AdaBoostClassifier(n_estimators=3, n_jobs=n_threads).fit(Xl[:10000], yl[:10000])  # warm-up
-    local = AdaBoostClassifier(n_estimators=args.rounds, n_jobs=n_threads).fit(Xl, yl)
-    local_round = (local.fit_time_ - local.bin_time_) / local.n_estimators_
-    print(f"\nSingle machine (AdaBoostClassifier, n_jobs={n_threads}, same rows)")
-    print(f"  binning                      {local.bin_time_:.2f} s")
-    print(f"  per round (mean)             {1e3 * local_round:.1f} ms")
     Xt, yt = _partition(200_000, args.features, 10_000 + args.seed)
-    print(f"\nDask / single-machine per-round time: {np.median(per_round) / local_round:.2f} "
-          f"(Dask mean {1e3 * per_round.mean():.1f} ms: {per_round.mean() / local_round:.2f})")
-    print(f"test error on 200 000 new rows: Dask {1 - model.score(Xt, yt):.4f}, single machine "
-          f"{1 - local.score(Xt, yt):.4f} (bin edges from different 200 000-row samples)")
+    print(f"\nSingle machine (AdaBoostClassifier, n_jobs={n_threads}, same rows)")
+    for depth in depths:
+        AdaBoostClassifier(n_estimators=3, max_depth=depth, n_jobs=n_threads).fit(Xl[:10000], yl[:10000])  # warm-up
+        local = AdaBoostClassifier(n_estimators=args.rounds, max_depth=depth, n_jobs=n_threads).fit(Xl, yl)
+        local_round = (local.fit_time_ - local.bin_time_) / local.n_estimators_
+        learner = "stumps" if depth == 1 else f"depth-{depth} trees"
+        print(f"  {learner:<14} binning {local.bin_time_:.2f} s, per round (mean) {1e3 * local_round:.1f} ms")
+        for fused in ([True, False] if depth == 1 else [True]):
+            model, per_round = results[depth, fused][:2]
+            how = "" if depth > 1 else (" (one round trip)" if fused else " (two round trips)")
+            print(f"    Dask{how} / single machine per round: {np.median(per_round) / local_round:.2f}; "
+                  f"test error on 200 000 new rows: Dask {1 - model.score(Xt, yt):.4f}, single machine "
+                  f"{1 - local.score(Xt, yt):.4f}")
+    print(f"  peak RSS of this process: {_peak_rss() / 2 ** 30:.2f} GiB (the data, its codes and the fits)")
     return 0
 
 

@@ -458,6 +458,7 @@ def cluster3():
 
 
 LOSS_CASES = {"vada-stumps": (fbd.DaskVadaBoostClassifier if distributed else None, {"lam": 0.3}, False),
+              "ada-stumps-one-round-trip": (fbd.DaskAdaBoostClassifier if distributed else None, {}, False),
               "ada-depth3-validation": (fbd.DaskAdaBoostClassifier if distributed else None,
                                         {"max_depth": 3, "n_iter_no_change": 50}, True)}
 
