@@ -766,6 +766,7 @@ class _DaskBoostMixin:
                 t2 = time.perf_counter()
             stats = {
                 "workers": list(shards.addresses), "partitions": [list(p) for p in shards.part_ids],
+                "validation_partitions": [list(p) for p in shards._val_ids],
                 "load_time": t_load - t0, "edges_time": t_edges - t_load, "transform_time": t1 - t_edges,
                 "boost_time": t2 - t1, "round_trips": shards.round_trips,
                 "bytes_received": shards.bytes_received,
