@@ -574,10 +574,11 @@ class WorkerShard:
 def predict_block(X, model, method):
     """``model.<method>(X)`` on one block / partition (empty blocks give empty results)."""
     if X.shape[0] == 0:
+        k = model.classes_.shape[0]
         if method == "predict":
             return model.classes_[:0]
         if method in ("predict_proba", "predict_log_proba"):
-            return np.empty((0, 2), np.float64)
-        return np.empty(0, np.float64)
+            return np.empty((0, k), np.float64)
+        return np.empty((0, k) if k > 2 else 0, np.float64)
     with KERNEL_LOCK:
         return getattr(model, method)(X)

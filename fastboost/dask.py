@@ -1019,20 +1019,23 @@ class _DaskBoostMixin:
     def _dask_predict(self, X, method):
         check_is_fitted(self)
         local = self.to_local()
-        two = method in ("predict_proba", "predict_log_proba")
+        k = self.classes_.shape[0]
+        # columns: K for probabilities, and for K > 2 classes' decision_function; none otherwise
+        cols = k if method in ("predict_proba", "predict_log_proba") or (method == "decision_function" and k > 2) \
+            else 0
         dtype = self.classes_.dtype if method == "predict" else np.dtype(np.float64)
         if isinstance(X, da.Array):
             if X.ndim != 2:
                 raise ValueError(f"Expected 2D array, got {X.ndim}D dask array instead (shape={X.shape}).")
             if X.numblocks[1] > 1:
                 X = X.rechunk({1: -1})
-            if two:
-                return X.map_blocks(predict_block, local, method, dtype=dtype, chunks=(X.chunks[0], (2,)),
-                                    meta=np.empty((0, 2), dtype))
+            if cols:
+                return X.map_blocks(predict_block, local, method, dtype=dtype, chunks=(X.chunks[0], (cols,)),
+                                    meta=np.empty((0, cols), dtype))
             return X.map_blocks(predict_block, local, method, dtype=dtype, drop_axis=1, meta=np.empty(0, dtype))
         model = dask.delayed(local, pure=True)
         block = dask.delayed(predict_block, pure=True)
-        shape = (np.nan, 2) if two else (np.nan,)
+        shape = (np.nan, cols) if cols else (np.nan,)
         return da.concatenate([da.from_delayed(block(part, model, method), shape=shape, dtype=dtype)
                                for part in X.to_delayed()])
 

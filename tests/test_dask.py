@@ -217,6 +217,12 @@ def test_dask_trees_and_classes_equal_single_machine(client, odd_data, case, wei
     assert_same_trees(dask_model, model)
     np.testing.assert_allclose(dask_model.predict_proba(X[:500]), model.predict_proba(X[:500]), rtol=1e-9,
                                atol=1e-12)
+    if which == "three" and not weighted:  # Dask input: K columns, empty blocks too
+        Xt = da.from_array(X[:500], chunks=((200, 0, 300), -1))
+        np.testing.assert_array_equal(dask_model.predict_proba(Xt).compute(), dask_model.predict_proba(X[:500]))
+        np.testing.assert_array_equal(dask_model.decision_function(Xt).compute(),
+                                      dask_model.decision_function(X[:500]))
+        np.testing.assert_array_equal(dask_model.predict(Xt).compute(), dask_model.predict(X[:500]))
 
 
 @needs_dask
