@@ -13,6 +13,8 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 
 from fastboost import (
@@ -266,6 +268,31 @@ def test_dask_validation_fraction_holds_out_seeded_rows(client, odd_data):
     assert_same_trees(dask_model, local)
     again = fbd.DaskAdaBoostClassifier(**kw).fit(Xd, yd)  # (partitions may sit on other workers: sums to rounding)
     np.testing.assert_allclose(again.validation_errors_, dask_model.validation_errors_, rtol=1e-12)
+
+
+@needs_dask
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sizes=st.lists(st.integers(0, 300), min_size=1, max_size=5).filter(lambda s: sum(s) >= 40),
+       depth=st.sampled_from([1, 2, 3]), n_classes=st.sampled_from([2, 3, 300]), separable=st.booleans(),
+       seed=st.integers(0, 2 ** 16))
+def test_dask_equals_single_machine_on_drawn_partitions(client, sizes, depth, n_classes, separable, seed):
+    """Drawn partition sizes (empty ones too), depths and class counts (up to 300), integer-valued features
+    full of ties, and perfectly separable labels: the Dask model is the single-machine model."""
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    X = rng.integers(0, 6, size=(n, 4)).astype(np.float64)
+    y = (X[:, 0] + X[:, 1] > 5).astype(np.int64) if separable else rng.integers(0, n_classes, n)
+    if separable and n_classes > 2:
+        y = np.minimum(X[:, 0].astype(np.int64), n_classes - 1)
+    if np.unique(y).shape[0] < 2:
+        y[: n // 2] = 0
+        y[n // 2:] = 1
+    note(f"classes {np.unique(y).shape[0]}")
+    kw = {"n_estimators": 6, "max_depth": depth}
+    model = AdaBoostClassifier(**kw).fit(X, y)
+    dask_model = fbd.DaskAdaBoostClassifier(**kw).fit(da.from_array(X, chunks=(tuple(sizes), -1)),
+                                                     da.from_array(y, chunks=(tuple(sizes),)))
+    assert_same_trees(dask_model, model)
 
 
 @needs_dask
