@@ -40,11 +40,12 @@ from .estimators import (
 
 FORMAT_NAME = "fastboost-model"
 #: the newest format version this fastboost writes and reads
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 HEADER = "header.json"
 
-#: the record fields each format version added (version 2: categorical splits; 3: the master LP's values)
-_ADDED_IN = {2: ("categorical", "cat_left"), 3: ("lp_value", "lp_beta", "n_active")}
+#: the record fields each format version added (version 2: categorical splits; 3: the master LP's values;
+#: 4: the rows the learner read)
+_ADDED_IN = {2: ("categorical", "cat_left"), 3: ("lp_value", "lp_beta", "n_active"), 4: ("n_seen",)}
 
 
 def _records_of_version(dtype, version):

@@ -279,6 +279,13 @@ COMMON = {
         "same parameters) continues from the rounds already fitted instead of starting again: fitting 100 "
         "rounds and then 200 gives the model of fitting 200 at once, bit for bit. The fitted estimator then "
         "keeps its working state (about 30 bytes per training row) between fits.")),
+    "weight_trim_rate": Param(None, OrNone(Real(0.0, 1.0, "right")), (
+        "Weight trimming: each round's weak learner is built from the rows that hold this share of the "
+        "learner's weights (e.g. 0.99; rows chosen by the binary exponent of their weight, so the kept rows "
+        "hold at least this share), while the round's sums, its step and the weight update run over every "
+        "row. AdaBoost's weights concentrate on few rows after some rounds, so later rounds read far fewer "
+        "rows. None reads every row (the algorithm as published). ``rounds_['n_seen']`` is the number "
+        "of rows each round's learner read.")),
     "criterion": Param("error", Options(tuple(CRITERIA)), (
         'Split criterion of the weak learner on the weights it sees: "error" minimises the weighted '
         'error, "gini" the weighted Gini impurity.')),
@@ -360,11 +367,11 @@ _TAIL = ("max_bins", "categorical_features", "feature_rank", "validation_fractio
 #: (``n_estimators`` positional, the others keyword-only).
 ESTIMATOR_PARAMS = {
     "AdaBoostClassifier": _declare(
-        "n_estimators", "learning_rate", "class_weight", "warm_start",
+        "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
         "criterion", "max_depth", "leaf", "min_samples_leaf", "min_weight_fraction_leaf",
         *_TAIL, criterion=_CRITERION_OR_REAL),
     "LazyBoostClassifier": _declare(
-        "n_estimators", "learning_rate", "class_weight", "warm_start",
+        "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
         "feature_rank", "criterion", "max_depth", "leaf", "min_samples_leaf",
         "min_weight_fraction_leaf", "max_bins", "categorical_features", "validation_fraction", "n_iter_no_change",
         "n_jobs", "random_state", "verbose", criterion=_CRITERION_OR_REAL,
@@ -374,7 +381,7 @@ ESTIMATOR_PARAMS = {
             "the last of them. 1 is plain AdaBoost. Binary decision stumps only (the default tree "
             f'parameters, two classes or one-vs-rest); see {_DOCS}, "Lazy stumps (feature_rank)".'))),
     "VadaBoostClassifier": _declare(
-        "n_estimators", "learning_rate", "class_weight", "warm_start",
+        "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
         "lam", "criterion", "max_depth", "leaf", "min_samples_leaf", "min_weight_fraction_leaf",
         *_TAIL,
         lam=Param(0.5, Real(0.0, 1.0), (
@@ -389,14 +396,14 @@ ESTIMATOR_PARAMS = {
             "weights u (d = 1 / (2n) for n weighted rows), split by the smallest sum over leaves of "
             f'2 sqrt(U+ U-), with alpha = 1 (see {_DOCS}, "VadaBoost").'))),
     "EBBoostClassifier": _declare(
-        "n_estimators", "learning_rate", "class_weight", "warm_start",
+        "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
         "lam", *_TREE, *_TAIL,
         lam=Param(0.5, Real(0.0, np.inf, "left"), "The variance penalty (values above 1 are allowed)."),
         max_depth=replace(COMMON["max_depth"], doc=f"Must be 1. {_STUMPS_ONLY}"),
         min_samples_leaf=replace(COMMON["min_samples_leaf"], doc=f"Must be 1. {_STUMPS_ONLY}"),
         min_weight_fraction_leaf=replace(COMMON["min_weight_fraction_leaf"], doc=f"Must be 0. {_STUMPS_ONLY}")),
     "SABoostClassifier": _declare(
-        "n_estimators", "learning_rate", "class_weight", "warm_start",
+        "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
         "gamma", "schedule", "criterion", *_TREE, *_TAIL,
         gamma=Param(1.0, Real(0.0, np.inf, "neither"), (
             "The step schedule's scale (the paper's tables use 0.5, 1.0 and 1.5).")),

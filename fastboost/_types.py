@@ -65,6 +65,7 @@ ROUND_DTYPE = np.dtype([
     ("lp_value", np.float64),     # primal value rho - sum_i D_i xi_i of the master over the columns so far
     ("lp_beta", np.float64),      # dual value beta (equals lp_value at the optimum: strong duality)
     ("n_active", np.int64),       # columns with positive weight in the master's solution
+    ("n_seen", np.int64),         # rows the weak learner's histograms read (fewer than n with weight trimming)
 ], align=True)
 
 #: Tree nodes; ``nodes_[t]`` is the tree of round t, node 0 its root. Unused slots have left = -1.
@@ -104,6 +105,7 @@ STATE_DTYPE = np.dtype([
     ("best_t", np.int64),           # number of rounds at the best validation error
     ("since_best", np.int64),       # rounds since then
     ("stop", np.int64),             # why the last call of the loop returned: RAN_ALL, STOPPED_BY_RULE, ...
+    ("untrimmed", np.int64),        # 1: the learner reads every row this round (weight trimming's retry)
 ], align=True)
 
 #: Everything a fit's options say, by name: the learner's, the algorithm's and early stopping's.
@@ -120,6 +122,7 @@ CONFIG_DTYPE = np.dtype([
     ("leaf_smoothing", np.float64),  # delta of confidence-rated leaves, relative to the total learner weight
     ("missing_code", np.int64),      # the bin code of missing values
     ("hist_groups", np.int64),       # feature groups of the histogram passes (speed only, never the result)
+    ("trim_rate", np.float64),       # weight trimming: the learner reads the rows holding this share of u (0: all)
     # the algorithm
     ("lam", np.float64),             # VadaBoost's / EBBoost's variance penalty; QuadBoost's L1/L2 strength
     ("gamma", np.float64),           # SABoost's schedule scale

@@ -699,6 +699,9 @@ class _DaskBoostMixin:
         if eval_set is None and self.validation_fraction is None and self.n_iter_no_change is not None:
             raise ValueError("n_iter_no_change needs a validation set: pass eval_set=(X_val, y_val) to fit "
                              "or set validation_fraction.")
+        if getattr(self, "weight_trim_rate", None) is not None:
+            raise NotImplementedError(f"{name} does not trim weights (weight_trim_rate) yet: it is a "
+                                      "single-machine option; fit with weight_trim_rate=None.")
         explicit = not (self.categorical_features is None or isinstance(self.categorical_features, str))
         if explicit or any(getattr(dt, "name", None) == "category" or getattr(dt, "kind", "f") in "OUS"
                            for dt in getattr(X, "dtypes", ())):
@@ -794,6 +797,7 @@ class _DaskBoostMixin:
         models = []
         for k in range(classes.shape[0]):
             sub = clone(self).set_params(class_weight=None)
+            sub._n_rows = self._n_rows
             shards.call("target", k, config)
             model = sub._dask_boost(shards, mapper, n_nonzero, config, self._has_validation)
             validate_data(sub, X=meta, reset=True, skip_check_array=True)
@@ -863,6 +867,7 @@ class _DaskBoostMixin:
             if not val_max > 0:
                 raise ValueError("The validation set's sample weights sum to zero.")
         self._has_validation = has_validation
+        self._n_rows = int(n_samples)
         return _Described(classes, sw_max, [p[5] for p in parts], class_weight, val_max)
 
     def _dask_bin_edges(self, shards, described, bin_mapper):
@@ -972,6 +977,7 @@ class _DaskBoostMixin:
                 why = STOPPED_BY_RULE
                 break
             record_round(model.rounds, t, alpha, sums, bool(rule.additive))
+            model.rounds[t]["n_seen"] = self._n_rows  # (no weight trimming on Dask: the learner reads every row)
             pending = learner.update(model, t, alpha, sums)
             done = t + 1
             if decision == ACCEPT_STOP:

@@ -389,6 +389,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             n_classes=n_classes, leaf=leaf_kind, leaf_scale=self._leaf_scale(),
             leaf_smoothing=0.5 / max(1, n_nonzero), missing_code=mapper.missing_code,
             hist_groups=n_feature_groups(n_features, numba.get_num_threads()),  # speed only
+            trim_rate=float(getattr(self, "weight_trim_rate", None) or 0.0),
             additive=rule.additive, use_q=rule.use_q, u_is_w=rule.u_is_w, need_s2=rule.needs_s2,
             patience=self.n_iter_no_change or 0, learning_rate=self.learning_rate, **self._rule_fields(n_classes))
 
@@ -721,6 +722,7 @@ class AdaBoostClassifier(_BaseBoostClassifier):
         return {}
 
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
+                 weight_trim_rate=None,
                  criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_bins=MAX_BINS, categorical_features="from_dtype", feature_rank=1, validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
@@ -742,7 +744,8 @@ class LazyBoostClassifier(AdaBoostClassifier):
 
     _samme = False  # K > 2 classes: one-vs-rest lazy stump models
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False, feature_rank=2,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
+                 weight_trim_rate=None, feature_rank=2,
                  criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_bins=MAX_BINS, categorical_features="from_dtype", validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
@@ -773,7 +776,8 @@ class VadaBoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "vadaboost"
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False, lam=0.5,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
+                 weight_trim_rate=None, lam=0.5,
                  criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_bins=MAX_BINS, categorical_features="from_dtype", feature_rank=1, validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
@@ -807,7 +811,8 @@ class EBBoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "ebboost"
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False, lam=0.5,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
+                 weight_trim_rate=None, lam=0.5,
                  max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
                  categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
@@ -851,7 +856,8 @@ class SABoostClassifier(_BaseBoostClassifier):
 
     _algorithm = "saboost"
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False, gamma=1.0,
+    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
+                 weight_trim_rate=None, gamma=1.0,
                  schedule="inverse", criterion="error", max_depth=1, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype", feature_rank=1,
                  validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):

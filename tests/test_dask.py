@@ -446,6 +446,8 @@ def test_clear_errors(client, ddata, data):
         est.fit(Xd, yd, eval_set=(Xd[:, :3], yd))
     with pytest.raises(ValueError, match="validation set is empty"):
         fbd.DaskAdaBoostClassifier(validation_fraction=1e-9, random_state=0).fit(Xd, yd)
+    with pytest.raises(NotImplementedError, match="weight_trim_rate"):
+        fbd.DaskAdaBoostClassifier(weight_trim_rate=0.9).fit(Xd, yd)
     with pytest.raises(NotImplementedError, match="numeric features only"):
         fbd.DaskAdaBoostClassifier(categorical_features=[0]).fit(Xd, yd)
     with pytest.raises(ValueError, match="feature_rank > 1"):

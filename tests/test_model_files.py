@@ -480,7 +480,7 @@ def _set(path, value):
 
 M = ("model",)
 HEADER_CHANGES = [
-    (("format_version",), 4, "newer than version 3"),
+    (("format_version",), 5, "newer than version 4"),
     (("format_version",), "1", "format_version must be an int"),
     (("format_version",), 0, "format_version must be an int >= 1"),
     (("format_version",), True, "format_version must be an int"),
@@ -657,13 +657,13 @@ def test_record_dtypes_are_the_documented_ones():
         ("feature", "<i8"), ("bin", "<i8"), ("threshold", "<f8"), ("missing_left", "<i8"), ("left", "<i8"),
         ("right", "<i8"), ("alpha", "<f8"), ("error", "<f8"), ("learner_error", "<f8"), ("edge", "<f8"),
         ("cost", "<f8"), ("log_cost", "<f8"), ("val_error", "<f8"), ("categorical", "<i8"), ("cat_left", "<u8"),
-        ("lp_value", "<f8"), ("lp_beta", "<f8"), ("n_active", "<i8")]
+        ("lp_value", "<f8"), ("lp_beta", "<f8"), ("n_active", "<i8"), ("n_seen", "<i8")]
     assert [(n, NODE_DTYPE[n].base.str) for n in NODE_DTYPE.names] == [
         ("feature", "<i8"), ("bin", "<i8"), ("threshold", "<f8"), ("missing_left", "<i8"), ("left", "<i8"),
         ("right", "<i8"), ("class_", "<i8"), ("value", "<f8"), ("gain", "<f8"), ("weight", "<f8"),
         ("categorical", "<i8"), ("cat_left", "<u8")]
     assert ROUND_DTYPE["cat_left"].shape == NODE_DTYPE["cat_left"].shape == (4,)
-    assert ROUND_DTYPE.itemsize == 168 and NODE_DTYPE.itemsize == 120
+    assert ROUND_DTYPE.itemsize == 176 and NODE_DTYPE.itemsize == 120
     doc = open(os.path.join(os.path.dirname(__file__), "..", "docs", "model-format.md")).read()
     for name in ROUND_DTYPE.names + NODE_DTYPE.names:
         assert f"`{name}`" in doc

@@ -71,3 +71,36 @@ class TreeRounds(_Fit):
         return accuracy(self._fit(), self.Xte, self.yte)
 
     track_test_accuracy.unit = "accuracy"
+
+
+class TrimmedStumpRounds(_Fit):
+    """fit() with ROUNDS rounds of AdaBoost stumps with weight trimming (``weight_trim_rate``), against the
+    untrimmed fit (rate None) at the same size: time, per-round time, the rows the learner read and the
+    test accuracy. Skipped while fastboost has no weight_trim_rate."""
+    params = (SIZES, [None, 0.99, 0.9])
+    param_names = ["n", "rate"]
+
+    def setup(self, n, rate):
+        if "weight_trim_rate" not in estimator_class("adaboost")().get_params():
+            raise NotImplementedError("no weight_trim_rate in this fastboost")
+        self._setup(n, 20, "adaboost", weight_trim_rate=rate)
+
+    def time_fit(self, n, rate):
+        self._fit()
+
+    def track_per_round_ms(self, n, rate):
+        m = self._fit()
+        return 1e3 * (m.fit_time_ - m.bin_time_) / max(m.n_estimators_, 1)
+
+    track_per_round_ms.unit = "ms"
+
+    def track_rows_read_percent(self, n, rate):
+        """The mean share of rows each round's learner read (rounds_["n_seen"])."""
+        return 100.0 * float(self._fit().rounds_["n_seen"].mean()) / n
+
+    track_rows_read_percent.unit = "percent"
+
+    def track_test_accuracy(self, n, rate):
+        return accuracy(self._fit(), self.Xte, self.yte)
+
+    track_test_accuracy.unit = "accuracy"

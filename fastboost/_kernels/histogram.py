@@ -141,6 +141,18 @@ def build_histograms(codes, y, u, hist, n_groups):
         _group_histograms(codes, f0, f1 - f0, None, y, u, hist[f0:f1])
 
 
+@pjit
+def build_histograms_rows(codes, y, u, rows, hist, n_groups):
+    """build_histograms over the rows ``rows`` only (int64[m], increasing: weight trimming); every bin is
+    summed over those rows in their order, so with every row of positive weight the result is
+    build_histograms'."""
+    d = codes.shape[0]
+    ng = group_count(n_groups, d)
+    for j in prange(ng):
+        f0, f1 = _group_bounds(j, ng, d)
+        _group_histograms(codes, f0, f1 - f0, rows, y, u, hist[f0:f1])
+
+
 @jit
 def _histogram_one_feature(codes_f, y, u, hist_f):
     """hist_f[b, c] = sum of u[i] over rows with codes_f[i] == b and y[i] == c."""
@@ -177,3 +189,20 @@ def build_histograms_q(codes, y, u, q, hist, histq):
     """
     for f in prange(codes.shape[0]):
         _histogram_one_feature_q(codes[f], y, u, q, hist[f], histq[f])
+
+
+@pjit
+def build_histograms_q_rows(codes, y, u, q, rows, hist, histq):
+    """build_histograms_q over the rows ``rows`` only (int64[m], increasing: weight trimming)."""
+    for f in prange(codes.shape[0]):
+        codes_f = codes[f]
+        hist_f = hist[f]
+        histq_f = histq[f]
+        hist_f[:] = 0.0
+        histq_f[:] = 0.0
+        for j in range(rows.shape[0]):
+            i = rows[j]
+            b = codes_f[i]
+            c = y[i]
+            hist_f[b, c] += u[i]
+            histq_f[b, c] += q[i]

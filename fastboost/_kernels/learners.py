@@ -23,10 +23,11 @@ import numpy as np
 
 from .._config import compiled, jit
 from .._types import LEAF_LSQ, LEAF_REAL
-from .histogram import build_histograms, build_histograms_q
+from .histogram import build_histograms, build_histograms_q, build_histograms_q_rows, build_histograms_rows
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
 from .split import choose_stump
 from .tree import grow_tree, tree_outputs, tree_round_sums, update_validation_tree
+from .trim import select_rows
 from .update import (
     apply_stump,
     update_residuals,
@@ -40,9 +41,18 @@ from .update import (
 # ----------------------------------------------------------------------------- decision stumps (binary)
 @compiled(LEARN_SIG)
 def learn_stump(data, config, ws, model, t):
-    """The best stump on the learner's weights (histograms, split search, one pass for its sums)."""
+    """The best stump on the learner's weights (histograms, split search, one pass for its sums).
+
+    With weight trimming (config.trim_rate > 0) the histograms read only the rows holding that share
+    of the weights (``trim.select_rows``); the stump's sums still run over every row."""
     u = ws.w if config.u_is_w else ws.u
-    build_histograms(data.codes, ws.ylab, u, ws.hist, config.hist_groups)
+    if _trimming(config, ws):
+        m = select_rows(u, config.trim_rate, ws.idx)
+        build_histograms_rows(data.codes, ws.ylab, u, ws.idx[:m], ws.hist, config.hist_groups)
+    else:
+        m = u.shape[0]
+        build_histograms(data.codes, ws.ylab, u, ws.hist, config.hist_groups)
+    model.rounds[t].n_seen = m
     _finish_stump(data, config, ws, model, t, u)
 
 
@@ -50,8 +60,21 @@ def learn_stump(data, config, ws, model, t):
 def learn_stump_q(data, config, ws, model, t):
     """learn_stump with the second histogram of q = w**2 / p (EBBoost's exact search)."""
     u = ws.w if config.u_is_w else ws.u
-    build_histograms_q(data.codes, ws.ylab, u, ws.q, ws.hist, ws.histq)
+    if _trimming(config, ws):
+        m = select_rows(u, config.trim_rate, ws.idx)
+        build_histograms_q_rows(data.codes, ws.ylab, u, ws.q, ws.idx[:m], ws.hist, ws.histq)
+    else:
+        m = u.shape[0]
+        build_histograms_q(data.codes, ws.ylab, u, ws.q, ws.hist, ws.histq)
+    model.rounds[t].n_seen = m
     _finish_stump(data, config, ws, model, t, u)
+
+
+@jit
+def _trimming(config, ws):
+    """Whether this round's learner reads only the rows holding config.trim_rate of the weights: weight
+    trimming is on and the loop is not retrying a rejected round with every row (state.untrimmed)."""
+    return config.trim_rate > 0.0 and ws.state[0].untrimmed == 0
 
 
 @jit
@@ -107,9 +130,13 @@ def learn_tree(data, config, ws, model, t):
     """
     u = ws.w if config.u_is_w else ws.u
     tree = model.nodes[t]
+    # weight trimming: the tree grows on the rows holding config.trim_rate of u; its leaves' sums (and so
+    # the leaf values, the step and the update) still come from every row
+    m = select_rows(u, config.trim_rate, ws.idx) if _trimming(config, ws) else -1
     n_nodes = grow_tree(data.codes, ws.ylab, u, ws.q, ws.w, data.n_value_bins, data.categorical, data.thresholds,
                         config, ws.idx, ws.tmp, ws.hist_a, ws.hist_b, tree, ws.node_range, ws.leaf_of_row, ws.leaf_u,
-                        ws.leaf_w)
+                        ws.leaf_w, m)
+    model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     finish_tree_round(tree, n_nodes, config, ws.leaf_u, ws.leaf_w, ws.sums, model.rounds[t], ws.factor)
 
 

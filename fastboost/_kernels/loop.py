@@ -71,6 +71,13 @@ def _boost(data, valid, config, rules, ws, model, t_start, t_stop):
         learn(data, config, ws, model, t)
         alpha = step(sums, t + 1, config) * config.learning_rate
         decision = stop(alpha, sums, t + 1, config)
+        if decision == REJECT and model.rounds[t].n_seen < data.y.shape[0]:
+            # weight trimming: a hypothesis learnt from part of the rows was rejected; learn from every row
+            state.untrimmed = 1
+            learn(data, config, ws, model, t)
+            state.untrimmed = 0
+            alpha = step(sums, t + 1, config) * config.learning_rate
+            decision = stop(alpha, sums, t + 1, config)
         if decision == REJECT:
             state.stop = STOPPED_BY_RULE
             return t - t_start

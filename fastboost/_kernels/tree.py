@@ -529,7 +529,7 @@ def finish_leaves(tree, n_nodes, leaf_u, config, total_u):
 
 @jit
 def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, idx, tmp, hist_a, hist_b, tree,
-              node_range, leaf_of_row, leaf_u, leaf_w):
+              node_range, leaf_of_row, leaf_u, leaf_w, n_seen=-1):
     """Grow one tree on the learner weights u into ``tree``; return its number of nodes.
 
     codes    uint8[n_features, n_samples]; y uint8[n_samples] (class index < config.n_classes)   IN
@@ -553,12 +553,16 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
     Per level there are three parallel launches: split search and children histograms over features,
     the partition over the level's nodes.
 
+    n_seen   >= 0: weight trimming, the tree grows on the rows idx[:n_seen] only (IN, increasing); every
+             row then goes to its leaf by the tree and the leaves' sums run over all rows
+             (tree_leaves_all_rows), so the leaves' values and the round's sums are exact.
     Growth alternates two sides, kept apart so that fastboost.dask runs the same functions with the
     rows on its workers and the decisions on the client: the rows' side (rows_histograms,
     split_level_rows, tree_leaves_rows) reads and partitions rows; the decisions' side (root_weight,
     choose_level, finish_leaves) sees only histograms and sums.
     """
-    n = u.shape[0]
+    subset = n_seen >= 0
+    n = n_seen if subset else u.shape[0]  # the rows the tree grows on: idx[:n] (all rows in order: positions)
     reset_tree(tree)
     node_range[0, 0] = 0
     node_range[0, 1] = n
@@ -585,20 +589,56 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
         if depth + 1 == config.max_depth:  # the children are leaves: leaf_sums takes the rows straight to them
             n_first = first_child
             n_last = n_split
-            last_root = depth == 0
+            last_root = depth == 0 and not subset
             break
-        split_level_rows(codes, y, u, q, config, split, split_bits, n_split, first_child, depth == 0, idx, tmp,
-                         node_range, hist_a, hist_b, True)
+        split_level_rows(codes, y, u, q, config, split, split_bits, n_split, first_child, depth == 0 and not subset,
+                         idx, tmp, node_range, hist_a, hist_b, True)
         level_first = first_child
         level_count = 2 * n_split
         hist_a, hist_b = hist_b, hist_a
     if n_first < 0:  # the last level was not reached
         n_first = n_nodes
     # leaves: row assignment and per-class sums (rows in increasing order within each leaf)
-    tree_leaves_rows(codes, y, u, q, w, config, tree, n_nodes, n_first, split, split_bits, n_last, last_root, idx,
-                     node_range, leaf_of_row, leaf_u, leaf_w)
+    if subset:
+        tree_leaves_all_rows(codes, y, u, q, w, config.missing_code, config.n_classes,
+                             config.criterion == CRITERION_LS, tree, leaf_of_row, leaf_u, leaf_w)
+        total_u = 0.0
+        for node in range(n_nodes):
+            if tree[node].left < 0:
+                for k in range(config.n_classes):
+                    total_u += leaf_u[node, k]
+    else:
+        tree_leaves_rows(codes, y, u, q, w, config, tree, n_nodes, n_first, split, split_bits, n_last, last_root,
+                         idx, node_range, leaf_of_row, leaf_u, leaf_w)
     finish_leaves(tree, n_nodes, leaf_u, config, total_u)
     return n_nodes
+
+
+@pjit
+def tree_leaves_all_rows(codes, y, u, q, w, missing_code, n_classes, ls, tree, leaf_of_row, leaf_u, leaf_w):
+    """Every row to its leaf by the tree (a trimmed tree's rows were not all partitioned) and the leaves'
+    sums over all rows, as leaf_sums: u (and q for least squares) and w by class. Threads over blocks of
+    BLOCK rows, whose partial sums are added in block order (the same result for any thread count)."""
+    n = u.shape[0]
+    nb = max(1, -(-n // BLOCK))
+    nu = leaf_u.shape[1]
+    parts = np.zeros((nb, tree.shape[0], nu + n_classes))
+    for b in prange(nb):
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            leaf = leaf_of_codes(codes, i, tree, missing_code)
+            leaf_of_row[i] = leaf
+            parts[b, leaf, y[i]] += u[i]
+            parts[b, leaf, nu + y[i]] += w[i]
+            if ls:
+                parts[b, leaf, n_classes] += q[i]
+    leaf_u[:] = 0.0
+    leaf_w[:] = 0.0
+    for b in range(nb):
+        for node in range(tree.shape[0]):
+            for k in range(nu):
+                leaf_u[node, k] += parts[b, node, k]
+            for k in range(n_classes):
+                leaf_w[node, k] += parts[b, node, nu + k]
 
 
 @pjit

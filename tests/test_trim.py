@@ -1,0 +1,156 @@
+"""Weight trimming (``weight_trim_rate``): the learner reads the rows holding a share of the weight.
+
+The row selection against a NumPy reference on drawn weights (ties, zeros, weights spanning hundreds
+of binades), its independence of the thread count, and the fits: rate 1 reads every row of positive
+weight (stumps: the very model of no trimming), every trimmed fit keeps the algorithm's monotone cost
+and the same model for any thread count, ``rounds_["n_seen"]`` says how many rows each learner read.
+"""
+import math
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastboost import AdaBoostClassifier, EBBoostClassifier, SABoostClassifier, VadaBoostClassifier
+from fastboost._kernels.trim import select_rows
+from fastboost.datasets import make_twonorm, make_waveform
+
+
+def select_rows_reference(u, rate):
+    """The kept rows by brute force, with the kernel's arithmetic (weights added per binade in row order,
+    the binades' sums in increasing order for the total, then from the top): the highest binade cut whose
+    rows hold at least rate of the total."""
+    pos = np.flatnonzero(u > 0)
+    exps = {}
+    for i in pos:
+        e = binade(u[i])
+        exps[e] = exps.get(e, 0.0) + u[i]
+    total = 0.0
+    for e in sorted(exps):
+        total += exps[e]
+    cum = 0.0
+    cut = None
+    for e in sorted(exps, reverse=True):
+        cum += exps[e]
+        cut = e
+        if cum >= rate * total:
+            break
+    return np.array([i for i in pos if binade(u[i]) >= cut], np.int64)
+
+
+def binade(x):
+    """The biased exponent of a float64 (its binade; 0 for subnormals)."""
+    return int((np.array([x], np.float64).view(np.int64)[0] >> 52) & 0x7FF)
+
+
+weights = st.lists(st.one_of(st.just(0.0), st.floats(1e-300, 1e3), st.sampled_from([0.25, 0.5, 1e-9])),
+                   min_size=1, max_size=400).map(np.array)
+
+
+@settings(max_examples=200, deadline=None)
+@given(u=weights, rate=st.floats(0.01, 1.0))
+def test_select_rows_matches_reference(u, rate):
+    rows = np.full(u.shape[0], -1, np.int64)
+    m = select_rows(u, rate, rows)
+    ref = select_rows_reference(u, rate)
+    kept = rows[:m]
+    np.testing.assert_array_equal(kept, ref)  # the reference's cut, rows increasing
+    if np.any(u > 0):
+        assert math.fsum(u[kept]) >= rate * math.fsum(u[u > 0]) * (1 - 1e-12)
+        dropped = np.setdiff1d(np.flatnonzero(u > 0), kept)
+        if dropped.size and kept.size:
+            # a cut at a power of two: every row left out weighs less than the lightest kept row's binade
+            assert binade(u[dropped].max()) < binade(u[kept].min())
+            assert u[dropped].max() < u[kept].min()
+
+
+def test_select_rows_is_the_same_for_any_thread_count():
+    u = np.random.default_rng(0).exponential(size=300_000) ** 6  # many chunks, weights over many binades
+    out = []
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        rows = np.empty(u.shape[0], np.int64)
+        m = select_rows(u, 0.9, rows)
+        out.append(rows[:m].copy())
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    np.testing.assert_array_equal(out[0], out[1])
+    assert 0 < out[0].shape[0] < u.shape[0]
+
+
+@pytest.fixture(scope="module")
+def twonorm():
+    return make_twonorm(6000, 10, random_state=1)
+
+
+STUMP_ESTIMATORS = [AdaBoostClassifier, VadaBoostClassifier, EBBoostClassifier, SABoostClassifier]
+
+
+@pytest.mark.parametrize("Est", STUMP_ESTIMATORS, ids=lambda c: c.__name__)
+def test_rate_one_reads_every_positive_row_and_gives_the_untrimmed_stumps(twonorm, Est):
+    X, y = twonorm
+    plain = Est(n_estimators=40).fit(X, y)
+    full = Est(n_estimators=40, weight_trim_rate=1.0).fit(X, y)
+    for name in plain.rounds_.dtype.names:
+        np.testing.assert_array_equal(full.rounds_[name], plain.rounds_[name], err_msg=name)
+    assert np.all(plain.rounds_["n_seen"] == X.shape[0])
+
+
+def test_rate_one_trees_have_the_untrimmed_splits(twonorm):
+    X, y = twonorm
+    plain = AdaBoostClassifier(n_estimators=30, max_depth=3).fit(X, y)
+    full = AdaBoostClassifier(n_estimators=30, max_depth=3, weight_trim_rate=1.0).fit(X, y)
+    for name in ("feature", "bin", "left", "right", "class_"):
+        np.testing.assert_array_equal(full.nodes_[name], plain.nodes_[name], err_msg=name)
+    np.testing.assert_allclose(full.rounds_["alpha"], plain.rounds_["alpha"], rtol=1e-12)  # leaf sums by block
+
+
+@pytest.mark.parametrize("kw", [{}, {"max_depth": 3}, {"max_depth": 2, "leaf": "real"},
+                                {"max_depth": 2, "n_classes": 3}], ids=["stumps", "depth3", "real", "samme"])
+def test_trimmed_fits_keep_the_monotone_cost_and_read_fewer_rows(kw):
+    """Binary fits: the exponential loss falls every round as without trimming (the step and the update
+    use every row); all fits read every row first (uniform weights) and far fewer later."""
+    kw = dict(kw)
+    if kw.pop("n_classes", 2) == 3:
+        X, y = make_waveform(6000, random_state=2)
+    else:
+        X, y = make_twonorm(6000, 10, random_state=2)
+    model = AdaBoostClassifier(n_estimators=80, weight_trim_rate=0.9, **kw).fit(X, y)
+    cost = model.rounds_["cost"]
+    if model.classes_.shape[0] == 2:  # the exponential loss still falls every round (SAMME's cost need not)
+        assert np.all(np.diff(cost) <= 1e-12 * cost[:-1])
+    seen = model.rounds_["n_seen"]
+    assert seen[0] == X.shape[0] and seen[-1] < 0.8 * X.shape[0]  # uniform weights first, then concentrated
+    assert model.score(X, y) > 0.8
+
+
+@pytest.mark.parametrize("kw", [{}, {"max_depth": 3}], ids=["stumps", "depth3"])
+def test_trimmed_fits_are_the_same_for_any_thread_count(twonorm, kw):
+    X, y = twonorm
+    one = AdaBoostClassifier(n_estimators=40, weight_trim_rate=0.95, n_jobs=1, **kw).fit(X, y)
+    many = AdaBoostClassifier(n_estimators=40, weight_trim_rate=0.95, n_jobs=-1, **kw).fit(X, y)
+    for name in one.rounds_.dtype.names:
+        np.testing.assert_array_equal(one.rounds_[name], many.rounds_[name], err_msg=name)
+    if kw:
+        for name in one.nodes_.dtype.names:
+            np.testing.assert_array_equal(one.nodes_[name], many.nodes_[name], err_msg=name)
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.5, 1.5, "0.9"])
+def test_bad_rates_are_refused(twonorm, bad):
+    X, y = twonorm
+    with pytest.raises((ValueError, TypeError), match="weight_trim_rate"):
+        AdaBoostClassifier(weight_trim_rate=bad).fit(X, y)
+
+
+def test_a_rejected_trimmed_round_learns_from_every_row():
+    """A hypothesis learnt from few rows can be no better than chance on all of them: the loop then
+    learns the round again from every row (``n_seen`` = n) instead of stopping the fit."""
+    X, y = make_twonorm(6000, 10, random_state=3)
+    model = AdaBoostClassifier(n_estimators=150, weight_trim_rate=0.5).fit(X, y)
+    seen = model.rounds_["n_seen"]
+    assert model.n_estimators_ == 150 and not model.stopped_by_rule_
+    assert np.any(seen[1:] == X.shape[0]) and np.any(seen[1:] < X.shape[0] // 2)
+    error = model.rounds_["error"]
+    assert np.all(error < 0.5)  # every kept round beats chance on every row
