@@ -100,6 +100,23 @@ def _check_weights(sw, part):
     return sw
 
 
+def _checked_partition(X, y, sw, part, name, what):
+    """One partition of X, y and the sample weights (None: ones), checked as the single-machine fit checks
+    them; ``what`` prefixes the names in messages ("eval_set's ")."""
+    if not v.is_dataframe(X):
+        X = np.asarray(X) if not isinstance(X, np.ndarray) else X
+    if len(X.shape) != 2:
+        raise ValueError(f"{what}X must be 2-D; partition {part} has shape {X.shape}.")
+    n = X.shape[0]
+    if n:
+        X = v.check_X(X, name)
+    y = _as_1d(y, f"{what}y", part, n)
+    if n:
+        y = v.check_y(y, n, name)
+    sw = np.ones(n) if sw is None else _check_weights(_as_1d(sw, f"{what}sample_weight", part, n), part)
+    return X, y, sw
+
+
 def _take(X, rows):
     """Rows of a partition (a boolean mask) as the same kind of object."""
     return X.iloc[np.flatnonzero(rows)] if v.is_dataframe(X) else X[rows]
@@ -203,22 +220,9 @@ class WorkerShard:
         self._enter(seq)
         out = []
         for j, part in enumerate(self.part_ids):
-            X = self._X[j]
-            if not v.is_dataframe(X):
-                X = np.asarray(X) if not isinstance(X, np.ndarray) else X
-            if len(X.shape) != 2:
-                raise ValueError(f"X must be 2-D; partition {part} has shape {X.shape}.")
+            X, y, sw = _checked_partition(self._X[j], self._y[j], self._sw[j], part, self.name, "")
             n = X.shape[0]
-            if n:
-                X = v.check_X(X, self.name)
-            self._X[j] = X
-            y = _as_1d(self._y[j], "y", part, n)
-            if n:
-                y = v.check_y(y, n, self.name)
-            self._y[j] = y
-            sw = self._sw[j]
-            sw = np.ones(n) if sw is None else _check_weights(_as_1d(sw, "sample_weight", part, n), part)
-            self._sw[j] = sw
+            self._X[j], self._y[j], self._sw[j] = X, y, sw
             if self.val_fraction is not None and n:  # this partition's held-out rows: a seeded hash of the row
                 held = _held_out(self.val_seed, part, n, self.val_fraction)
                 self._Xv.append(_take(X, held))
@@ -238,22 +242,9 @@ class WorkerShard:
         out = []
         from_eval_set = self.val_fraction is None
         for j, part in enumerate(self.val_ids):
-            X = self._Xv[j]
             if from_eval_set:
-                if not v.is_dataframe(X):
-                    X = np.asarray(X) if not isinstance(X, np.ndarray) else X
-                if len(X.shape) != 2:
-                    raise ValueError(f"eval_set's X must be 2-D; partition {part} has shape {X.shape}.")
-                n = X.shape[0]
-                if n:
-                    X = v.check_X(X, self.name)
-                y = _as_1d(self._yv[j], "eval_set's y", part, n)
-                if n:
-                    y = v.check_y(y, n, self.name)
-                sw = self._swv[j]
-                sw = np.ones(n) if sw is None else _check_weights(_as_1d(sw, "eval_set's sample_weight", part, n),
-                                                                  part)
-                self._Xv[j], self._yv[j], self._swv[j] = X, y, sw
+                self._Xv[j], self._yv[j], self._swv[j] = _checked_partition(
+                    self._Xv[j], self._yv[j], self._swv[j], part, self.name, "eval_set's ")
             X, y, sw = self._Xv[j], self._yv[j], self._swv[j]
             n = X.shape[0]
             out.append((part, n, X.shape[1], np.unique(y) if n else y[:0], float(sw.max()) if n else 0.0))

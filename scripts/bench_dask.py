@@ -64,43 +64,22 @@ def _dask_twonorm(sizes, n_features, seed):
     return X, y
 
 
-def _reset_peak():
-    """Reset this process's peak RSS (Linux: /proc/self/clear_refs); run on every worker before a fit."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
-def _peak_rss():
-    """This process's peak RSS in bytes (VmHWM, since the last reset), or NaN where unknown."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return float("nan")
-
-
 def _fit_dask(client, X, y, rounds, depth, n_jobs, fused, counts):
     """One timed Dask fit; returns (model, per-round seconds, received and sent bytes per round, peak RSS per
     worker, fit seconds)."""
     from fastboost import dask as fbd
+    from fastboost.bench.measure import reset_peak_rss, self_peak_rss_mb
 
     stamps = []
     model = fbd.DaskAdaBoostClassifier(n_estimators=rounds, max_depth=depth, n_jobs=n_jobs)
     model._fuse_rounds = fused
     model._round_callback = lambda done, workers: stamps.append((time.perf_counter(), counts["received"],
                                                                  counts["sent"]))
-    client.run(_reset_peak)
+    client.run(reset_peak_rss)
     t0 = time.perf_counter()
     model.fit(X, y, client=client)
     fit_time = time.perf_counter() - t0
-    peaks = client.run(_peak_rss)
+    peaks = client.run(self_peak_rss_mb)  # MB per worker
     del model._round_callback
     stamps = np.array(stamps)
     return (model, np.diff(stamps[:, 0]), np.diff(stamps[:, 1]), np.diff(stamps[:, 2]), peaks, fit_time)
@@ -177,7 +156,7 @@ def main(argv=None):
               f"(histograms: {n_workers} workers x {nodes} nodes x {args.features} features x 256 bins x "
               f"{fields} x 8 B = {hist_bytes:,})")
         print(f"  round trips                  {s['round_trips']}, fit {fit_time:.2f} s")
-        print("  peak RSS per worker          " + ", ".join(f"{v / 2 ** 30:.2f} GiB" for v in peaks.values()))
+        print("  peak RSS per worker          " + ", ".join(f"{v / 1024:.2f} GiB" for v in peaks.values()))
 
     if args.skip_local:
         client.close()
@@ -206,7 +185,9 @@ def main(argv=None):
             print(f"    Dask{how} / single machine per round: {np.median(per_round) / local_round:.2f}; "
                   f"test error on 200 000 new rows: Dask {1 - model.score(Xt, yt):.4f}, single machine "
                   f"{1 - local.score(Xt, yt):.4f}")
-    print(f"  peak RSS of this process: {_peak_rss() / 2 ** 30:.2f} GiB (the data, its codes and the fits)")
+    from fastboost.bench.measure import self_peak_rss_mb
+
+    print(f"  peak RSS of this process: {self_peak_rss_mb() / 1024:.2f} GiB (the data, its codes and the fits)")
     return 0
 
 
