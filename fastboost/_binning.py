@@ -1,8 +1,8 @@
-"""Binning: raw X -> uint8 codes, feature-major.
+"""Binning: raw X -> uint8 (or, in exact mode, uint16) codes, feature-major.
 
 Per feature, bin edges come from the non-missing values of a subsample of the
 rows with positive sample weight (at most ``subsample`` rows, drawn with
-``random_state``):
+``random_state``; exact mode reads every such row):
 
 - at most ``max_bins`` distinct values: one bin per value, edges at the
   midpoints between consecutive distinct values (exact, as a sorted-value
@@ -11,7 +11,15 @@ rows with positive sample weight (at most ``subsample`` rows, drawn with
   statistics), so at most ``max_bins`` bins.
 
 Code ``k`` holds the values in ``(edges[k-1], edges[k]]``; NaN gets
-``missing_code = max_bins``. A categorical feature arrives as category indices
+``missing_code = max_bins``.
+
+Exact mode (``max_bins=None``, or ``max_bins`` above 255, up to 65 535): codes are uint16,
+the edges come from every row with positive weight (no subsample), so a feature with at
+most ``max_bins`` (None: 65 535) distinct values gets a threshold between every pair of
+neighbouring values, the splits of a sorted-value search (scikit-learn's trees). Its missing
+code is the largest number of value bins of any feature, so histograms are no wider than
+the data needs. A feature with more distinct values gets quantile bins, and the mapper
+says which (``n_features_quantised_``). A categorical feature arrives as category indices
 ``0 .. n_categories - 1`` (NaN: missing or unknown); its edges are the half-integers
 between them, so its codes are the indices themselves. ±inf are ordinary values in the extreme bins.
 X is read column by column to fit the edges and chunk by chunk to map it, so
@@ -26,7 +34,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ._kernels.binning import map_to_bins
-from ._types import MAX_BINS, X_BINNED_DTYPE
+from ._types import MAX_BINS, MAX_BINS_EXACT, X_BINNED_DTYPE, X_BINNED_EXACT_DTYPE
 from ._validation import is_dataframe
 
 SUBSAMPLE = 200_000
@@ -51,10 +59,15 @@ def bin_edges(col, max_bins, weights=None):
     "averaged_inverted_cdf"). Only the CDF matters, so scaling the weights changes
     nothing and an integer weight equals repeating the row.
     """
+    return _edges_and_distinct(col, max_bins, weights)[0]
+
+
+def _edges_and_distinct(col, max_bins, weights=None):
+    """(bin_edges(col, max_bins, weights), the number of distinct non-missing values)."""
     keep = ~np.isnan(col)
     col = col[keep]
     if col.size == 0:
-        return np.empty(0, dtype=np.float64)
+        return np.empty(0, dtype=np.float64), 0
     if weights is None:
         s = np.sort(col)
     else:
@@ -62,7 +75,7 @@ def bin_edges(col, max_bins, weights=None):
         s = col[order]
     distinct = s[np.r_[True, s[1:] != s[:-1]]]
     if distinct.size <= max_bins:
-        return _safe_midpoints(distinct[:-1], distinct[1:])
+        return _safe_midpoints(distinct[:-1], distinct[1:]), distinct.size
     if weights is None:
         cum = np.arange(1.0, s.size + 1.0)
     else:
@@ -71,7 +84,7 @@ def bin_edges(col, max_bins, weights=None):
     lo = np.minimum(np.searchsorted(cum, targets, side="left"), s.size - 1)
     hi = np.minimum(np.searchsorted(cum, targets, side="right"), s.size - 1)
     edges = np.unique(_safe_midpoints(s[lo], s[hi]))  # equal neighbours give the value itself
-    return edges[edges < s[-1]]
+    return edges[edges < s[-1]], distinct.size
 
 
 def _column(X, f, rows):
@@ -92,17 +105,20 @@ def _row_chunk(X, start, stop):
 
 
 class BinMapper:
-    """Fit per-feature bin edges and map X to uint8 codes.
+    """Fit per-feature bin edges and map X to uint8 codes (uint16 in exact mode).
 
     Fitted attributes:
-      thresholds_   float64[n_features, 256]: edges in the first n_edges_[f]
+      thresholds_   float64[n_features, width]: edges in the first n_edges_[f]
                     entries, +inf after (the raw threshold of split "code <= k";
-                    a fixed width keeps the binning search branch-free)
+                    a fixed power-of-two width keeps the binning search branch-free;
+                    256, or in exact mode the smallest power of two above every
+                    feature's number of edges)
       n_edges_      int64[n_features]
       n_value_bins_ int64[n_features]: non-missing bins (0 for an all-NaN feature; a categorical
                     feature: its number of categories)
       categorical_  uint8[n_features]: 1 for categorical features
-      missing_code  = max_bins
+      n_features_quantised_  features with more distinct values than bins (quantile edges)
+      missing_code  = max_bins (exact mode: the most value bins of any feature)
     """
 
     def __init__(self, max_bins=MAX_BINS, subsample=SUBSAMPLE, random_state=None):
@@ -111,19 +127,31 @@ class BinMapper:
         self.random_state = random_state
 
     @property
+    def exact(self):
+        """Exact mode: uint16 codes, edges from every row (max_bins None or above 255)."""
+        return self.max_bins is None or self.max_bins > MAX_BINS
+
+    @property
+    def codes_dtype(self):
+        return np.dtype(X_BINNED_EXACT_DTYPE if self.exact else X_BINNED_DTYPE)
+
+    @property
     def missing_code(self):
-        return self.max_bins
+        if not self.exact:
+            return self.max_bins
+        return int(max(1, self.n_value_bins_.max(initial=1)))
 
     def fit(self, X, sample_weight=None, n_categories=None):
         """n_categories: int[n_features], > 0 for the categorical features (X holds their category indices)."""
         n, d = X.shape
         n_categories = np.zeros(d, np.int64) if n_categories is None else np.asarray(n_categories, np.int64)
         self.categorical_ = (n_categories > 0).astype(np.uint8)
+        cap = MAX_BINS_EXACT if self.max_bins is None else self.max_bins
         rows = None
         if sample_weight is not None and np.any(sample_weight == 0):
             rows = np.flatnonzero(sample_weight > 0)
         n_rows = n if rows is None else rows.size
-        if n_rows > self.subsample:
+        if n_rows > self.subsample and not self.exact:
             # a Generator samples without replacement in O(subsample) memory, not O(n)
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
             pick = np.random.default_rng(seed).choice(n_rows, self.subsample, replace=False)
@@ -136,21 +164,20 @@ class BinMapper:
         sample = X
         if rows is not None and not is_dataframe(X) and rows.size * d * 8 <= 1 << 30:
             sample, rows = X[rows], None  # one gather of the subsample, then columns from it
-        self.thresholds_ = np.full((d, MAX_BINS + 1), np.inf, dtype=np.float64)
-        self.n_edges_ = np.zeros(d, dtype=np.int64)
+        edges_of = [None] * d
         self.n_value_bins_ = np.zeros(d, dtype=np.int64)
+        quantised = np.zeros(d, dtype=bool)
 
-        def fit_column(f):  # writes only row f of the outputs
+        def fit_column(f):  # writes only entry f of the outputs
             if n_categories[f]:  # category indices: one code each
-                self.thresholds_[f, : n_categories[f] - 1] = np.arange(n_categories[f] - 1) + 0.5
-                self.n_edges_[f] = n_categories[f] - 1
+                edges_of[f] = np.arange(n_categories[f] - 1) + 0.5
                 self.n_value_bins_[f] = n_categories[f]
                 return
             col = _column(sample, f, rows)
-            edges = bin_edges(col, self.max_bins, weights)
-            self.thresholds_[f, : edges.size] = edges
-            self.n_edges_[f] = edges.size
-            self.n_value_bins_[f] = edges.size + 1 if np.any(~np.isnan(col)) else 0
+            edges, n_distinct = _edges_and_distinct(col, cap, weights)
+            edges_of[f] = edges
+            self.n_value_bins_[f] = edges.size + 1 if n_distinct else 0
+            quantised[f] = n_distinct > cap
 
         # NumPy's sort releases the GIL: columns run on numba's thread count, results per column
         n_workers = min(d, numba.get_num_threads())
@@ -160,12 +187,20 @@ class BinMapper:
         else:
             for f in range(d):
                 fit_column(f)
+        self.n_edges_ = np.array([e.size for e in edges_of], dtype=np.int64)
+        width = MAX_BINS + 1
+        while width <= self.n_edges_.max(initial=0):
+            width *= 2
+        self.thresholds_ = np.full((d, width), np.inf, dtype=np.float64)
+        for f, edges in enumerate(edges_of):
+            self.thresholds_[f, : edges.size] = edges
+        self.n_features_quantised_ = int(quantised.sum())
         return self
 
     def transform(self, X):
-        """Codes uint8[n_features, n_samples], C-contiguous."""
+        """Codes uint8 (exact mode: uint16) [n_features, n_samples], C-contiguous."""
         n, d = X.shape
-        codes = np.empty((d, n), dtype=X_BINNED_DTYPE)
+        codes = np.empty((d, n), dtype=self.codes_dtype)
         step = max(1024, _CHUNK_BYTES // (8 * d))
         for start in range(0, n, step):
             stop = min(n, start + step)

@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from ._types import MAX_BINS
 from ._validation import is_dataframe, plain
 
 FROM_DTYPE = "from_dtype"
@@ -138,7 +139,9 @@ def feature_name(X, f, feature_names=None):
 
 
 def fit(X, mask, max_bins):
-    """Per feature, the sorted categories (None for numeric features); ValueError above max_bins of them."""
+    """Per feature, the sorted categories (None for numeric features); ValueError above max_bins (at most
+    MAX_BINS, also in exact mode: a split's set of categories is a 256-bit set) of them."""
+    max_bins = MAX_BINS if max_bins is None else min(max_bins, MAX_BINS)
     categories = [None] * X.shape[1]
     for f in np.flatnonzero(mask):
         name = feature_name(X, f)

@@ -55,6 +55,11 @@ def _groups():
         fit_predict(VadaBoostClassifier(3, max_depth=2, leaf="real"), X, y)
         fit_predict(QuadBoostClassifier(4, max_depth=2, reweight_every=2), X, y)
 
+    def exact():
+        fit_predict(AdaBoostClassifier(3, max_bins=None), X, y)
+        fit_predict(AdaBoostClassifier(3, max_depth=2, max_bins=None), X, y)
+        fit_predict(AdaBoostClassifier(3, max_bins=None, validation_fraction=0.3), X, y)
+
     def validation():
         fit_predict(AdaBoostClassifier(3, validation_fraction=0.3), X, y)
         fit_predict(AdaBoostClassifier(3, max_depth=2, validation_fraction=0.3), X, y)
@@ -72,7 +77,8 @@ def _groups():
     groups = [("the loop and decision stumps (AdaBoost, lazy stumps)", stumps),
             ("VadaBoost, EBBoost, SABoost, QuadBoost rules", algorithms),
             ("trees (two and K classes, confidence-rated, least squares)", trees),
-            ("validation and early stopping", validation)]
+            ("validation and early stopping", validation),
+            ("exact mode (max_bins=None: two-byte codes)", exact)]
     try:
         import highspy  # noqa: F401
     except ImportError:  # the LP estimators need the lp extra

@@ -12,6 +12,7 @@ import sys
 import warnings
 
 import numba
+import numpy as np
 
 FASTMATH = {"nsz", "arcp", "contract", "afn"}
 
@@ -27,8 +28,11 @@ class typed:
 
     Used for everything the loop calls through a pointer (the rules, the weak
     learners) and for the loop itself: nothing is compiled at import, and a fit
-    compiles only the functions it uses. ``f.get()`` is the compiled dispatcher
-    (what the loop is handed); ``f(...)`` calls it. The thread pool is started
+    compiles only the functions it uses. ``signature`` is one numba signature, or a dict
+    ``{codes dtype: signature}`` for functions that take the binned data (uint8 or uint16
+    codes, ``signatures.by_codes``). ``f.get(codes)`` is the compiled dispatcher for codes
+    of that dtype (what the loop is handed; default uint8); ``f(...)`` calls the variant
+    for the codes of its TrainData / ValidData argument. The thread pool is started
     first: cached parallel code links against the pool's scheduler symbols
     ("Symbol not found: allocate_sched").
     """
@@ -38,23 +42,31 @@ class typed:
         self.py_func = fn
         self.__name__ = name or fn.__name__
         self.__doc__ = fn.__doc__
-        self._compiled = None
+        self._compiled = {}
 
-    def get(self):
-        if self._compiled is None:
+    def get(self, codes=None):
+        """The compiled dispatcher for binned codes of dtype ``codes`` (a dtype or an array; None: uint8)."""
+        if isinstance(self.signature, dict):
+            key = np.dtype(np.uint8 if codes is None else getattr(codes, "dtype", codes))
+            signature = self.signature[key]
+        else:  # one signature for every width of the codes
+            key, signature = None, self.signature
+        dispatcher = self._compiled.get(key)
+        if dispatcher is None:
             numba.get_num_threads()
             dispatcher = numba.njit(cache=True, nogil=True, fastmath=FASTMATH)(self.py_func)
-            if not _in_cache(dispatcher):
+            if not _in_cache(dispatcher, signature):
                 first_use_notice()
             with warnings.catch_warnings():  # first-class functions are "experimental" in numba
                 warnings.simplefilter("ignore", numba.NumbaExperimentalFeatureWarning)
-                dispatcher.compile(self.signature)
+                dispatcher.compile(signature)
             dispatcher.disable_compile()
-            self._compiled = dispatcher
-        return self._compiled
+            self._compiled[key] = dispatcher
+        return dispatcher
 
     def __call__(self, *args):
-        return self.get()(*args)
+        codes = next((a.codes for a in args if hasattr(a, "codes") and hasattr(a, "_fields")), None)
+        return self.get(codes)(*args)
 
 
 def compiled(signature):
@@ -62,10 +74,12 @@ def compiled(signature):
     return lambda fn: typed(signature, fn)
 
 
-def _in_cache(dispatcher):
-    """True if numba's on-disk cache has an index for this function (False when it cannot tell)."""
+def _in_cache(dispatcher, signature):
+    """True if numba's on-disk cache holds this function for this signature (True when it cannot tell)."""
     try:
-        return os.path.exists(dispatcher._cache._cache_file._index_path)
+        cache = dispatcher._cache
+        key = cache._index_key(signature, dispatcher.targetctx.codegen())
+        return key in cache._cache_file._load_index()
     except Exception:  # numba internals: no notice is better than a failed fit
         return True
 

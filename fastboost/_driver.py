@@ -97,8 +97,9 @@ def pick_step_stop(rule, config):
     return rule.step, rule.stop
 
 
-def pick_rules(rule, config, validation):
-    """The loop's tuple of compiled functions: the algorithm's rule and the learner's, compiled on first use.
+def pick_rules(rule, config, validation, codes=np.uint8):
+    """The loop's tuple of compiled functions: the algorithm's rule and the learner's, compiled on first use
+    for binned codes of dtype ``codes`` (uint8, or uint16 in exact mode).
 
     Confidence-rated trees carry their own step (alpha = 1) and stop when the leaves no longer
     lower the loss; without validation rows no validation pass is compiled.
@@ -106,7 +107,8 @@ def pick_rules(rule, config, validation):
     learner = pick_learner(config)
     step, stop = pick_step_stop(rule, config)
     validate = learner.validate if validation else no_validation
-    return tuple(f.get() for f in (rule.transform, step, stop, rule.cost, learner.learn, learner.update, validate))
+    return tuple(f.get(codes) for f in (rule.transform, step, stop, rule.cost, learner.learn, learner.update,
+                                        validate))
 
 
 def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
@@ -241,9 +243,10 @@ def kept_model(model, n_rounds):
     return Model(np.ascontiguousarray(model.rounds[:n_rounds]), np.ascontiguousarray(nodes))
 
 
-def no_validation_data(n_features, n_scores=1):
-    """A ValidData with no rows: the loop then never validates."""
-    return ValidData(np.empty((n_features, 0), np.uint8), np.empty(0, Y_DTYPE), np.empty(0), np.zeros(0))
+def no_validation_data(n_features, codes=np.uint8):
+    """A ValidData with no rows (codes of the training codes' dtype): the loop then never validates."""
+    return ValidData(np.empty((n_features, 0), getattr(codes, "dtype", codes)), np.empty(0, Y_DTYPE), np.empty(0),
+                     np.zeros(0))
 
 
 def report_every(n_rounds):
@@ -284,7 +287,7 @@ class TrainingError:
         self.rows = ValidData(data.codes, data.y, data.p, np.zeros(n * n_scores))
         self.ws = ws._replace(vblock_sums=np.zeros((n_blocks(n), 4)))
         self.config = config[0]
-        self.validate = learner.validate.get()
+        self.validate = learner.validate.get(data.codes)
         self.added = 0
         self.error = np.nan
 
@@ -393,7 +396,7 @@ def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_ever
     if start and reweight_every and start % reweight_every == 0 and start < n_rounds:
         reweight(model, start)  # the pass a fit of more rounds would have made after round ``start``
     has_val = valid.y.shape[0] > 0
-    loop = boost.get()
+    loop = boost.get(data.codes)
     while done < n_rounds:
         stop_at = min(n_rounds, done + chunk)
         if reweight_every:

@@ -77,6 +77,7 @@ SCALARS = {
     "lp_time_": "float",
     "fit_time_": "float",
     "bin_time_": "float",
+    "n_features_quantised_": "int",
 }
 #: fitted array attributes (one ``.npy`` member each) and the dtype they must have (None: given by the header)
 ARRAYS = {

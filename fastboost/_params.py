@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._algorithms import PENALTIES, SCHEDULES
-from ._types import CRITERIA, LEAF_KINDS, MAX_BINS
+from ._types import CRITERIA, LEAF_KINDS, MAX_BINS, MAX_BINS_EXACT
 from ._validation import plain
 
 MAX_DEPTH = 8  # deepest tree the weak learner grows
@@ -304,9 +304,16 @@ COMMON = {
     "min_weight_fraction_leaf": Param(0.0, Real(0.0, 0.5), (
         "Fraction of the round's learner weight each leaf needs. Values above 0 use the tree "
         "learner (also with ``max_depth=1``).")),
-    "max_bins": Param(MAX_BINS, Int(2, MAX_BINS), (
-        "Bins per feature, their edges computed once before boosting; one further bin holds the "
-        "missing values (NaN).")),
+    "max_bins": Param(MAX_BINS, OrNone(Int(2, MAX_BINS_EXACT)), (
+        "Bins per feature, their edges computed once before boosting (from a sample of 200 000 rows); "
+        "one further bin holds the missing values (NaN). A feature with at most ``max_bins`` distinct "
+        "values gets one bin per value (thresholds at the midpoints, as a sorted-value search); one with "
+        "more gets quantile bins. None is exact mode: 2-byte codes, edges from every row, a threshold "
+        "between every two distinct values of a feature (up to 65 535 of them; above that, quantile bins, "
+        "and ``n_features_quantised_`` counts such features): the papers' stumps and scikit-learn's "
+        "trees. Values from 256 to 65 535 also use exact mode's 2-byte codes and every row. Exact mode "
+        "costs memory (twice the codes, histograms as wide as the most distinct values) and time per "
+        "round.")),
     "categorical_features": Param("from_dtype", CategoricalFeatures(), (
         'Which features are categorical: "from_dtype" (a DataFrame\'s ``category``, string and object '
         "columns; none for arrays), None, a boolean mask, integer indices or column names. A categorical "

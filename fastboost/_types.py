@@ -5,7 +5,8 @@ and writes them by field name.
 
 - Binned codes are ``uint8``: ``max_bins <= 255`` value bins plus one code for
   missing values (``missing_code == max_bins``), so a histogram has
-  ``max_bins + 1 <= 256`` rows. Codes are stored feature-major, shape
+  ``max_bins + 1 <= 256`` rows. Exact mode (``max_bins=None`` or up to 65 535) uses
+  ``uint16`` codes, ``missing_code`` the most value bins of any feature. Codes are stored feature-major, shape
   ``(n_features, n_samples)``, so the histogram pass of one feature streams one
   contiguous row.
 - Labels inside the kernels are ``uint16`` class indices (0 for ``classes_[0]``,
@@ -36,11 +37,15 @@ from collections import namedtuple
 import numpy as np
 
 X_BINNED_DTYPE = np.uint8
+#: exact mode's codes (max_bins=None or above MAX_BINS)
+X_BINNED_EXACT_DTYPE = np.uint16
 Y_DTYPE = np.uint16
 #: the most classes a class index holds (a fit with more says so instead of wrapping around)
 MAX_CLASSES = int(np.iinfo(Y_DTYPE).max) + 1
 WEIGHT_DTYPE = np.float64
 MAX_BINS = 255
+#: the most value bins of exact mode (uint16 codes, one code for missing values)
+MAX_BINS_EXACT = 65535
 #: 64-bit words of a bitset over the codes 0 .. MAX_BINS (a categorical split's left side)
 CAT_WORDS = 4
 

@@ -52,11 +52,21 @@ ALGORITHMS = {"adaboost": "AdaBoostClassifier", "vadaboost": "VadaBoostClassifie
               "lazyboost": "LazyBoostClassifier", "saboost": "SABoostClassifier", "quadboost": "QuadBoostClassifier",
               "lpboost": "LPBoostClassifier", "rlpboost": "RLPBoostClassifier", "rqpboost": "RQPBoostClassifier"}
 
+def bins(text):
+    """--max-bins: an integer, or "exact" (max_bins=None: a threshold between every two distinct values)."""
+    if text.lower() in ("exact", "none"):
+        return "exact"
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or 'exact', got {text!r}") from None
+
+
 #: train options -> estimator parameter (each is passed only when given on the command line)
 TRAIN_PARAMS = {"n_estimators": int, "learning_rate": float, "max_depth": int, "lam": float, "gamma": float,
                 "schedule": str, "penalty": str, "alpha_max": float, "reweight_every": int, "nu": float,
                 "capping": float, "tol": float, "C": float, "solver": str, "criterion": str,
-                "leaf": str, "min_samples_leaf": int, "max_bins": int, "feature_rank": int, "weight_trim_rate": float,
+                "leaf": str, "min_samples_leaf": int, "max_bins": bins, "feature_rank": int, "weight_trim_rate": float,
                 "validation_fraction": float, "n_iter_no_change": int, "class_weight": str, "n_jobs": int,
                 "random_state": int, "verbose": int}
 
@@ -78,6 +88,8 @@ def train(args):
     given = {name: getattr(args, name) for name in TRAIN_PARAMS if getattr(args, name) is not None}
     if given.get("penalty") == "none":
         given["penalty"] = None
+    if given.get("max_bins") == "exact":
+        given["max_bins"] = None
     unknown = sorted(set(given) - set(cls().get_params()))
     if unknown:
         raise UserError(f"{args.algorithm} has no option {', '.join('--' + u.replace('_', '-') for u in unknown)}")

@@ -135,6 +135,7 @@ from ._types import (
     ACCEPT_STOP,
     CAT_WORDS,
     LEAF_LSQ,
+    MAX_BINS,
     MAX_CLASSES,
     RAN_ALL,
     REJECT,
@@ -702,6 +703,9 @@ class _DaskBoostMixin:
         if getattr(self, "weight_trim_rate", None) is not None:
             raise NotImplementedError(f"{name} does not trim weights (weight_trim_rate) yet: it is a "
                                       "single-machine option; fit with weight_trim_rate=None.")
+        if self.max_bins is None or self.max_bins > MAX_BINS:
+            raise NotImplementedError(f"{name} bins to at most {MAX_BINS} bins (max_bins={self.max_bins}): exact "
+                                      "mode (max_bins=None or above 255) is a single-machine option.")
         explicit = not (self.categorical_features is None or isinstance(self.categorical_features, str))
         if explicit or any(getattr(dt, "name", None) == "category" or getattr(dt, "kind", "f") in "OUS"
                            for dt in getattr(X, "dtypes", ())):

@@ -193,6 +193,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             model = self._boost(codes, y_idx, p, mapper, val, classes.shape[0], resume)
         self.bin_time_ = t1 - t0
         self.fit_time_ = time.perf_counter() - t0
+        self.n_features_quantised_ = mapper.n_features_quantised_
         self._set_rounds(model)
         return self
 
@@ -310,6 +311,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.estimators_ = models
         self.n_estimators_ = sum(m.n_estimators_ for m in models)
+        self.n_features_quantised_ = models[0].n_features_quantised_  # (every class's model bins X alike)
         self.fit_time_ = time.perf_counter() - t0
         return self
 
@@ -388,7 +390,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             min_samples_leaf=self.min_samples_leaf, min_weight_fraction_leaf=self.min_weight_fraction_leaf,
             n_classes=n_classes, leaf=leaf_kind, leaf_scale=self._leaf_scale(),
             leaf_smoothing=0.5 / max(1, n_nonzero), missing_code=mapper.missing_code,
-            hist_groups=n_feature_groups(n_features, numba.get_num_threads()),  # speed only
+            hist_groups=n_feature_groups(n_features, numba.get_num_threads(), mapper.missing_code + 1),  # speed
             trim_rate=float(getattr(self, "weight_trim_rate", None) or 0.0),
             additive=rule.additive, use_q=rule.use_q, u_is_w=rule.u_is_w, need_s2=rule.needs_s2,
             patience=self.n_iter_no_change or 0, learning_rate=self.learning_rate, **self._rule_fields(n_classes))
@@ -425,7 +427,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         config = self._config(rule, mapper, n_classes, n_features, np.count_nonzero(p))
         data = TrainData(codes, y_idx, p, mapper.n_value_bins_, mapper.thresholds_, mapper.categorical_)
         if val is None:
-            valid = _driver.no_validation_data(n_features)
+            valid = _driver.no_validation_data(n_features, codes)
         else:
             vcodes, vy, vp = val
             valid = ValidData(vcodes, vy, vp, np.zeros(vy.shape[0] * (1 if n_classes == 2 else n_classes)))
@@ -451,8 +453,8 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         data, valid, config, ws = resume["data"], resume["valid"], resume["config"], resume["ws"]
         self.initial_cost_ = resume["initial_cost"]
         # a totally corrective fit validates between rounds, after its master has re-weighted every voter
-        loop_valid = _driver.no_validation_data(data.codes.shape[0]) if self._corrective else valid
-        rules = _driver.pick_rules(rule, config, loop_valid.y.shape[0] > 0)
+        loop_valid = _driver.no_validation_data(data.codes.shape[0], data.codes) if self._corrective else valid
+        rules = _driver.pick_rules(rule, config, loop_valid.y.shape[0] > 0, data.codes.dtype)
 
         def reweight(model, done):
             return self._between_rounds(data, config, _driver.kept_model(model, done), ws, valid)
@@ -932,7 +934,7 @@ class QuadBoostClassifier(_BaseBoostClassifier):
         if valid is not None and valid.y.shape[0]:
             from ._kernels.learners import validate_stump, validate_tree
 
-            validate = (validate_tree if model.nodes.shape[0] else validate_stump).get()
+            validate = (validate_tree if model.nodes.shape[0] else validate_stump).get(valid.codes)
             valid.margin[:] = 0.0
             for j in range(model.rounds.shape[0]):
                 validate(valid, c, ws, model, j, model.rounds[j]["alpha"])

@@ -21,7 +21,8 @@ except ImportError:
 
 CRITERIA = (naive.CRITERION_ERROR, naive.CRITERION_GINI)
 SIZES = (1, 7, 1023, 4097)
-MAX_BINS = (2, 3, 17, 255)
+#: None: exact mode (uint16 codes, a bin per distinct value: up to 4097 of them here)
+MAX_BINS = (2, 3, 17, 255, None)
 
 
 def raw_X(rng, n):
@@ -48,7 +49,7 @@ def dyadic_weights(rng, n):
 @functools.lru_cache(maxsize=None)
 def case(n, max_bins):
     """(X, mapper, codes, y, u) shared by the tests of one (n, max_bins)."""
-    rng = np.random.default_rng(1000 * n + max_bins)
+    rng = np.random.default_rng(1000 * n + (999 if max_bins is None else max_bins))
     X = raw_X(rng, n)
     mapper = BinMapper(max_bins=max_bins).fit(X)
     codes = mapper.transform(X)

@@ -6,7 +6,8 @@ plain loops and NumPy one-liners, no prefix-sum tricks. The tests compare every
 compiled kernel with the function here of the same name plus ``_naive``.
 
 Conventions (as in the library):
-- codes are ``uint8[n_features, n_samples]``; NaN has ``missing_code`` (= max_bins);
+- codes are ``uint8[n_features, n_samples]`` (uint16 in exact mode); NaN has ``missing_code`` (= max_bins;
+  exact mode: the most value bins of any feature);
 - y inside the kernels is a class index 0 (y = -1) / 1 (y = +1);
 - a histogram is ``float64[n_features, n_bins, 2]`` (class-0 weight, class-1 weight);
 - criterion 0 = "error", 1 = "gini".
@@ -77,7 +78,7 @@ def map_to_bins_naive(X, thresholds, n_edges, missing_code):
     """codes[f, i] = number of edges of feature f strictly below X[i, f]; NaN -> missing_code."""
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
-    codes = np.empty((d, n), dtype=np.uint8)
+    codes = np.empty((d, n), dtype=np.uint8 if max(missing_code, np.max(n_edges, initial=0)) <= 255 else np.uint16)
     for f in range(d):
         edges = np.asarray(thresholds[f, : n_edges[f]], dtype=np.float64)
         col = X[:, f]

@@ -73,6 +73,21 @@ def test_train_and_predict_other_formats(files, fmt, capsys):
     assert proba.shape == (300, 2) and np.allclose(proba.sum(axis=1), 1)
 
 
+def test_max_bins_exact(files, capsys):
+    """--max-bins exact is max_bins=None (a threshold between every two distinct values); a typo is one line."""
+    d, X, y = files
+    assert main(["train", str(d / "train.npy"), "--target", "20", "--n-estimators", "10", "--max-bins", "exact",
+                 "-o", str(d / "exact.fbm")]) == 0
+    import fastboost
+
+    model = fastboost.load(d / "exact.fbm")
+    assert model.max_bins is None and model.n_features_quantised_ == 0
+    ref = fastboost.AdaBoostClassifier(n_estimators=10, max_bins=None).fit(X[:900], (y[:900] == 1).astype(float))
+    np.testing.assert_array_equal(model.rounds_["threshold"], ref.rounds_["threshold"])
+    r = run("train", "train.npy", "--target", "20", "--max-bins", "exakt", cwd=d)
+    assert r.returncode == 2 and "expected an integer or 'exact'" in r.stderr
+
+
 def test_a_text_column_is_categorical(files, capsys):
     d, _, _ = files
     assert main(["train", str(d / "text.csv"), "--target", "label", "--n-estimators", "5", "-o",

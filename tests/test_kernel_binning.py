@@ -16,21 +16,24 @@ except ImportError:
 @pytest.mark.parametrize("max_bins", MAX_BINS)
 def test_map_to_bins_matches_naive(n, max_bins):
     X, mapper, codes, _, _ = case(n, max_bins)
-    expected = naive.map_to_bins_naive(X, mapper.thresholds_, mapper.n_edges_, max_bins)
+    mc = mapper.missing_code
+    expected = naive.map_to_bins_naive(X, mapper.thresholds_, mapper.n_edges_, mc)
     np.testing.assert_array_equal(codes, expected)
+    assert codes.dtype == (np.uint16 if max_bins is None else np.uint8)
     # the kernel itself, in two row blocks written at their row offsets
-    direct = np.full((X.shape[1], n), 254, dtype=np.uint8)
+    direct = np.full((X.shape[1], n), 254, dtype=codes.dtype)
     cut = n // 2
     for start, stop in ((0, cut), (cut, n)):
         if stop > start:
             map_to_bins(np.asfortranarray(X[start:stop]), mapper.thresholds_,
-                        max_bins, direct, start)
+                        mc, direct, start)
     np.testing.assert_array_equal(direct, expected)
     # edges of the same raw column from the naive edge definition give the same codes
-    for f in (0, 3, 4):
-        e = naive.bin_edges_naive(X[:, f], max_bins)
-        if np.unique(X[:, f][~np.isnan(X[:, f])]).size <= max_bins:
-            thr = np.full((1, max_bins), np.inf)
+    cap = 65535 if max_bins is None else max_bins
+    for f in (0, 3, 4, 5):
+        e = naive.bin_edges_naive(X[:, f], cap)
+        if np.unique(X[:, f][~np.isnan(X[:, f])]).size <= cap:
+            thr = np.full((1, e.size + 1), np.inf)
             thr[0, : e.size] = e
             np.testing.assert_array_equal(
-                codes[f], naive.map_to_bins_naive(X[:, [f]], thr, np.array([e.size]), max_bins)[0])
+                codes[f], naive.map_to_bins_naive(X[:, [f]], thr, np.array([e.size]), mc)[0])

@@ -19,7 +19,7 @@ except ImportError:
 @pytest.mark.parametrize("max_bins", MAX_BINS)
 def test_build_histograms_matches_naive(n, max_bins):
     _, mapper, codes, y, u = case(n, max_bins)
-    n_bins = max_bins + 1
+    n_bins = mapper.missing_code + 1
     hist = kernel_hist(codes, y, u, n_bins)
     np.testing.assert_array_equal(hist, naive.build_histograms_naive(codes, y, u, n_bins))
     # every feature's histogram holds all the weight (exact: dyadic weights)

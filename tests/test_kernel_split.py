@@ -36,18 +36,19 @@ def _check_split_kernels(hist, n_value_bins, missing_code, criterion):
 @pytest.mark.parametrize("max_bins", MAX_BINS)
 def test_best_split_matches_naive(n, max_bins):
     _, mapper, codes, y, u = case(n, max_bins)
-    hist = kernel_hist(codes, y, u, max_bins + 1)
+    mc = mapper.missing_code
+    hist = kernel_hist(codes, y, u, mc + 1)
     for criterion in CRITERIA:
-        _check_split_kernels(hist, mapper.n_value_bins_, max_bins, criterion)
+        _check_split_kernels(hist, mapper.n_value_bins_, mc, criterion)
     # uniform weights (many exact ties) and weights that leave a feature's missing bin empty
     ones = np.ones(n)
-    hist1 = kernel_hist(codes, y, ones, max_bins + 1)
+    hist1 = kernel_hist(codes, y, ones, mc + 1)
     u2 = u.copy()
     u2[np.isnan(case(n, max_bins)[0][:, 3])] = 0.0
-    hist2 = kernel_hist(codes, y, u2, max_bins + 1)
+    hist2 = kernel_hist(codes, y, u2, mc + 1)
     for criterion in CRITERIA:
-        _check_split_kernels(hist1, mapper.n_value_bins_, max_bins, criterion)
-        _check_split_kernels(hist2, mapper.n_value_bins_, max_bins, criterion)
+        _check_split_kernels(hist1, mapper.n_value_bins_, mc, criterion)
+        _check_split_kernels(hist2, mapper.n_value_bins_, mc, criterion)
 
 
 @pytest.mark.parametrize("criterion", CRITERIA)

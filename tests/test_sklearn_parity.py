@@ -27,14 +27,17 @@ How rounds are compared (per digit pair):
 """
 import numpy as np
 import pytest
-from sklearn.datasets import load_digits
+from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import AdaBoostClassifier as SkAdaBoostClassifier
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 from fastboost import AdaBoostClassifier
+from fastboost.datasets import make_twonorm
 
 PAIRS = [(0, 9), (1, 4), (2, 7), (3, 8), (5, 6)]
+#: continuous data, exact mode (max_bins=None): thresholds between every two distinct values, as scikit-learn's
+CONTINUOUS = ["breast_cancer", "twonorm"]
 T = 50
 UNIQUE_RTOL = 1e-9
 AGREEMENT = 0.999
@@ -108,15 +111,34 @@ def pair_split(digits, a, b):
     return Xtr, Xte, ytr, yte
 
 
+def continuous_split(name):
+    """Continuous data for exact mode (max_bins=None): breast cancer, or twonorm with 10 000 training rows.
+    Values are rounded to float32 and back, as scikit-learn's trees read them, so both libraries see the
+    same distinct values."""
+    if name == "breast_cancer":
+        X, y = load_breast_cancer(return_X_y=True)
+    else:
+        X, y = make_twonorm(13334, 20, random_state=0)
+    X = X.astype(np.float32).astype(np.float64)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
+    return Xtr, Xte, ytr, yte
+
+
 _RESULTS = {}
 
 
 def gini_parity(digits, pair):
-    """Fit both libraries on one pair and compare round by round (cached per pair)."""
+    """Fit both libraries on one pair (or, exact mode, a continuous data set by name) and compare round by
+    round (cached per pair)."""
     if pair in _RESULTS:
         return _RESULTS[pair]
-    Xtr, Xte, ytr, yte = pair_split(digits, *pair)
-    fb = AdaBoostClassifier(n_estimators=T, criterion="gini").fit(Xtr, ytr)
+    if isinstance(pair, str):
+        Xtr, Xte, ytr, yte = continuous_split(pair)
+        fb = AdaBoostClassifier(n_estimators=T, criterion="gini", max_bins=None).fit(Xtr, ytr)
+        assert fb.n_features_quantised_ == 0
+    else:
+        Xtr, Xte, ytr, yte = pair_split(digits, *pair)
+        fb = AdaBoostClassifier(n_estimators=T, criterion="gini").fit(Xtr, ytr)
     sk = SkAdaBoostClassifier(estimator=DecisionTreeClassifier(max_depth=1), n_estimators=T,
                               random_state=0).fit(Xtr, ytr)
     np.testing.assert_array_equal(fb.classes_, sk.classes_)
@@ -176,7 +198,7 @@ def _fmt(pair, res):
 
 
 # ----------------------------------------------------------------------------- tests
-@pytest.mark.parametrize("pair", PAIRS, ids=[f"{a}v{b}" for a, b in PAIRS])
+@pytest.mark.parametrize("pair", PAIRS + CONTINUOUS, ids=[f"{a}v{b}" for a, b in PAIRS] + CONTINUOUS)
 def test_gini_stumps_match_sklearn(digits, pair):
     res = gini_parity(digits, pair)
     assert res["rounds"], _fmt(pair, res)
@@ -203,7 +225,7 @@ def test_gini_stumps_match_sklearn(digits, pair):
         assert last["sk_gini"] == pytest.approx(last["best_gini"], rel=UNIQUE_RTOL), f"{pair}: {last}"
 
 
-@pytest.mark.parametrize("pair", PAIRS, ids=[f"{a}v{b}" for a, b in PAIRS])
+@pytest.mark.parametrize("pair", PAIRS + CONTINUOUS, ids=[f"{a}v{b}" for a, b in PAIRS] + CONTINUOUS)
 def test_test_predictions_agree(digits, pair):
     """>= 99.9% agreement of test predictions after 50 rounds.
 

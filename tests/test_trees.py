@@ -30,12 +30,13 @@ except ImportError:
 
 
 def random_problem(n, d, n_classes, max_bins, seed, nan_frac=0.1, zero_frac=0.1):
-    """Codes with ties, a constant feature, an all-missing feature, missing values and zero weights."""
+    """Codes with ties, a constant feature, an all-missing feature, missing values and zero weights
+    (uint16 codes, as exact mode's, when max_bins > 255)."""
     rng = np.random.default_rng(seed)
     missing_code = max_bins
     n_value_bins = rng.integers(1, max_bins + 1, d)
     n_value_bins[0] = 1  # constant
-    codes = np.empty((d, n), np.uint8)
+    codes = np.empty((d, n), np.uint8 if max_bins <= 255 else np.uint16)
     for f in range(d):
         codes[f] = rng.integers(0, n_value_bins[f], n)
     codes[rng.random((d, n)) < nan_frac] = missing_code
@@ -47,8 +48,9 @@ def random_problem(n, d, n_classes, max_bins, seed, nan_frac=0.1, zero_frac=0.1)
     u = rng.random(n)
     u[rng.random(n) < zero_frac] = 0.0
     u /= u.sum()
-    thresholds = np.full((d, 256), np.inf)
-    thresholds[:, :255] = np.arange(255) + 0.5
+    width = 256 if max_bins <= 255 else 1 << int(max_bins).bit_length()
+    thresholds = np.full((d, width), np.inf)
+    thresholds[:, :width - 1] = np.arange(width - 1) + 0.5
     return codes, y, u, n_value_bins.astype(np.int64), missing_code, thresholds
 
 
@@ -94,6 +96,26 @@ def test_grow_tree_matches_naive(n_classes, criterion, depth, min_leaf, min_wf, 
             np.testing.assert_allclose(leaf_u[j, :n_classes], [u[node["rows"]][y[node["rows"]] == c].sum()
                                                    for c in range(n_classes)], rtol=1e-12, atol=1e-300)
     assert np.all(np.diff(tree["left"][:n_nodes][tree["left"][:n_nodes] >= 0]) > 0)
+
+
+@pytest.mark.parametrize("n_classes, criterion, depth", [(2, CRITERION_ERROR, 1), (2, CRITERION_GINI, 3),
+                                                         (3, CRITERION_ERROR, 2)])
+def test_grow_tree_matches_naive_on_uint16_codes(n_classes, criterion, depth):
+    """Exact mode's codes: uint16, 700 value bins (most of them empty in a node), missing code 700."""
+    codes, y, u, nvb, mc, thr = random_problem(500, 5, n_classes, 700, depth)
+    assert codes.dtype == np.uint16 and codes.max() == mc
+    n_nodes, tree, leaf_of_row, leaf_u = kernel_tree(codes, y, u, nvb, mc, thr, n_classes, criterion, depth)
+    ref = naive.grow_tree_naive(codes, y, u, nvb, mc, n_classes, criterion, depth)
+    assert n_nodes == len(ref)
+    for j, node in enumerate(ref):
+        assert (tree[j]["feature"], tree[j]["left"], tree[j]["right"]) == (node["feature"], node["left"],
+                                                                          node["right"]), f"node {j}"
+        if node["left"] >= 0:
+            assert (tree[j]["bin"], tree[j]["missing_left"]) == (node["bin"], node["missing_left"]), j
+            assert tree[j]["threshold"] == thr[tree[j]["feature"], tree[j]["bin"]]
+        else:
+            assert tree[j]["class_"] == node["class_"], f"leaf {j}"
+            np.testing.assert_array_equal(np.flatnonzero(leaf_of_row == j), np.sort(node["rows"]))
 
 
 @pytest.mark.parametrize("depth", [1, 3])

@@ -1,4 +1,4 @@
-"""Map raw feature values to uint8 bin codes."""
+"""Map raw feature values to bin codes (uint8, or uint16 in exact mode)."""
 import numpy as np
 from numba import prange
 
@@ -19,18 +19,35 @@ def _code_of(x, edges, missing_code):
     return missing_code if np.isnan(x) else pos
 
 
+@jit
+def _code_of_wide(x, edges, missing_code):
+    """_code_of for exact mode's wider edge rows (a power of two above 256 entries): log2(width) steps."""
+    pos = 0
+    step = edges.shape[0] >> 1
+    while step > 0:
+        pos += step if edges[pos + step - 1] < x else 0
+        step >>= 1
+    return missing_code if np.isnan(x) else pos
+
+
 @pjit
 def map_to_bins(chunk, edges, missing_code, codes, row_start):
     """Bin a block of rows.
 
     chunk    float64[n_rows, n_features], F-ordered      IN
-    edges    float64[n_features, 256]                    IN   sorted, padded with +inf
-    codes    uint8[n_features, n_samples]                OUT  (columns row_start:row_start+n_rows)
+    edges    float64[n_features, width]                  IN   sorted, padded with +inf; width 256 or, in exact
+                                                              mode, a larger power of two
+    codes    uint8 or uint16 [n_features, n_samples]     OUT  (columns row_start:row_start+n_rows)
     """
     n_rows, n_features = chunk.shape
+    wide = edges.shape[1] != 256
     for f in prange(n_features):
         e = edges[f]
         out = codes[f]
         col = chunk[:, f]
-        for i in range(n_rows):
-            out[row_start + i] = _code_of(col[i], e, missing_code)
+        if wide:
+            for i in range(n_rows):
+                out[row_start + i] = _code_of_wide(col[i], e, missing_code)
+        else:
+            for i in range(n_rows):
+                out[row_start + i] = _code_of(col[i], e, missing_code)

@@ -11,7 +11,7 @@ stumps (``model.rounds``) or least-squares trees (``model.nodes``).
 from numba import prange, types
 
 from .._config import jit, pjit, typed
-from .signatures import config_t, f8_1d, f8_2d, model_t, step_fn_t, sums_1d, train_t
+from .signatures import by_codes, config_t, f8_1d, f8_2d, model_t, step_fn_t, sums_1d
 from .tree import leaf_of_codes
 from .update import BLOCK, block_total, stump_output_code
 
@@ -51,8 +51,8 @@ def add_voter(codes, model, j, missing_code, delta, r):
         r[i] -= delta * voter_output(codes, i, model, j, missing_code)
 
 
-REWEIGHT_SIG = types.float64(train_t, config_t, model_t, types.int64, f8_1d, step_fn_t, sums_1d,
-                             f8_2d)
+REWEIGHT_SIG = by_codes(lambda train, valid: types.float64(
+    train, config_t, model_t, types.int64, f8_1d, step_fn_t, sums_1d, f8_2d))
 
 
 def _reweight(data, config, model, n_rounds, r, step, sums, block_sums):

@@ -4,10 +4,17 @@ Every function the loop calls through a pointer (the algorithm's transform, step
 and cost, the weak learner's learn, update and validate) is compiled to one of these
 signatures, so the loop is compiled once for every algorithm and learner and its
 machine code is cached on disk; each rule is compiled only when a fit uses it.
+
+Binned codes come in two widths (``CODES_DTYPES``): ``uint8`` (``max_bins <= 255``, the
+default) and ``uint16`` (exact mode: ``max_bins=None`` or up to 65 535). A signature that
+takes the training or validation data is therefore a dict ``{codes dtype: signature}``
+(:func:`by_codes`); ``typed.get(codes)`` compiles the variant a fit's codes need, so a fit
+on uint8 codes never compiles the uint16 one.
 """
 import warnings
 
 import numba
+import numpy as np
 from numba import types
 
 from .._types import (
@@ -41,8 +48,23 @@ nodes_t = types.Array(numba.from_dtype(NODE_DTYPE), 2, "C")
 sums_1d = types.Array(sums_t, 1, "C")
 state_1d = types.Array(state_t, 1, "C")
 
-train_t = types.NamedTuple([u1_2d, u2_1d, f8_1d, i8_1d, f8_2d, u1_1d], TrainData)
-valid_t = types.NamedTuple([u1_2d, u2_1d, f8_1d, f8_1d], ValidData)
+#: the widths binned codes come in: uint8 (max_bins <= 255) and uint16 (exact mode)
+CODES_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16))
+
+
+def _data_types(codes_dtype):
+    """(TrainData, ValidData) numba types for codes of this dtype."""
+    codes_2d = types.Array(numba.from_dtype(codes_dtype), 2, "C")
+    return (types.NamedTuple([codes_2d, u2_1d, f8_1d, i8_1d, f8_2d, u1_1d], TrainData),
+            types.NamedTuple([codes_2d, u2_1d, f8_1d, f8_1d], ValidData))
+
+
+def by_codes(make):
+    """{codes dtype: make(train_t, valid_t)}: one signature per width of the binned codes."""
+    return {dt: make(*_data_types(dt)) for dt in CODES_DTYPES}
+
+
+train_t, valid_t = _data_types(CODES_DTYPES[0])  # the default width's types
 model_t = types.NamedTuple([rounds_t, nodes_t], Model)
 workspace_t = types.NamedTuple([
     f8_1d, f8_1d, f8_1d, u2_1d, i1_1d, f8_2d, sums_1d, state_1d,  # w, u, q, ylab, yh, block_sums, sums, state
@@ -52,7 +74,7 @@ workspace_t = types.NamedTuple([
 ], Workspace)
 
 #: transform(data, config, ws): the learner's weights ws.u (and ws.q, ws.ylab) from the boosting state ws.w
-TRANSFORM_SIG = types.void(train_t, config_t, workspace_t)
+TRANSFORM_SIG = by_codes(lambda train, valid: types.void(train, config_t, workspace_t))
 #: step(sums, t, config) -> alpha, the round's step from its sums (t = 1, 2, ...)
 STEP_SIG = types.float64(sums_t, types.int64, config_t)
 #: stop(alpha, sums, t, config) -> CONTINUE | REJECT | ACCEPT_STOP
@@ -61,18 +83,21 @@ STOP_SIG = types.int64(types.float64, sums_t, types.int64, config_t)
 COST_SIG = types.float64(state_t, types.float64, types.float64, types.float64, config_t)
 #: learn(data, config, ws, model, t): the weak hypothesis of round t into model (its split fields, its
 #: tree) and its sums into ws.sums
-LEARN_SIG = types.void(train_t, config_t, workspace_t, model_t, types.int64)
+LEARN_SIG = by_codes(lambda train, valid: types.void(train, config_t, workspace_t, model_t, types.int64))
 #: update(data, config, ws, model, t, alpha) -> (a, b): the boosting state ws.w after adding alpha h_t;
 #: (Z, sum w**2 / p) for multiplicative rules, (risk, 0) for additive ones
-UPDATE_SIG = types.UniTuple(types.float64, 2)(train_t, config_t, workspace_t, model_t, types.int64, types.float64)
+UPDATE_SIG = by_codes(lambda train, valid: types.UniTuple(types.float64, 2)(
+    train, config_t, workspace_t, model_t, types.int64, types.float64))
 #: validate(valid, config, ws, model, t, alpha) -> the weighted validation error after adding alpha h_t
-VALIDATE_SIG = types.float64(valid_t, config_t, workspace_t, model_t, types.int64, types.float64)
+VALIDATE_SIG = by_codes(lambda train, valid: types.float64(
+    valid, config_t, workspace_t, model_t, types.int64, types.float64))
 
 with warnings.catch_warnings():  # numba calls first-class function types "experimental"
     warnings.simplefilter("ignore", numba.NumbaExperimentalFeatureWarning)
-    rules_t = types.Tuple([types.FunctionType(sig) for sig in (
-        TRANSFORM_SIG, STEP_SIG, STOP_SIG, COST_SIG, LEARN_SIG, UPDATE_SIG, VALIDATE_SIG)])
+    rules_t = {dt: types.Tuple([types.FunctionType(sig[dt] if isinstance(sig, dict) else sig) for sig in (
+        TRANSFORM_SIG, STEP_SIG, STOP_SIG, COST_SIG, LEARN_SIG, UPDATE_SIG, VALIDATE_SIG)]) for dt in CODES_DTYPES}
     step_fn_t = types.FunctionType(STEP_SIG)
 
 #: boost(data, valid, config, rules, ws, model, t_start, t_stop) -> rounds kept
-LOOP_SIG = types.int64(train_t, valid_t, config_t, rules_t, workspace_t, model_t, types.int64, types.int64)
+LOOP_SIG = {dt: types.int64(train, valid, config_t, rules_t[dt], workspace_t, model_t, types.int64, types.int64)
+            for dt, (train, valid) in ((dt, _data_types(dt)) for dt in CODES_DTYPES)}
