@@ -26,17 +26,28 @@ number of threads, and reports per library:
 The table goes to stdout, progress to stderr, the full record to a JSON file (default
 ``bench_results/bench-<timestamp>.json``) and, with matplotlib, a bar chart next to it.
 
+``fastboost bench --curve`` measures time to accuracy instead (``curve.py``): each library fits once
+with many rounds on generated twonorm (stumps), ringnorm (depth-3 trees) and 3-class waveform
+(stumps), 1 000 000 training rows by default; the end of every round is time-stamped inside the fit
+and the test error after every round computed after it (never counted as training time). Per data
+set it prints each library's best test error, the seconds it needs to come within 0.1 points of it
+(``--within``) and that time over fastboost's, writes the curves to
+``bench_results/curve-<timestamp>.json`` and charts test error against seconds.
+
 The package's modules import only the standard library and NumPy at the top: the child
 processes load them by path (``_worker.py``), so competitors' children never import fastboost.
 """
 # measure: memory, timers, load, bandwidth; tasks: data and the per-library runners (RUNNERS), the
-# child processes; report: table, JSON, chart; cli: arguments and run; profile: the kernel profile.
+# child processes; report: table, JSON, chart; cli: arguments and run; profile: the kernel profile;
+# curve and curve_report: --curve's runners, arithmetic, table and chart.
 from .cli import add_arguments, main, run
+from .curve import CURVE_DATASETS, CURVE_RUNNERS, run_curve, time_to_within
 from .measure import bandwidth_probe, current_rss_mb, default_threads, self_peak_rss_mb
 from .profile import profile_kernels
 from .report import format_profile, format_table, machine_info, write_plot, write_report
 from .tasks import COMPETITORS, FASTBOOST_ALGORITHMS, RUNNERS, fastboost_class, load_data, run_task
 
-__all__ = ["COMPETITORS", "FASTBOOST_ALGORITHMS", "RUNNERS", "add_arguments", "bandwidth_probe", "current_rss_mb",
-           "default_threads", "fastboost_class", "format_profile", "format_table", "load_data", "machine_info",
-           "main", "profile_kernels", "run", "run_task", "self_peak_rss_mb", "write_plot", "write_report"]
+__all__ = ["COMPETITORS", "CURVE_DATASETS", "CURVE_RUNNERS", "FASTBOOST_ALGORITHMS", "RUNNERS", "add_arguments",
+           "bandwidth_probe", "current_rss_mb", "default_threads", "fastboost_class", "format_profile", "format_table",
+           "load_data", "machine_info", "main", "profile_kernels", "run", "run_curve", "run_task", "self_peak_rss_mb",
+           "time_to_within", "write_plot", "write_report"]

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import measure
 from . import tasks as tasks_lib
+from .curve import CURVE_DATASETS
 from .measure import _other_load, _own_cpu, _system_busy_cpu, default_threads, log
 from .profile import profile_kernels
 from .report import GBM_NOTE, RSS_METHOD, fmt_rows, machine_info, write_report
@@ -20,38 +21,56 @@ from .tasks import COMPETITORS, FASTBOOST_ALGORITHMS, _run_child, load_data, run
 
 def add_arguments(p):
     g = p.add_argument_group("data")
-    g.add_argument("--data", metavar="FILE", help=".npy, .csv or .parquet file with the label in the last column "
-                   "(or --target); default: generated twonorm")
+    g.add_argument("--data", metavar="FILE", nargs="+",
+                   help=".npy, .csv or .parquet file with the label in the last column (or --target); default: "
+                        "generated twonorm. With --curve: data set names, any of "
+                        f"{', '.join(CURVE_DATASETS)} (default: all three)")
     g.add_argument("--target", help="label column name (csv/parquet) or index (npy)")
-    g.add_argument("--n", type=int, default=None, help="training rows (twonorm default 100000; file: cap)")
+    g.add_argument("--n", type=int, default=None,
+                   help="training rows (twonorm default 100000, --curve 1000000; file: cap)")
     g.add_argument("--n-test", type=int, default=None,
                    help="held-out rows (twonorm: min(n, 100000), another seed; file: 20%%)")
-    g.add_argument("--d", type=int, default=20, help="twonorm features (default 20)")
+    g.add_argument("--d", type=int, default=20, help="twonorm (and ringnorm) features (default 20)")
     g.add_argument("--dtype", choices=["float32", "float64"], default="float64")
     g.add_argument("--seed", type=int, default=0)
     g = p.add_argument_group("models")
-    g.add_argument("--depth", type=int, default=1, help="tree depth for every library (1: stumps)")
-    g.add_argument("--rounds", type=int, default=100, help="boosting rounds (default 100)")
+    g.add_argument("--depth", type=int, default=None, help="tree depth for every library (default 1: stumps; "
+                   "--curve: per data set, twonorm 1, ringnorm 3, waveform 1)")
+    g.add_argument("--rounds", type=int, default=None, help="boosting rounds (default 100; --curve 1000)")
     g.add_argument("--bins", type=int, default=255, help="bins per feature for every library (2..255)")
     g.add_argument("--threads", type=int, default=default_threads(), help="threads for every library "
                    "(default: cores available); scikit-learn AdaBoost is single-threaded")
-    g.add_argument("--algorithms", nargs="+", default=["adaboost", "vadaboost"],
+    g.add_argument("--algorithms", nargs="+", default=None,
                    help="fastboost algorithms, space or comma separated (known: "
-                        f"{', '.join(FASTBOOST_ALGORITHMS)}); 'none' for no fastboost")
+                        f"{', '.join(FASTBOOST_ALGORITHMS)}; default adaboost vadaboost, --curve adaboost); "
+                        "'none' for no fastboost")
     g.add_argument("--competitors", nargs="+", default=["all"],
                    help=f"any of {', '.join(COMPETITORS)}, 'all' (default) or 'none'")
     g = p.add_argument_group("measurement")
-    g.add_argument("--repeat", type=int, default=3, help="fits per library; medians are reported (default 3)")
+    g.add_argument("--repeat", type=int, default=3, help="fits per library; medians are reported (default 3; "
+                   "--curve fits once)")
     g.add_argument("--slow-rows", type=int, default=200_000,
-                   help="from this many rows scikit-learn AdaBoost runs --slow-rounds rounds, extrapolated")
-    g.add_argument("--slow-rounds", type=int, default=5)
+                   help="from this many rows scikit-learn AdaBoost runs --slow-rounds rounds, extrapolated "
+                        "(--curve: its curve stops there)")
+    g.add_argument("--slow-rounds", type=int, default=None, help="default 5; --curve 20")
     g.add_argument("--no-subprocess", action="store_true",
                    help="fit everything in this process: no peak RSS, no compile-time measurement")
     g.add_argument("--no-compile-time", action="store_true", help="skip the cold/warm numba first-call runs")
     g.add_argument("--profile", action="store_true",
                    help="also time fastboost's per-round kernels one by one (internal API)")
+    g = p.add_argument_group("time to accuracy (--curve)")
+    g.add_argument("--curve", action="store_true",
+                   help="fit each library once with many rounds and record test error against training time (see "
+                        "fastboost/bench/curve.py): per data set a table of each library's best test error and the "
+                        "seconds to come within --within points of it, a chart and the curves in the JSON record")
+    g.add_argument("--within", type=float, default=None, metavar="POINTS",
+                   help="tolerance in percentage points of test error (default 0.1)")
+    g.add_argument("--gbm-learning-rate", type=float, default=None,
+                   help="learning rate of LightGBM, XGBoost and HistGradientBoosting in --curve (default 0.1, as "
+                        "in the per-round benchmark)")
     g = p.add_argument_group("output")
-    g.add_argument("--out", help="JSON path (default bench_results/bench-<timestamp>.json)")
+    g.add_argument("--out", help="JSON path (default bench_results/bench-<timestamp>.json, --curve: "
+                   "curve-<timestamp>.json)")
     g.add_argument("--no-plot", action="store_true", help="no PNG chart even with matplotlib")
     return p
 
@@ -63,6 +82,25 @@ def _split_names(values):
 def run(args, stdout=None):
     """Run the benchmark for parsed ``args``; print the table; return the JSON payload (a dict)."""
     stdout = stdout or sys.stdout
+    if getattr(args, "curve", False):
+        from .curve import CurveError, run_curve
+
+        try:
+            return run_curve(args, stdout)
+        except CurveError as exc:
+            print(f"fastboost bench: error: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
+    for name in ("within", "gbm_learning_rate"):
+        if getattr(args, name, None) is not None:
+            raise SystemExit(f"fastboost bench: --{name.replace('_', '-')} applies to --curve only")
+    args.depth = 1 if args.depth is None else args.depth
+    args.rounds = 100 if args.rounds is None else args.rounds
+    args.slow_rounds = 5 if args.slow_rounds is None else args.slow_rounds
+    args.algorithms = ["adaboost", "vadaboost"] if args.algorithms is None else args.algorithms
+    if isinstance(args.data, (list, tuple)):
+        if len(args.data) > 1:
+            raise SystemExit("fastboost bench: --data takes one file (several data set names go with --curve)")
+        args.data = args.data[0]
     if not 2 <= args.bins <= 255:
         raise SystemExit("fastboost bench: --bins must be in [2, 255] (fastboost and HistGradientBoosting)")
     if args.depth < 1 or args.rounds < 1 or args.repeat < 1 or args.threads < 1:

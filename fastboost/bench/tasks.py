@@ -435,7 +435,12 @@ def _worker_main(task_path):
         d = Path(task["data_dir"])
         data = {k: np.load(d / f"{k}.npy") for k in ("Xtr", "ytr", "Xte", "yte")}
         base = current_rss_mb()
-        result = run_task(task, data, say)
+        if task.get("mode") == "curve":  # fastboost bench --curve (curve.py imports this module)
+            from .curve import run_curve_task
+
+            result = run_curve_task(task, data, say)
+        else:
+            result = run_task(task, data, say)
         result["base_rss_mb"] = base
         result["self_peak_rss_mb"] = self_peak_rss_mb()
     Path(task["result_path"]).write_text(json.dumps(result))
