@@ -192,3 +192,27 @@ def test_split_independent_of_row_order():
         for c, ref in zip(CRITERIA, refs):
             for a, b in zip(kernel_best_splits(hist, mapper.n_value_bins_, 17, c), ref):
                 np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("max_bins", [17, None])
+def test_fused_histograms_and_splits_equal_the_two_passes(max_bins):
+    """histograms_and_splits (one parallel loop) gives build_histograms' histograms and
+    best_split_per_feature's splits bit for bit, for every grouping, on uint8 and uint16 codes."""
+    from fastboost._kernels.histogram import histograms_and_splits
+
+    _, mapper, codes, y, u = case(4097, max_bins)
+    mc = mapper.missing_code
+    w = np.random.default_rng(5).random(codes.shape[1]) ** 3  # non-dyadic: the summation order would show
+    d = codes.shape[0]
+    cat = np.zeros(d, np.uint8)
+    for criterion in CRITERIA:
+        ref_hist = kernel_hist(codes, y, w, mc + 1)
+        ref = kernel_best_splits(ref_hist, mapper.n_value_bins_, mc, criterion)
+        for groups in (1, 2, 3, d):
+            hist = np.full((d, mc + 1, 2), np.nan)
+            value, bin_, ml = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
+            histograms_and_splits(codes, y, w, hist, groups, mapper.n_value_bins_, cat, mc, criterion, value, bin_,
+                                  ml)
+            np.testing.assert_array_equal(hist, ref_hist)
+            for got, want in zip((value, bin_, ml), ref):
+                np.testing.assert_array_equal(got, want)

@@ -19,6 +19,7 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
+from .split import best_split_one_feature_q
 
 #: features fed by one pass over the rows
 GROUP = 4
@@ -145,6 +146,29 @@ def build_histograms(codes, y, u, hist, n_groups):
     for j in prange(ng):
         f0, f1 = _group_bounds(j, ng, d)
         _group_histograms(codes, f0, f1 - f0, None, y, u, hist[f0:f1])
+
+
+@pjit
+def histograms_and_splits(codes, y, u, hist, n_groups, n_value_bins, categorical, missing_code, criterion, value,
+                          bin_, missing_left):
+    """build_histograms and then, in the same parallel loop, each feature's best split
+    (``split.best_split_per_feature``): the thread that summed a group's histograms searches them while
+    they are in its cache, and a round has one parallel loop (one wait for the slowest thread) less.
+    The outputs equal the two separate calls bit for bit.
+
+    value, bin_, missing_left  float64 / int64 / int64 [n_features]  OUT  as best_split_per_feature's
+    """
+    d = codes.shape[0]
+    ng = group_count(n_groups, d)
+    for j in prange(ng):
+        f0, f1 = _group_bounds(j, ng, d)
+        _group_histograms(codes, f0, f1 - f0, None, y, u, hist[f0:f1])
+        for f in range(f0, f1):
+            v, b, ml = best_split_one_feature_q(hist[f], hist[f], n_value_bins[f], missing_code, criterion, 0.0,
+                                                categorical[f] != 0)
+            value[f] = v
+            bin_[f] = b
+            missing_left[f] = ml
 
 
 @pjit

@@ -23,9 +23,9 @@ import numpy as np
 
 from .._config import compiled, jit
 from .._types import LEAF_LSQ, LEAF_REAL
-from .histogram import build_histograms, build_histograms_q, build_histograms_q_rows, build_histograms_rows
+from .histogram import build_histograms_q, build_histograms_q_rows, build_histograms_rows, histograms_and_splits
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
-from .split import choose_stump
+from .split import choose_stump, stump_from_feature_splits
 from .tree import grow_tree, tree_outputs, tree_round_sums, update_validation_tree
 from .trim import select_rows
 from .update import (
@@ -49,11 +49,15 @@ def learn_stump(data, config, ws, model, t):
     if _trimming(config, ws):
         m = select_rows(u, config.trim_rate, ws.idx)
         build_histograms_rows(data.codes, ws.ylab, u, ws.idx[:m], ws.hist, config.hist_groups)
-    else:
+        searched = False
+    else:  # the histograms and each feature's best split in one parallel loop
         m = u.shape[0]
-        build_histograms(data.codes, ws.ylab, u, ws.hist, config.hist_groups)
+        histograms_and_splits(data.codes, ws.ylab, u, ws.hist, config.hist_groups, data.n_value_bins,
+                              data.categorical, config.missing_code, config.criterion, ws.fvalue, ws.fbin,
+                              ws.fmissing_left)
+        searched = True
     model.rounds[t].n_seen = m
-    _finish_stump(data, config, ws, model, t, u)
+    _finish_stump(data, config, ws, model, t, u, searched)
 
 
 @compiled(LEARN_SIG)
@@ -67,7 +71,7 @@ def learn_stump_q(data, config, ws, model, t):
         m = u.shape[0]
         build_histograms_q(data.codes, ws.ylab, u, ws.q, ws.hist, ws.histq)
     model.rounds[t].n_seen = m
-    _finish_stump(data, config, ws, model, t, u)
+    _finish_stump(data, config, ws, model, t, u, False)
 
 
 @jit
@@ -78,11 +82,18 @@ def _trimming(config, ws):
 
 
 @jit
-def _finish_stump(data, config, ws, model, t, u):
+def _finish_stump(data, config, ws, model, t, u, searched):
+    """The stump from the round's histograms (searched: each feature's best split is in ws.fvalue / fbin /
+    fmissing_left already), its sums over every row and its record."""
     r = model.rounds[t]
-    f, k, ml, left, right, threshold, qi, qj, cat = choose_stump(
-        ws.hist, ws.histq, data.n_value_bins, data.categorical, config.missing_code, data.thresholds,
-        config.criterion, config.lam, config.feature_rank, ws.fvalue, ws.fbin, ws.fmissing_left, r.cat_left)
+    if searched:
+        f, k, ml, left, right, threshold, qi, qj, cat = stump_from_feature_splits(
+            ws.hist, ws.histq, data.n_value_bins, data.categorical, config.missing_code, data.thresholds,
+            config.criterion, config.lam, config.feature_rank, ws.fvalue, ws.fbin, ws.fmissing_left, r.cat_left)
+    else:
+        f, k, ml, left, right, threshold, qi, qj, cat = choose_stump(
+            ws.hist, ws.histq, data.n_value_bins, data.categorical, config.missing_code, data.thresholds,
+            config.criterion, config.lam, config.feature_rank, ws.fvalue, ws.fbin, ws.fmissing_left, r.cat_left)
     apply_stump(data.codes[f], k, ml, config.missing_code, left, right, ws.ylab, u, ws.w, ws.yh, ws.block_sums,
                 ws.sums, cat, r.cat_left)
     s = ws.sums[0]

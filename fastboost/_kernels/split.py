@@ -390,6 +390,15 @@ def choose_stump(hist, histq, n_value_bins, categorical, missing_code, threshold
     """
     best_split_per_feature_q(hist, histq, n_value_bins, categorical, missing_code, criterion, lam, fvalue, fbin,
                              fmissing_left)
+    return stump_from_feature_splits(hist, histq, n_value_bins, categorical, missing_code, thresholds, criterion,
+                                     lam, feature_rank, fvalue, fbin, fmissing_left, cat_left)
+
+
+@jit
+def stump_from_feature_splits(hist, histq, n_value_bins, categorical, missing_code, thresholds, criterion, lam,
+                              feature_rank, fvalue, fbin, fmissing_left, cat_left):
+    """choose_stump after its per-feature search: fvalue, fbin, fmissing_left hold every feature's best split
+    (``best_split_per_feature_q``, or the fused ``histogram.histograms_and_splits``); fvalue is overwritten."""
     cat_left[:] = 0
     is_cat = False
     c0 = 0.0  # class weights of all rows (any feature's histogram holds them all)
