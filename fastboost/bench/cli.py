@@ -2,6 +2,7 @@
 import argparse
 import gc
 import importlib
+import json
 import os
 import sys
 import tempfile
@@ -68,6 +69,13 @@ def add_arguments(p):
     g.add_argument("--gbm-learning-rate", type=float, default=None,
                    help="learning rate of LightGBM, XGBoost and HistGradientBoosting in --curve (default 0.1, as "
                         "in the per-round benchmark)")
+    g = p.add_argument_group("robustness under contention (--contention)")
+    g.add_argument("--contention", action="store_true",
+                   help="per-round times at 1 and --threads threads, each alone and beside --contention-procs busy "
+                        "processes (see fastboost/bench/contention.py); default 100 000 rows, 200 rounds, "
+                        "fastboost adaboost and the competitors but scikit-learn's AdaBoost")
+    g.add_argument("--contention-procs", type=int, default=1, metavar="K",
+                   help="busy processes beside the fit (default 1: each spins one core)")
     g = p.add_argument_group("output")
     g.add_argument("--out", help="JSON path (default bench_results/bench-<timestamp>.json, --curve: "
                    "curve-<timestamp>.json)")
@@ -93,6 +101,17 @@ def run(args, stdout=None):
     for name in ("within", "gbm_learning_rate"):
         if getattr(args, name, None) is not None:
             raise SystemExit(f"fastboost bench: --{name.replace('_', '-')} applies to --curve only")
+    contention = getattr(args, "contention", False)
+    if contention:
+        if args.no_subprocess:
+            raise SystemExit("fastboost bench: --contention runs every fit in a child process (no --no-subprocess)")
+        if args.contention_procs < 1:
+            raise SystemExit("fastboost bench: --contention-procs must be >= 1")
+        args.rounds = 200 if args.rounds is None else args.rounds
+        args.algorithms = ["adaboost"] if args.algorithms is None else args.algorithms
+        if args.competitors == ["all"]:
+            args.competitors = [c for c in COMPETITORS if c != "sklearn-adaboost"]
+        args.no_compile_time = True
     args.depth = 1 if args.depth is None else args.depth
     args.rounds = 100 if args.rounds is None else args.rounds
     args.slow_rounds = 5 if args.slow_rounds is None else args.slow_rounds
@@ -117,7 +136,8 @@ def run(args, stdout=None):
     import fastboost
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    out = Path(args.out) if args.out else Path("bench_results") / f"bench-{stamp}.json"
+    kind = "contention" if contention else "bench"
+    out = Path(args.out) if args.out else Path("bench_results") / f"{kind}-{stamp}.json"
     log(f"fastboost bench: fastboost {fastboost.__version__} from {Path(fastboost.__file__).parent}")
     skipped, tasks = [], []
     base = {"rounds": args.rounds, "depth": args.depth, "bins": args.bins, "threads": args.threads,
@@ -189,6 +209,9 @@ def run(args, stdout=None):
             profile_data = (Xtr, ytr) if args.profile else None
             del Xtr, Xte
             gc.collect()
+            if contention:
+                return _report_contention(args, tasks, ddir, tmp, fb_root, data_desc, skipped, load_start, out,
+                                          stdout)
             fb_tasks = [t for t in tasks if t["library"] == "fastboost"]
             if fb_tasks and not args.no_compile_time:
                 ctask = {"key": "compile", "d": data_desc["n_features"], "bins": args.bins,
@@ -258,6 +281,40 @@ def run(args, stdout=None):
         "notes": [GBM_NOTE],
     }
     return write_report(payload, out, plot=not args.no_plot, stdout=stdout)
+
+
+def _report_contention(args, tasks, ddir, tmp, fb_root, data_desc, skipped, load_start, out, stdout):
+    """--contention: every task at 1 and --threads threads, alone and beside busy processes; table and JSON."""
+    from .contention import format_contention, run_contention
+
+    def run_child(task):
+        child = {**task, "data_dir": str(ddir), "fastboost_root": fb_root if task["library"] == "fastboost" else None,
+                 "t_start_epoch": time.time() - (time.perf_counter() - measure.T_START)}
+        res, rc, _, _, other = _run_child(child, tmp)
+        if res is not None:
+            res["other_load_cores"] = other
+        return res
+
+    rows = run_contention(tasks, run_child, args.contention_procs, args.threads)
+    policy = next((r["results"][k].get("wait_policy") for r in rows for k in r["results"]
+                   if r["key"].startswith("fastboost") and r["results"][k]), None)
+    header = (f"fastboost bench --contention: {data_desc['name']} {fmt_rows(data_desc['n_train'])} x "
+              f"{data_desc['n_features']} {data_desc['dtype']}, depth {args.depth}, {args.rounds} rounds, median of "
+              f"{args.repeat} fits; fastboost's threads wait: {policy}")
+    table = format_contention(rows, args.contention_procs, header)
+    print(table, file=stdout, flush=True)
+    payload = {"benchmark": "fastboost bench --contention", "schema": 1,
+               "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "argv": sys.argv,
+               "config": {"n": args.n, "d": args.d, "depth": args.depth, "rounds": args.rounds, "bins": args.bins,
+                          "threads": args.threads, "repeat": args.repeat, "dtype": args.dtype, "seed": args.seed,
+                          "busy_processes": args.contention_procs, "busy_process": "python -c 'while True: pass'"},
+               "data": data_desc, "machine": machine_info(args.threads), "other_load_at_start_cores": load_start,
+               "fastboost_wait_policy": policy, "rows": rows, "skipped": skipped, "table": table}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(payload, indent=2, default=str))
+    print(f"wrote {out}", file=stdout, flush=True)
+    payload["json_path"] = str(out)
+    return payload
 
 
 def main(argv=None):

@@ -165,7 +165,12 @@ def bandwidth_probe(n_bytes, threads, runs=9, min_seconds=0.02):
     block = 1 << 16
     out = np.empty(-(-n_bytes // block), np.uint64)
     kernel = _sum_kernel()
-    previous = numba.get_num_threads()
+    try:  # the pool as fastboost's fits start it (its wait policy), when fastboost is importable
+        from fastboost._config import start_thread_pool
+
+        previous = start_thread_pool()
+    except ImportError:
+        previous = numba.get_num_threads()
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
     try:
         kernel(a, out, block)  # compile + warm

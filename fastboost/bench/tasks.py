@@ -235,6 +235,9 @@ def run_fastboost(task, data, res, record, say):
         res["numba_threading_layer"] = numba.threading_layer()
     except ValueError:
         pass
+    from fastboost._config import wait_policy
+
+    res["wait_policy"] = wait_policy()
     pred, res["predict_s"] = _time_predict(lambda: est.predict(Xte))
     return pred
 
