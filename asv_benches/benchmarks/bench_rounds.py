@@ -104,3 +104,65 @@ class TrimmedStumpRounds(_Fit):
         return accuracy(self._fit(), self.Xte, self.yte)
 
     track_test_accuracy.unit = "accuracy"
+
+
+class ExactStumpRounds(_Fit):
+    """fit() with ROUNDS rounds of AdaBoost stumps in exact mode (max_bins=None: two-byte codes, a bin per
+    distinct value up to 65 535) against the default 255 bins: time, per-round time, binning time and test
+    accuracy. Skipped while fastboost has no exact mode."""
+    params = (SIZES, [255, None])
+    param_names = ["n", "max_bins"]
+
+    def setup(self, n, max_bins):
+        from fastboost._binning import BinMapper
+
+        if max_bins is None and not hasattr(BinMapper, "exact"):
+            raise NotImplementedError("no exact mode (max_bins=None) in this fastboost")
+        self._setup(n, 20, "adaboost", max_bins=max_bins)
+
+    def time_fit(self, n, max_bins):
+        self._fit()
+
+    def peakmem_fit(self, n, max_bins):
+        self._fit()
+
+    def track_per_round_ms(self, n, max_bins):
+        m = self._fit()
+        return 1e3 * (m.fit_time_ - m.bin_time_) / max(m.n_estimators_, 1)
+
+    track_per_round_ms.unit = "ms"
+
+    def track_bin_seconds(self, n, max_bins):
+        return self._fit().bin_time_
+
+    track_bin_seconds.unit = "s"
+
+    def track_test_accuracy(self, n, max_bins):
+        return accuracy(self._fit(), self.Xte, self.yte)
+
+    track_test_accuracy.unit = "accuracy"
+
+
+class ContendedStumpRounds(_Fit):
+    """Per-round time of AdaBoost stumps at 1 and 2 threads with one busy process beside the fit (a Python
+    loop spinning a core, started in setup and stopped in teardown): the case of a GridSearchCV(n_jobs=2)
+    or a notebook next to other work. Compare with StumpRounds for the same size without the neighbour."""
+    params = ([100_000] if not SIZES[0] < 100_000 else SIZES, [1, 2])
+    param_names = ["n", "threads"]
+
+    def setup(self, n, threads):
+        import subprocess
+        import sys
+
+        self._setup(n, 20, "adaboost", n_jobs=threads)
+        self.busy = subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL)
+
+    def teardown(self, n, threads):
+        self.busy.kill()
+        self.busy.wait()
+
+    def track_per_round_ms(self, n, threads):
+        m = self._fit()
+        return 1e3 * (m.fit_time_ - m.bin_time_) / max(m.n_estimators_, 1)
+
+    track_per_round_ms.unit = "ms"

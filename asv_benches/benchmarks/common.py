@@ -66,7 +66,7 @@ def estimator_class(algorithm):
 
 
 def make(algorithm, n_estimators, **params):
-    return estimator_class(algorithm)(n_estimators=n_estimators, n_jobs=THREADS, **params)
+    return estimator_class(algorithm)(n_estimators=n_estimators, **{"n_jobs": THREADS, **params})
 
 
 def warm_up(algorithm, d, **params):
