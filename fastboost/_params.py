@@ -334,8 +334,9 @@ COMMON = {
         "With a validation set, stop after this many rounds without a new lowest validation error "
         "(the papers use 100). Needs ``validation_fraction`` or ``eval_set``.")),
     "n_jobs": Param(None, NJobs(), (
-        "Threads for fit and predict: None for all cores, a negative value as in joblib (-1: all, "
-        "-2: all but one), capped at numba's thread count. The fitted model does not depend on it.")),
+        "Threads for fit and predict: None for the cores this process may use (its CPU affinity; at most "
+        "OMP_NUM_THREADS when that is set, as joblib sets it in its workers), a negative value as in joblib "
+        "(-1: all, -2: all but one), capped at numba's thread count. The fitted model does not depend on it.")),
     "random_state": Param(None, RandomState(), (
         "Seeds the binning subsample (drawn above 200 000 rows) and the ``validation_fraction`` "
         "split; boosting itself is deterministic.")),
