@@ -82,3 +82,16 @@ def test_contention_end_to_end(tmp_path):
     assert all(t > 0 for t in row["times"].values())
     if not any(v in os.environ for v in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "FASTBOOST_WAIT_POLICY")):
         assert payload["fastboost_wait_policy"] == "passive (set by fastboost)"
+
+
+def test_bins_exact_argument():
+    import argparse
+
+    from fastboost.bench.cli import _bins
+
+    assert _bins("exact") == "exact" and _bins("EXACT") == "exact" and _bins("64") == 64
+    with pytest.raises(argparse.ArgumentTypeError, match="integer or 'exact'"):
+        _bins("many")
+    parser = add_arguments(argparse.ArgumentParser())
+    with pytest.raises(SystemExit, match="--bins must be in"):
+        run(parser.parse_args(["--bins", "300"]))

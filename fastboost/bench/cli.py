@@ -38,7 +38,10 @@ def add_arguments(p):
     g.add_argument("--depth", type=int, default=None, help="tree depth for every library (default 1: stumps; "
                    "--curve: per data set, twonorm 1, ringnorm 3, waveform 1)")
     g.add_argument("--rounds", type=int, default=None, help="boosting rounds (default 100; --curve 1000)")
-    g.add_argument("--bins", type=int, default=255, help="bins per feature for every library (2..255)")
+    g.add_argument("--bins", type=_bins, default=255,
+                   help="bins per feature for every library (2..255); 'exact': fastboost's exact mode "
+                        "(max_bins=None) beside fastboost at 255 bins and scikit-learn's AdaBoost (exact splits); "
+                        "the histogram libraries have no exact mode and are skipped")
     g.add_argument("--threads", type=int, default=default_threads(), help="threads for every library "
                    "(default: cores available); scikit-learn AdaBoost is single-threaded")
     g.add_argument("--algorithms", nargs="+", default=None,
@@ -83,6 +86,19 @@ def add_arguments(p):
     return p
 
 
+def _bins(text):
+    if text.strip().lower() == "exact":
+        return "exact"
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or 'exact', got {text!r}") from None
+
+
+#: --bins exact: the competitors that split exactly too
+EXACT_COMPETITORS = ("sklearn-adaboost",)
+
+
 def _split_names(values):
     return [v.strip().lower() for item in values for v in item.split(",") if v.strip()]
 
@@ -120,8 +136,9 @@ def run(args, stdout=None):
         if len(args.data) > 1:
             raise SystemExit("fastboost bench: --data takes one file (several data set names go with --curve)")
         args.data = args.data[0]
-    if not 2 <= args.bins <= 255:
-        raise SystemExit("fastboost bench: --bins must be in [2, 255] (fastboost and HistGradientBoosting)")
+    exact = args.bins == "exact"
+    if not exact and not 2 <= args.bins <= 255:
+        raise SystemExit("fastboost bench: --bins must be in [2, 255] (fastboost and HistGradientBoosting) or 'exact'")
     if args.depth < 1 or args.rounds < 1 or args.repeat < 1 or args.threads < 1:
         raise SystemExit("fastboost bench: --depth, --rounds, --repeat and --threads must be >= 1")
     args.algorithms = [a for a in _split_names(args.algorithms) if a != "none"]
@@ -155,9 +172,20 @@ def run(args, stdout=None):
             skipped.append({"key": f"fastboost-{algo}", "label": label, "message": msg})
             log(f"skipping {label}: {msg}")
             continue
+        if exact:  # exact mode, and the same algorithm at 255 bins to compare with
+            tasks.append({**base, "bins": None, "key": f"fastboost-{algo}", "library": "fastboost", "algorithm": algo,
+                          "label": f"{label} (exact)", "short": f"fastboost {algo} exact"})
+            tasks.append({**base, "bins": 255, "key": f"fastboost-{algo}-255", "library": "fastboost",
+                          "algorithm": algo, "label": f"{label} (255 bins)", "short": f"fastboost {algo} 255"})
+            continue
         tasks.append({**base, "key": f"fastboost-{algo}", "library": "fastboost", "algorithm": algo,
                       "label": label, "short": f"fastboost {algo}"})
     for key in comps:
+        if exact and key not in EXACT_COMPETITORS:
+            msg = "no exact mode (histogram bins of at most 255 here); --bins exact compares exact splitters only"
+            skipped.append({"key": key, "label": COMPETITORS[key][0], "message": msg})
+            log(f"skipping {COMPETITORS[key][0]}: {msg}")
+            continue
         label, module, short = COMPETITORS[key]
         try:
             importlib.import_module(module)
@@ -214,7 +242,7 @@ def run(args, stdout=None):
                                           stdout)
             fb_tasks = [t for t in tasks if t["library"] == "fastboost"]
             if fb_tasks and not args.no_compile_time:
-                ctask = {"key": "compile", "d": data_desc["n_features"], "bins": args.bins,
+                ctask = {"key": "compile", "d": data_desc["n_features"], "bins": None if exact else args.bins,
                          "threads": args.threads, "algorithms": [t["algorithm"] for t in fb_tasks],
                          "fastboost_root": fb_root,
                          "t_start_epoch": time.time() - (time.perf_counter() - measure.T_START)}
