@@ -46,6 +46,9 @@ CHUNK = 64
 CALL_SECONDS = 0.2
 #: the most rounds one compiled call runs
 MAX_CHUNK = 4096
+#: stump rounds between histograms built from every row (in between, from the last round's: see
+#: ``_kernels/incremental.py``); 1 builds every round's from every row
+HIST_REBUILD_EVERY = 16
 
 __all__ = ["CHUNK", "Model", "Progress", "TrainData", "ValidData", "Workspace", "grow_model", "make_config",
            "make_model", "make_sums", "make_workspace", "no_validation_data", "pick_learner", "pick_rules",
@@ -127,8 +130,10 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
     max_nodes = max_nodes_of(depth)
     slots = 2 ** (depth - 1) if depth else 1
     tree_n = n if depth else 0
-    idx_n = n if (depth or c["trim_rate"] > 0.0) else 0  # (trimmed stumps keep their rows in idx)
-    hist_shape = (slots, n_features, n_bins, n_fields) if depth else (1, 1, 1, 1)
+    incremental = not depth and c["hist_rebuild"] > 1
+    idx_n = n if (depth or c["trim_rate"] > 0.0 or incremental) else 0  # (trimmed / incremental stumps: rows)
+    hist_shape = ((slots, n_features, n_bins, n_fields) if depth
+                  else (1, n_features, n_bins, 2) if incremental else (1, 1, 1, 1))
     state = np.zeros(1, STATE_DTYPE)
     state[0]["best_val"] = np.inf
     return Workspace(
@@ -174,8 +179,10 @@ def working_memory(n_samples, n_features, n_bins, config, n_val, capacity):
         parts[f"tree histograms ({n_classes} classes x {n_features} features x {n_bins} bins x {slots} nodes x 2)"] = (
             2 * slots * n_features * n_bins * (n_classes + 1 + int(ls)) * 8)
     else:
+        incremental = c["hist_rebuild"] > 1
         parts[f"stump histograms ({n_features} features x {n_bins} bins)"] = (
-            n_features * n_bins * 2 * 8 * (2 if c["use_q"] else 1))
+            n_features * n_bins * 2 * 8 * (2 if (c["use_q"] or incremental) else 1))
+        per_row += 8 * int(incremental or c["trim_rate"] > 0.0)  # the rows of a side / the kept rows
     parts[f"per-row arrays ({n_samples} rows)"] = n_samples * per_row
     if n_val:
         parts[f"validation margins ({n_val} rows x {1 if n_classes == 2 else n_classes})"] = (

@@ -111,6 +111,8 @@ STATE_DTYPE = np.dtype([
     ("since_best", np.int64),       # rounds since then
     ("stop", np.int64),             # why the last call of the loop returned: RAN_ALL, STOPPED_BY_RULE, ...
     ("untrimmed", np.int64),        # 1: the learner reads every row this round (weight trimming's retry)
+    ("hist_ready", np.int64),       # 1: ws.hist holds this round's stump histograms already (incremental.py)
+    ("small_left", np.int64),       # 1: ws.hist_a[0] holds the histograms of the stump's left side (else right)
 ], align=True)
 
 #: Everything a fit's options say, by name: the learner's, the algorithm's and early stopping's.
@@ -128,6 +130,8 @@ CONFIG_DTYPE = np.dtype([
     ("missing_code", np.int64),      # the bin code of missing values
     ("hist_groups", np.int64),       # feature groups of the histogram passes (speed only, never the result)
     ("trim_rate", np.float64),       # weight trimming: the learner reads the rows holding this share of u (0: all)
+    ("hist_rebuild", np.int64),      # stumps: build the histograms from every row every this many rounds, and in
+                                     # between from the last round's (_kernels/incremental.py); 0: every round
     # the algorithm
     ("lam", np.float64),             # VadaBoost's / EBBoost's variance penalty; QuadBoost's L1/L2 strength
     ("gamma", np.float64),           # SABoost's schedule scale
@@ -208,9 +212,11 @@ Workspace = namedtuple("Workspace", [
     "fvalue",        # float64[n_features]  per-feature best criterion
     "fbin",          # int64[n_features]
     "fmissing_left",  # int64[n_features]
-    "idx",           # int64[n or 0]  tree: row order of the nodes
+    "idx",           # int64[n or 0]  tree: row order of the nodes; trimmed stumps: the kept rows; incremental
+                     # stumps: the smaller side's rows
     "tmp",           # int64[n or 0]  tree: partition scratch
-    "hist_a",        # float64[slots, n_features, n_bins, fields]  tree: one level's node histograms
+    "hist_a",        # float64[slots, n_features, n_bins, fields]  tree: one level's node histograms; incremental
+                     # stumps: [0] the smaller side's histograms
     "hist_b",        # float64[slots, n_features, n_bins, fields]  tree: the next level's
     "node_range",    # int64[max_nodes, 2]  tree: each node's range of idx
     "leaf_of_row",   # int64[n or 0]  tree: each row's leaf

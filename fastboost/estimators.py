@@ -392,8 +392,20 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             leaf_smoothing=0.5 / max(1, n_nonzero), missing_code=mapper.missing_code,
             hist_groups=n_feature_groups(n_features, numba.get_num_threads(), mapper.missing_code + 1),  # speed
             trim_rate=float(getattr(self, "weight_trim_rate", None) or 0.0),
+            hist_rebuild=self._hist_rebuild(rule, depth),
             additive=rule.additive, use_q=rule.use_q, u_is_w=rule.u_is_w, need_s2=rule.needs_s2,
             patience=self.n_iter_no_change or 0, learning_rate=self.learning_rate, **self._rule_fields(n_classes))
+
+    def _hist_rebuild(self, rule, depth):
+        """Stump rounds between histograms from every row (``_driver.HIST_REBUILD_EVERY``; in between they come
+        from the last round's), for the rules whose update multiplies each (side, class) by one factor and whose
+        learner reads w itself: not with trees, weight trimming, a transform (VadaBoost), EBBoost's q
+        histograms, QuadBoost's residuals, or weights re-set between rounds (LPBoost, re-weighting passes).
+        0: every round's histograms from every row."""
+        if (depth or rule.additive or rule.use_q or not rule.u_is_w or self._corrective
+                or self._reweight_every() is not None or getattr(self, "weight_trim_rate", None) is not None):
+            return 0
+        return _driver.HIST_REBUILD_EVERY
 
     def _rule_fields(self, n_classes):
         """The algorithm's parameters as configuration fields (``lam``, ``gamma``, ...)."""

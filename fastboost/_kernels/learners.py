@@ -24,6 +24,7 @@ import numpy as np
 from .._config import compiled, jit
 from .._types import LEAF_LSQ, LEAF_REAL
 from .histogram import build_histograms_q, build_histograms_q_rows, build_histograms_rows, histograms_and_splits
+from .incremental import next_histograms, side_rows
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
 from .split import choose_stump, stump_from_feature_splits
 from .tree import grow_tree, tree_outputs, tree_round_sums, update_validation_tree
@@ -46,9 +47,14 @@ def learn_stump(data, config, ws, model, t):
     With weight trimming (config.trim_rate > 0) the histograms read only the rows holding that share
     of the weights (``trim.select_rows``); the stump's sums still run over every row."""
     u = ws.w if config.u_is_w else ws.u
+    state = ws.state[0]
     if _trimming(config, ws):
         m = select_rows(u, config.trim_rate, ws.idx)
         build_histograms_rows(data.codes, ws.ylab, u, ws.idx[:m], ws.hist, config.hist_groups)
+        searched = False
+    elif state.hist_ready != 0 and t % config.hist_rebuild != 0:
+        # the histograms came from the last round's (incremental.py): only the search is left
+        m = u.shape[0]
         searched = False
     else:  # the histograms and each feature's best split in one parallel loop
         m = u.shape[0]
@@ -56,8 +62,15 @@ def learn_stump(data, config, ws, model, t):
                               data.categorical, config.missing_code, config.criterion, ws.fvalue, ws.fbin,
                               ws.fmissing_left)
         searched = True
+    state.hist_ready = 0
     model.rounds[t].n_seen = m
     _finish_stump(data, config, ws, model, t, u, searched)
+    if config.hist_rebuild > 1:  # the smaller side's histograms, for the next round's (update_stump_weights)
+        r = model.rounds[t]
+        k, small_left = side_rows(data.codes[r.feature], r.bin, r.missing_left, config.missing_code,
+                                  r.categorical != 0, r.cat_left, ws.idx)
+        build_histograms_rows(data.codes, ws.ylab, u, ws.idx[:k], ws.hist_a[0], config.hist_groups)
+        state.small_left = small_left
 
 
 @compiled(LEARN_SIG)
@@ -113,7 +126,14 @@ def _finish_stump(data, config, ws, model, t, u, searched):
 def update_stump_weights(data, config, ws, model, t, alpha):
     """w_i <- w_i exp(-alpha y_i h_i) / Z; returns (Z, sum w**2 / p or 0)."""
     s = ws.sums[0]
-    return update_weights(ws.w, data.p, ws.yh, alpha, s.wi, s.wj, ws.block_sums, config.need_s2)
+    z, s2 = update_weights(ws.w, data.p, ws.yh, alpha, s.wi, s.wj, ws.block_sums, config.need_s2)
+    if config.hist_rebuild > 1:  # the next round's histograms from this round's (incremental.py)
+        r = model.rounds[t]
+        state = ws.state[0]
+        side, other = (r.left, r.right) if state.small_left != 0 else (r.right, r.left)
+        next_histograms(ws.hist, ws.hist_a[0], side, other, alpha, s.wi, s.wj)
+        state.hist_ready = 1
+    return z, s2
 
 
 @compiled(UPDATE_SIG)
@@ -213,7 +233,14 @@ def update_tree_weights_samme(data, config, ws, model, t, alpha):
     leaf names row i's class."""
     tree_outputs(ws.leaf_of_row, model.nodes[t], ws.ylab, ws.yh)
     s = ws.sums[0]
-    return update_weights(ws.w, data.p, ws.yh, alpha, s.wi, s.wj, ws.block_sums, config.need_s2)
+    z, s2 = update_weights(ws.w, data.p, ws.yh, alpha, s.wi, s.wj, ws.block_sums, config.need_s2)
+    if config.hist_rebuild > 1:  # the next round's histograms from this round's (incremental.py)
+        r = model.rounds[t]
+        state = ws.state[0]
+        side, other = (r.left, r.right) if state.small_left != 0 else (r.right, r.left)
+        next_histograms(ws.hist, ws.hist_a[0], side, other, alpha, s.wi, s.wj)
+        state.hist_ready = 1
+    return z, s2
 
 
 @compiled(UPDATE_SIG)

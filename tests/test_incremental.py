@@ -1,0 +1,130 @@
+"""Stump histograms carried from round to round (fastboost/_kernels/incremental.py).
+
+Between full passes (every ``_driver.HIST_REBUILD_EVERY`` rounds) an AdaBoost stump round's histograms
+are the last round's, re-weighted per side and class, from one gathered pass over the smaller side.
+Checked here: the side's rows against NumPy; one step of the update against histograms built from
+the updated weights; over 1000 rounds, the same stumps as building every round's histograms from
+every row, and histograms within 1e-12 of a full build even with no rebuild at all; the same model
+for any thread count.
+"""
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fastboost._driver as driver
+from fastboost import AdaBoostClassifier, LazyBoostClassifier, SABoostClassifier, VadaBoostClassifier
+from fastboost._kernels.histogram import build_histograms
+from fastboost._kernels.incremental import CHUNK_ROWS, next_histograms, side_rows
+from fastboost._kernels.update import NO_SET, goes_left
+from fastboost.datasets import make_twonorm
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([0, 1, 7, CHUNK_ROWS - 1, CHUNK_ROWS, CHUNK_ROWS + 3, 2 * CHUNK_ROWS + 11]),
+       st.integers(0, 2 ** 32 - 1), st.booleans(), st.booleans(), st.sampled_from([np.uint8, np.uint16]))
+def test_side_rows_are_the_smaller_side_in_order(n, seed, missing_left, categorical, dtype):
+    rng = np.random.default_rng(seed)
+    missing_code = 9 if dtype == np.uint8 else 700
+    codes = rng.integers(0, missing_code + 1, n).astype(dtype)
+    k = int(rng.integers(0, missing_code))
+    cat_left = NO_SET.copy()
+    if categorical:
+        codes = np.minimum(codes, 9).astype(dtype)  # category indices < 10, the missing code stays above
+        codes[rng.random(n) < 0.1] = missing_code
+        cat_left[0] = np.uint64(rng.integers(0, 1 << 10))
+    rows = np.full(n, -1, np.int64)
+    m, small_left = side_rows(codes, k, int(missing_left), missing_code, categorical, cat_left, rows)
+    left = np.array([goes_left(c, k, int(missing_left), missing_code, categorical, cat_left) for c in codes],
+                    dtype=bool)
+    assert bool(small_left) == (left.sum() <= n - left.sum())
+    np.testing.assert_array_equal(rows[:m], np.flatnonzero(left if small_left else ~left))
+
+
+def test_one_step_equals_the_histograms_of_the_updated_weights():
+    rng = np.random.default_rng(3)
+    n, d = 5000, 6
+    codes = rng.integers(0, 20, (d, n)).astype(np.uint8)
+    y = rng.integers(0, 2, n).astype(np.uint16)
+    w = rng.random(n) ** 4
+    w /= w.sum()
+    hist = np.empty((d, 21, 2))
+    build_histograms(codes, y, w, hist, 2)
+    f, k, left_out, right_out, alpha = 2, 8, -1, 1, 0.37
+    rows = np.empty(n, np.int64)
+    m, small_left = side_rows(codes[f], k, 0, 20, False, NO_SET, rows)
+    side = np.empty_like(hist)
+    from fastboost._kernels.histogram import build_histograms_rows
+
+    build_histograms_rows(codes, y, w, rows[:m], side, 2)
+    go_left = codes[f] <= k
+    h = np.where(go_left, left_out, right_out)
+    correct = h == np.where(y == 1, 1, -1)
+    wi, wj = w[correct].sum(), w[~correct].sum()
+    so, oo = (left_out, right_out) if small_left else (right_out, left_out)
+    next_histograms(hist, side, so, oo, alpha, wi, wj)
+    w2 = w * np.exp(-alpha * np.where(correct, 1.0, -1.0))
+    w2 /= w2.sum()
+    ref = np.empty_like(hist)
+    build_histograms(codes, y, w2, ref, 2)
+    np.testing.assert_allclose(hist, ref, rtol=1e-13, atol=1e-17)
+
+
+def _fit(K, est, X, y, **kw):
+    old = driver.HIST_REBUILD_EVERY
+    driver.HIST_REBUILD_EVERY = K
+    try:
+        return est.set_params(**kw).fit(X, y)
+    finally:
+        driver.HIST_REBUILD_EVERY = old
+
+
+@pytest.fixture(scope="module")
+def twonorm():
+    X, y = make_twonorm(4000, 10, random_state=7)
+    X[::13, 3] = np.nan  # a missing bin
+    return X, y
+
+
+@pytest.mark.parametrize("make", [lambda: AdaBoostClassifier(1000), lambda: LazyBoostClassifier(300, feature_rank=2),
+                                  lambda: SABoostClassifier(300)], ids=["adaboost", "lazy", "saboost"])
+def test_the_same_stumps_as_building_every_round_from_every_row(twonorm, make):
+    X, y = twonorm
+    full = _fit(1, make(), X, y)
+    carried = _fit(driver.HIST_REBUILD_EVERY, make(), X, y)
+    a, b = full.rounds_, carried.rounds_
+    assert len(a) == len(b)
+    for name in ("feature", "bin", "missing_left", "left", "right"):
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+    np.testing.assert_array_equal(a["alpha"], b["alpha"])  # the round's sums run over the rows: exact
+
+
+def test_histograms_stay_within_1e_12_of_a_full_build_after_1000_rounds(twonorm):
+    """No rebuild at all for 1000 rounds: the carried histograms against a full build from the weights."""
+    X, y = twonorm
+    model = _fit(10 ** 9, AdaBoostClassifier(1000, warm_start=True), X, y)
+    assert model.n_estimators_ == 1000
+    ws, data = model._resume["ws"], model._resume["data"]
+    assert ws.state[0]["hist_ready"] == 1
+    ref = np.empty_like(ws.hist)
+    build_histograms(data.codes, ws.ylab, ws.w, ref, 2)
+    scale = ref.sum(axis=(1, 2), keepdims=True)  # 1: every feature's histogram holds all the weight
+    np.testing.assert_allclose(ws.hist / scale, ref / scale, rtol=1e-12, atol=1e-12)
+
+
+def test_only_the_rules_it_is_exact_for_carry_histograms(twonorm):
+    X, y = twonorm
+    assert AdaBoostClassifier(3, warm_start=True).fit(X, y)._resume["config"][0]["hist_rebuild"] > 1
+    for est in (VadaBoostClassifier(3, warm_start=True), AdaBoostClassifier(3, max_depth=2, warm_start=True),
+                AdaBoostClassifier(3, weight_trim_rate=0.99, warm_start=True)):
+        assert est.fit(X, y)._resume["config"][0]["hist_rebuild"] == 0, est
+
+
+def test_carried_histograms_give_the_same_model_for_any_thread_count(twonorm):
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 threads")
+    X, y = twonorm
+    a = AdaBoostClassifier(200, n_jobs=1).fit(X, y)
+    b = AdaBoostClassifier(200, n_jobs=2).fit(X, y)
+    assert a.rounds_.tobytes() == b.rounds_.tobytes()
