@@ -79,3 +79,11 @@ def test_bench_skips_a_stump_only_estimator_at_depth_above_one(tmp_path, capsys,
     (skip,) = payload["skipped"]
     assert skip["key"] == "fastboost-stumpy" and "no max_depth parameter" in skip["message"]
     assert "ratios: none" in capsys.readouterr().out
+
+
+def test_scatter_probe_times_the_updates_it_makes():
+    from fastboost.bench.measure import scatter_probe
+
+    r = scatter_probe(200_000, 1, n_features=4, runs=2, min_seconds=0.001)
+    assert r["updates"] == 200_000 and r["threads"] == 1
+    assert 0 < r["best_s_per_update"] <= r["s_per_update"] < 1e-6  # well under a microsecond per update

@@ -203,6 +203,67 @@ def bandwidth_probe(n_bytes, threads, runs=9, min_seconds=0.02):
     }
 
 
+_SCATTER_KERNEL = None
+
+
+def _scatter_kernel():
+    global _SCATTER_KERNEL
+    if _SCATTER_KERNEL is None:
+        import numba
+        from numba import prange
+
+        @numba.njit(parallel=True, nogil=True, error_model="numpy", cache=False)
+        def scatter(codes, y, w, out):
+            for f in prange(codes.shape[0]):
+                h = out[f].ravel()
+                h[:] = 0.0
+                c = codes[f]
+                for i in range(c.shape[0]):
+                    h[2 * c[i] + y[i]] += w[i]
+
+        _SCATTER_KERNEL = scatter
+    return _SCATTER_KERNEL
+
+
+def scatter_probe(n_updates, threads, n_features=8, runs=5, min_seconds=0.02, seed=0):
+    """Seconds per scatter-add: the bare histogram update ``h[2 * code + y] += w`` (one feature a pass, codes
+    uniform over 255 bins), timed on about ``n_updates`` updates (at most 2**25) over ``n_features`` features
+    and the given threads. A stump round makes n_rows x n_features of them: that many times this rate is the
+    round's scatter-add floor. Median over ``runs`` timings after a warm-up call."""
+    import numba
+
+    n = max(1, min(int(n_updates), 1 << 25) // n_features)
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 255, (n_features, n), dtype=np.uint8)
+    y = rng.integers(0, 2, n).astype(np.uint16)
+    w = rng.random(n)
+    out = np.empty((n_features, 256, 2))
+    kernel = _scatter_kernel()
+    try:
+        from fastboost._config import start_thread_pool
+
+        previous = start_thread_pool()
+    except ImportError:
+        previous = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        kernel(codes, y, w, out)
+        t = time.perf_counter()
+        kernel(codes, y, w, out)
+        reps = max(1, int(min_seconds / max(time.perf_counter() - t, 1e-7)))
+        samples = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            for _ in range(reps):
+                kernel(codes, y, w, out)
+            samples.append((time.perf_counter() - t) / reps / (n * n_features))
+    finally:
+        numba.set_num_threads(previous)
+    return {"s_per_update": statistics.median(samples), "best_s_per_update": min(samples), "updates": n * n_features,
+            "threads": min(threads, numba.config.NUMBA_NUM_THREADS), "runs": runs,
+            "kernel": "numba prange over features, h[2 * code + y] += w, uniform random codes"}
+
+
 def _pool_probes(probes):
     """One bandwidth record from several probes of the same size: median and best over all samples."""
     samples = [x for p in probes for x in p["samples_s"]]

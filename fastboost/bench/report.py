@@ -165,6 +165,12 @@ def format_table(payload):
                          f"{bw['gb_per_s']:.1f} GB/s (median of {bw['runs']} timings before and after the fits) "
                          f"= {_ms(r['floor_s'])} ms; per round = {r['floor_multiple']:.1f}× floor "
                          f"(best {bw['best_gb_per_s']:.1f} GB/s: {r['best_floor_multiple']:.1f}× floor)")
+        if "scatter_floor_multiple" in r:
+            sc = r["scatter"]
+            lines.append(f"scatter-add floor ({r['short']}'s process): {bw['bytes'] / 1e6:.1f} M updates (rows x "
+                         f"features) x {sc['s_per_update'] * 1e9:.2f} ns each (a bare one-feature-a-pass histogram "
+                         f"kernel, {sc['threads']} threads) = {_ms(r['scatter_floor_s'])} ms; per round = "
+                         f"{r['scatter_floor_multiple']:.2f}× floor")
     comp = payload.get("compile")
     if comp and comp.get("cold"):
         c, w = comp["cold"], comp.get("warm") or {}

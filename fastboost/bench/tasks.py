@@ -31,6 +31,7 @@ from .measure import (
     current_rss_mb,
     default_threads,
     log,
+    scatter_probe,
     self_peak_rss_mb,
 )
 
@@ -231,6 +232,8 @@ def run_fastboost(task, data, res, record, say):
         say(f"{label}: streaming-bandwidth probe again (after the fits)")
         probes.append(bandwidth_probe(probe_bytes, threads))
         res["bandwidth"] = _pool_probes(probes)
+        say(f"{label}: scatter-add probe")
+        res["scatter"] = scatter_probe(probe_bytes, threads)
     try:
         res["numba_threading_layer"] = numba.threading_layer()
     except ValueError:
@@ -421,6 +424,9 @@ def run_task(task, data, say=log):
         res["floor_multiple"] = res["per_round_s"] / res["floor_s"]
         res["best_floor_s"] = bw["bytes"] / (bw["best_gb_per_s"] * 1e9)
         res["best_floor_multiple"] = res["per_round_s"] / res["best_floor_s"]
+    if "scatter" in res:  # one scatter-add per row and feature (the stump histogram's work)
+        res["scatter_floor_s"] = res["scatter"]["s_per_update"] * bw["bytes"]
+        res["scatter_floor_multiple"] = res["per_round_s"] / res["scatter_floor_s"]
     return res
 
 
