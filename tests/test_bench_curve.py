@@ -89,7 +89,8 @@ def test_summarize_ratios_against_fastboost():
                                       "n_classes": 2}, "results": results}],
                "skipped": [], "notes": ["n"]}
     table = format_curve_table(payload)
-    assert "lightgbm 2.50×; xgboost 2.00×" in table
+    assert ("lightgbm 2.50× (best 1.00 points above fastboost's); xgboost 2.00× (best 1.00 points below "
+            "fastboost's)") in table
     lgb_row = next(line for line in table.splitlines() if line.startswith("lightgbm "))
     assert "5.000 (3)" in lgb_row and "never" in lgb_row and "3.00%" in lgb_row
 

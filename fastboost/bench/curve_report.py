@@ -28,6 +28,16 @@ def _at(seconds, rnd):
     return "never" if seconds is None else f"{_secs(seconds)} ({rnd})"
 
 
+def _ratio_note(r, ref, within):
+    """What qualifies a time-to-own-best ratio: capped rounds, a best that differs from fastboost's by more than
+    the tolerance (a library held to a worse best gets there sooner)."""
+    notes = ["capped"] if r["capped"] else []
+    diff = 100 * (r["summary"]["best_error"] - ref["summary"]["best_error"])
+    if abs(diff) > 100 * within:
+        notes.append(f"best {abs(diff):.2f} points {'below' if diff < 0 else 'above'} fastboost's")
+    return f" ({', '.join(notes)})" if notes else ""
+
+
 def format_curve_table(payload):
     """The tables of every data set, the ratios to fastboost, the skipped libraries and the notes, as text."""
     cfg, m = payload["config"], payload["machine"]
@@ -69,7 +79,8 @@ def format_curve_table(payload):
                          f"{vs:>14}{target:>32}{vs_target:>14}{load:>6}  {r.get('note', '')}")
         ref = next((r for r in res if r["key"] == sec["reference"]), None)
         if ref:
-            parts = [f"{r['short']} {_ratio(r['summary']['ratio_to_reference'])}" + (" (capped)" if r["capped"] else "")
+            within = payload["within"]
+            parts = [f"{r['short']} {_ratio(r['summary']['ratio_to_reference'])}{_ratio_note(r, ref, within)}"
                      for r in res if r is not ref and r["summary"]["ratio_to_reference"] is not None]
             if parts:
                 lines.append(f"time to within {pts} points of its own best, over {ref['short']}'s "
