@@ -9,6 +9,7 @@ import contextlib
 import functools
 import os
 import sys
+import threading
 import warnings
 
 import numba
@@ -105,16 +106,19 @@ _WAIT_POLICY_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 
 
 def start_thread_pool():
-    """Start numba's thread pool (once per process) with a passive OpenMP wait policy, then return its size.
+    """Start numba's thread pool (once per process), then return its size.
 
     GNU OpenMP, numba's default threading layer here, lets a thread that finished its share of a parallel
-    loop spin on a core for a while before it sleeps. On a machine where another process is busy that core
-    is taken from the thread still working, and every one of a round's parallel loops waits for it:
-    100 000 x 20 stumps, one busy process beside the fit, 2 threads took 1.8-2.1x the time of 1 thread
-    spinning and 1.03x waiting passively. So unless the user has chosen a policy (OMP_WAIT_POLICY or
-    GOMP_SPINCOUNT in the environment; FASTBOOST_WAIT_POLICY=active keeps OpenMP's default), the pool is
-    started with OMP_WAIT_POLICY=PASSIVE. GNU OpenMP reads it once, when it is loaded: a library loaded
-    into the process earlier (LightGBM shares the system's libgomp) keeps its policy, and one loaded
+    loop spin on its core for a while before it sleeps. That is the fastest on an idle machine, and the
+    slowest beside a busy process: the spinning takes the core from the thread still working, and every
+    parallel loop of a round waits for it (100 000 x 20 stumps beside one spinning process: 2 threads
+    1.8-18x the time of 1). fastboost answers that with fewer threads while other processes are busy
+    (:class:`ThreadGovernor`). ``FASTBOOST_WAIT_POLICY=passive`` starts the pool with
+    ``OMP_WAIT_POLICY=PASSIVE`` instead (threads sleep at once: beside a busy process 2 threads took
+    0.87-1.10x the 1-thread round, but on an idle machine a depth-3 round took 1.9x as long, its many
+    short parallel loops each waiting for a thread to wake). A policy set in the environment
+    (OMP_WAIT_POLICY, GOMP_SPINCOUNT) is left alone. GNU OpenMP reads it once, when it is loaded: a library
+    loaded into the process earlier (LightGBM shares the system's libgomp) keeps its policy, one loaded
     later shares this one. ``wait_policy()`` says which policy the pool got.
     """
     from numba.np.ufunc import parallel
@@ -122,7 +126,7 @@ def start_thread_pool():
     if not parallel._is_initialized:
         global _WAIT_POLICY
         _WAIT_POLICY = _choose_wait_policy()
-        if _WAIT_POLICY == "passive (set by fastboost)":
+        if _WAIT_POLICY == "passive (FASTBOOST_WAIT_POLICY=passive)":
             os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
             try:
                 numba.get_num_threads()
@@ -138,11 +142,11 @@ def _choose_wait_policy():
     if any(v in os.environ for v in _WAIT_POLICY_VARIABLES):
         return "as set in the environment (" + ", ".join(
             f"{v}={os.environ[v]}" for v in _WAIT_POLICY_VARIABLES if v in os.environ) + ")"
-    if os.environ.get("FASTBOOST_WAIT_POLICY", "").lower() == "active":
-        return "OpenMP's default (FASTBOOST_WAIT_POLICY=active)"
+    if os.environ.get("FASTBOOST_WAIT_POLICY", "").lower() != "passive":
+        return "OpenMP's default"
     if _libgomp_loaded():
         return "OpenMP's default (GNU OpenMP was loaded before fastboost started its threads)"
-    return "passive (set by fastboost)"
+    return "passive (FASTBOOST_WAIT_POLICY=passive)"
 
 
 def _libgomp_loaded():
@@ -158,6 +162,78 @@ def _libgomp_loaded():
 def wait_policy():
     """How the threads of numba's pool wait between parallel loops (None before the pool started)."""
     return _WAIT_POLICY
+
+
+def _busy_jiffies():
+    """Busy CPU time of the whole machine in seconds (Linux /proc/stat), or None."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (sum(v[:8]) - v[3] - v[4]) / _CLOCK_TICKS  # all but idle and iowait (guest time is in user already)
+
+
+try:
+    _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+except (AttributeError, ValueError, OSError):
+    _CLOCK_TICKS = 100
+
+
+class ThreadGovernor:
+    """Fewer threads while other processes keep cores busy; all of ``n_jobs`` again when they stop.
+
+    Between chunks of rounds the driver calls :meth:`adjust`: the cores other processes used since the
+    last reading (the machine's busy time from /proc/stat minus this process's CPU time) are taken
+    from the cores this process may run on, and numba's thread count for the next chunk becomes what
+    is left (at least 1, at most the fit's threads). A parallel loop waits for its slowest thread, and a
+    thread sharing its core with a busy process is slow, so this keeps a round from taking many times
+    its 1-thread time. The model does not depend on the thread count. Readings over less than
+    ``MIN_WINDOW`` seconds are not trusted (the clock ticks in 10 ms steps): the window then grows.
+    Off where /proc/stat is missing, with one thread, or with FASTBOOST_ADAPT_THREADS=0.
+    """
+
+    MIN_WINDOW = 0.05
+
+    def __init__(self, max_threads):
+        self.max_threads = max_threads
+        self.threads = max_threads
+        self.enabled = max_threads > 1 and os.environ.get("FASTBOOST_ADAPT_THREADS", "1") != "0"
+        self.history = []  # (other processes' cores, threads chosen) of every reading
+        self._mark = self._reading() if self.enabled else None
+        if self._mark is None:
+            self.enabled = False
+
+    @staticmethod
+    def _reading():
+        busy = _busy_jiffies()
+        if busy is None:
+            return None
+        import time
+
+        return busy, time.process_time(), time.perf_counter()
+
+    def adjust(self):
+        """Set numba's threads for the next chunk of rounds from the load since the last reading."""
+        if not self.enabled:
+            return self.threads
+        now = self._reading()
+        busy0, own0, t0 = self._mark
+        wall = now[2] - t0
+        if wall < self.MIN_WINDOW:
+            return self.threads
+        self._mark = now
+        other = max(0.0, (now[0] - busy0) - (now[1] - own0)) / wall
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cores = os.cpu_count() or 1
+        wanted = max(1, min(self.max_threads, int(cores - other + 0.5)))
+        self.history.append((round(other, 2), wanted))
+        if wanted != self.threads:
+            numba.set_num_threads(wanted)
+            self.threads = wanted
+        return wanted
 
 
 def default_n_jobs():
@@ -199,7 +275,19 @@ def n_threads(n_jobs):
     wanted = resolve_n_jobs(n_jobs)
     previous = start_thread_pool()
     numba.set_num_threads(wanted)
+    outer = getattr(_CURRENT, "governor", None)
+    _CURRENT.governor = ThreadGovernor(wanted)  # its first reading covers what comes before the rounds (binning)
     try:
         yield wanted
     finally:
+        _CURRENT.governor = outer
         numba.set_num_threads(previous)
+
+
+_CURRENT = threading.local()
+
+
+def thread_governor():
+    """The governor of the innermost ``n_threads`` block of this thread (a new one outside any)."""
+    governor = getattr(_CURRENT, "governor", None)
+    return governor if governor is not None else ThreadGovernor(numba.get_num_threads())

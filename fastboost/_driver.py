@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 from numba import NumbaExperimentalFeatureWarning
 
+from ._config import thread_governor
 from ._kernels.learners import LEARNERS, no_validation
 from ._kernels.loop import boost
 from ._kernels.update import n_blocks
@@ -41,6 +42,8 @@ from ._types import (
 
 #: rounds of the first compiled call; later calls take as many rounds as fit in CALL_SECONDS
 CHUNK = 64
+#: rounds of the first call when the thread count follows the machine's load (``_config.ThreadGovernor``)
+FIRST_CHUNK_ADAPTIVE = 8
 #: seconds one compiled call aims at: Python handles Ctrl-C, grows the record and reports progress in
 #: between, so an interrupt is answered within about this time (or one round, if a round is longer)
 CALL_SECONDS = 0.2
@@ -397,7 +400,9 @@ def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_ever
     so a huge ``n_rounds`` costs nothing up front.
     """
     config_rec = config[0]
-    chunk = CHUNK
+    governor = thread_governor()
+    # a first short call: the thread count follows the machine's load from the second call on
+    chunk = FIRST_CHUNK_ADAPTIVE if governor.enabled else CHUNK
     done = start
     why = RAN_ALL
     if start and reweight_every and start % reweight_every == 0 and start < n_rounds:
@@ -417,6 +422,7 @@ def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_ever
                          {f"round records ({capacity} rounds)": capacity * (ROUND_DTYPE.itemsize + nodes_per_round)},
                          hint="lower n_estimators or use early stopping (n_iter_no_change)")
             model = grow_model(model, capacity)
+        governor.adjust()
         started = time.perf_counter()
         with warnings.catch_warnings():  # numba calls passing first-class functions "experimental"
             warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)

@@ -81,7 +81,7 @@ def test_contention_end_to_end(tmp_path):
     assert set(row["times"]) == {"idle 1t", "idle 2t", "busy 1t", "busy 2t"}
     assert all(t > 0 for t in row["times"].values())
     if not any(v in os.environ for v in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "FASTBOOST_WAIT_POLICY")):
-        assert payload["fastboost_wait_policy"] == "passive (set by fastboost)"
+        assert payload["fastboost_wait_policy"] == "OpenMP's default"
 
 
 def test_bins_exact_argument():

@@ -30,18 +30,18 @@ def probe(**env):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def test_passive_by_default_and_the_environment_is_left_as_it_was():
-    out = probe()
+def test_openmp_default_unless_asked_and_the_environment_is_left_as_it_was():
+    assert probe()["policy"] == "OpenMP's default"
+    out = probe(FASTBOOST_WAIT_POLICY="passive")
     if out["layer"] != "omp":
         pytest.skip(f"numba's threading layer here is {out['layer']}, not GNU OpenMP")
-    assert out["policy"] == "passive (set by fastboost)"
+    assert out["policy"] == "passive (FASTBOOST_WAIT_POLICY=passive)"
     assert out["env_after"] is None  # only the pool's start saw it
 
 
 @pytest.mark.parametrize("env, expected", [
     ({"OMP_WAIT_POLICY": "ACTIVE"}, "as set in the environment (OMP_WAIT_POLICY=ACTIVE)"),
     ({"GOMP_SPINCOUNT": "1000"}, "as set in the environment (GOMP_SPINCOUNT=1000)"),
-    ({"FASTBOOST_WAIT_POLICY": "active"}, "OpenMP's default (FASTBOOST_WAIT_POLICY=active)"),
 ])
 def test_a_policy_the_user_chose_is_kept(env, expected):
     out = probe(**env)
@@ -56,3 +56,45 @@ def test_n_jobs_none_follows_omp_num_threads_and_the_cpu_affinity():
     expected = min(numba.config.NUMBA_NUM_THREADS, len(os.sched_getaffinity(0)))
     assert probe()["default_n_jobs"] == expected
     assert probe(OMP_NUM_THREADS="junk")["default_n_jobs"] == expected
+
+
+class FakeClock:
+    """Readings of (machine busy s, own CPU s, wall s) the governor sees, set by the test."""
+
+    def __init__(self):
+        self.busy = self.own = self.wall = 0.0
+
+    def advance(self, wall, own_cores, other_cores):
+        self.wall += wall
+        self.own += wall * own_cores
+        self.busy += wall * (own_cores + other_cores)
+
+    def reading(self):
+        return self.busy, self.own, self.wall
+
+
+def test_the_governor_gives_busy_cores_up_and_takes_them_back(monkeypatch):
+    import numba
+
+    from fastboost import _config
+
+    clock = FakeClock()
+    monkeypatch.setattr(_config.ThreadGovernor, "_reading", staticmethod(clock.reading))
+    monkeypatch.setattr(_config.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.delenv("FASTBOOST_ADAPT_THREADS", raising=False)
+    calls = []
+    monkeypatch.setattr(numba, "set_num_threads", calls.append)
+    g = _config.ThreadGovernor(2)
+    assert g.enabled
+    clock.advance(0.01, 2.0, 1.0)
+    assert g.adjust() == 2 and g.history == []  # 10 ms: too short a window to trust, nothing changes
+    clock.advance(0.2, 1.6, 1.0)  # another process keeps a core busy
+    assert g.adjust() == 1 and calls == [1]
+    clock.advance(0.3, 1.0, 0.9)
+    assert g.adjust() == 1 and calls == [1]
+    clock.advance(0.3, 1.0, 0.1)  # it stopped
+    assert g.adjust() == 2 and calls == [1, 2]
+    assert [t for _, t in g.history] == [1, 1, 2]
+    monkeypatch.setenv("FASTBOOST_ADAPT_THREADS", "0")
+    assert not _config.ThreadGovernor(2).enabled
+    assert not _config.ThreadGovernor(1).enabled
