@@ -336,7 +336,9 @@ COMMON = {
     "n_jobs": Param(None, NJobs(), (
         "Threads for fit and predict: None for the cores this process may use (its CPU affinity; at most "
         "OMP_NUM_THREADS when that is set, as joblib sets it in its workers), a negative value as in joblib "
-        "(-1: all, -2: all but one), capped at numba's thread count. The fitted model does not depend on it.")),
+        "(-1: all, -2: all but one), capped at numba's thread count. It is the most threads a fit uses: while "
+        "other processes keep cores busy a fit runs its next rounds on the cores left (FASTBOOST_ADAPT_THREADS=0: "
+        "always n_jobs). The fitted model does not depend on it.")),
     "random_state": Param(None, RandomState(), (
         "Seeds the binning subsample (drawn above 200 000 rows) and the ``validation_fraction`` "
         "split; boosting itself is deterministic.")),
