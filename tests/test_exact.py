@@ -115,7 +115,7 @@ def test_bad_max_bins(value, error):
         AdaBoostClassifier(max_bins=value).fit(X, y)
 
 
-@pytest.mark.parametrize("max_depth", [1, 3])
+@pytest.mark.parametrize("max_depth", [1, pytest.param(3, marks=pytest.mark.slow)])
 def test_exact_mode_is_the_same_for_any_thread_count(max_depth):
     import numba
 
