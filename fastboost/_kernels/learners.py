@@ -124,7 +124,8 @@ def _finish_stump(data, config, ws, model, t, u, searched):
 
 @compiled(UPDATE_SIG)
 def update_stump_weights(data, config, ws, model, t, alpha):
-    """w_i <- w_i exp(-alpha y_i h_i) / Z; returns (Z, sum w**2 / p or 0)."""
+    """w_i <- w_i exp(-alpha y_i h_i) / Z; returns (Z, sum w**2 / p or 0). With carried histograms
+    (config.hist_rebuild > 1) also the next round's histograms (incremental.py)."""
     s = ws.sums[0]
     z, s2 = update_weights(ws.w, data.p, ws.yh, alpha, s.wi, s.wj, ws.block_sums, config.need_s2)
     if config.hist_rebuild > 1:  # the next round's histograms from this round's (incremental.py)
@@ -233,14 +234,7 @@ def update_tree_weights_samme(data, config, ws, model, t, alpha):
     leaf names row i's class."""
     tree_outputs(ws.leaf_of_row, model.nodes[t], ws.ylab, ws.yh)
     s = ws.sums[0]
-    z, s2 = update_weights(ws.w, data.p, ws.yh, alpha, s.wi, s.wj, ws.block_sums, config.need_s2)
-    if config.hist_rebuild > 1:  # the next round's histograms from this round's (incremental.py)
-        r = model.rounds[t]
-        state = ws.state[0]
-        side, other = (r.left, r.right) if state.small_left != 0 else (r.right, r.left)
-        next_histograms(ws.hist, ws.hist_a[0], side, other, alpha, s.wi, s.wj)
-        state.hist_ready = 1
-    return z, s2
+    return update_weights(ws.w, data.p, ws.yh, alpha, s.wi, s.wj, ws.block_sums, config.need_s2)
 
 
 @compiled(UPDATE_SIG)
