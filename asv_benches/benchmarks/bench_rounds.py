@@ -18,6 +18,11 @@ class _Fit:
     def _fit(self):
         return make(self.algorithm, ROUNDS, **self.extra).fit(self.X, self.y)
 
+    def _per_round_ms(self):
+        """Training time per round, binning excluded: (fit_time_ - bin_time_) / n_estimators_."""
+        m = self._fit()
+        return 1e3 * (m.fit_time_ - m.bin_time_) / max(m.n_estimators_, 1)
+
 
 class StumpRounds(_Fit):
     """fit() with ROUNDS rounds of decision stumps (binning included; see track_per_round_ms)."""
@@ -35,8 +40,7 @@ class StumpRounds(_Fit):
 
     def track_per_round_ms(self, n, d, algorithm):
         """Training time per round, binning excluded (fit_time_ - bin_time_) / n_estimators_."""
-        m = self._fit()
-        return 1e3 * (m.fit_time_ - m.bin_time_) / max(m.n_estimators_, 1)
+        return self._per_round_ms()
 
     track_per_round_ms.unit = "ms"
 
@@ -89,8 +93,7 @@ class TrimmedStumpRounds(_Fit):
         self._fit()
 
     def track_per_round_ms(self, n, rate):
-        m = self._fit()
-        return 1e3 * (m.fit_time_ - m.bin_time_) / max(m.n_estimators_, 1)
+        return self._per_round_ms()
 
     track_per_round_ms.unit = "ms"
 
@@ -127,8 +130,7 @@ class ExactStumpRounds(_Fit):
         self._fit()
 
     def track_per_round_ms(self, n, max_bins):
-        m = self._fit()
-        return 1e3 * (m.fit_time_ - m.bin_time_) / max(m.n_estimators_, 1)
+        return self._per_round_ms()
 
     track_per_round_ms.unit = "ms"
 
@@ -162,7 +164,6 @@ class ContendedStumpRounds(_Fit):
         self.busy.wait()
 
     def track_per_round_ms(self, n, threads):
-        m = self._fit()
-        return 1e3 * (m.fit_time_ - m.bin_time_) / max(m.n_estimators_, 1)
+        return self._per_round_ms()
 
     track_per_round_ms.unit = "ms"

@@ -2,7 +2,6 @@
 import argparse
 import gc
 import importlib
-import json
 import os
 import sys
 import tempfile
@@ -16,7 +15,7 @@ from . import tasks as tasks_lib
 from .curve import CURVE_DATASETS
 from .measure import _other_load, _own_cpu, _system_busy_cpu, default_threads, log
 from .profile import profile_kernels
-from .report import GBM_NOTE, RSS_METHOD, fmt_rows, machine_info, write_report
+from .report import GBM_NOTE, RSS_METHOD, fmt_rows, machine_info, payload_header, write_outputs, write_report
 from .tasks import COMPETITORS, FASTBOOST_ALGORITHMS, _run_child, load_data, run_task
 
 
@@ -288,10 +287,7 @@ def run(args, stdout=None):
         profile = profile_kernels(Xtr, ytr, args, fb["per_round_s"] if fb else None)
 
     payload = {
-        "benchmark": "fastboost bench",
-        "schema": 1,
-        "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "argv": sys.argv,
+        **payload_header("fastboost bench"),
         "config": {"n": args.n, "n_test": args.n_test, "d": args.d, "depth": args.depth, "rounds": args.rounds,
                    "bins": args.bins, "threads": args.threads, "repeat": args.repeat, "dtype": args.dtype,
                    "seed": args.seed, "algorithms": args.algorithms, "competitors": comps,
@@ -329,20 +325,13 @@ def _report_contention(args, tasks, ddir, tmp, fb_root, data_desc, skipped, load
     header = (f"fastboost bench --contention: {data_desc['name']} {fmt_rows(data_desc['n_train'])} x "
               f"{data_desc['n_features']} {data_desc['dtype']}, depth {args.depth}, {args.rounds} rounds, median of "
               f"{args.repeat} fits; fastboost's threads wait: {policy}")
-    table = format_contention(rows, args.contention_procs, header)
-    print(table, file=stdout, flush=True)
-    payload = {"benchmark": "fastboost bench --contention", "schema": 1,
-               "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "argv": sys.argv,
+    payload = {**payload_header("fastboost bench --contention"),
                "config": {"n": args.n, "d": args.d, "depth": args.depth, "rounds": args.rounds, "bins": args.bins,
                           "threads": args.threads, "repeat": args.repeat, "dtype": args.dtype, "seed": args.seed,
                           "busy_processes": args.contention_procs, "busy_process": "python -c 'while True: pass'"},
                "data": data_desc, "machine": machine_info(args.threads), "other_load_at_start_cores": load_start,
-               "fastboost_wait_policy": policy, "rows": rows, "skipped": skipped, "table": table}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(payload, indent=2, default=str))
-    print(f"wrote {out}", file=stdout, flush=True)
-    payload["json_path"] = str(out)
-    return payload
+               "fastboost_wait_policy": policy, "rows": rows, "skipped": skipped}
+    return write_outputs(payload, format_contention(rows, args.contention_procs, header), out, None, stdout)
 
 
 def main(argv=None):

@@ -38,6 +38,7 @@ import numpy as np
 
 from . import measure
 from .measure import _other_load, _own_cpu, _system_busy_cpu, log
+from .report import payload_header
 from .tasks import COMPETITORS, _run_child, _Skipped, _warm_slice, fastboost_class
 
 #: A generated data set of the curve benchmark: the ``fastboost.datasets`` generator, its classes, the
@@ -624,10 +625,7 @@ def run_curve(args, stdout=None):
                 for f in ddir.iterdir():
                     f.unlink()
     payload = {
-        "benchmark": "fastboost bench --curve",
-        "schema": 1,
-        "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "argv": sys.argv,
+        **payload_header("fastboost bench --curve"),
         "config": {"data": args.curve_data, "n": args.n, "n_test": args.n_test, "d": args.d, "dtype": args.dtype,
                    "seed": args.seed, "depth": args.depth, "rounds": args.rounds, "bins": args.bins,
                    "threads": args.threads, "algorithms": args.algorithms, "competitors": comps,

@@ -1,12 +1,10 @@
 """The report of ``fastboost bench --curve``: a table per data set, the JSON record and the chart of test
 error against seconds (one axes per data set, one line per library)."""
-import json
 import sys
 
 import numpy as np
 
-from .measure import log
-from .report import _ratio, fmt_rows
+from .report import _ratio, fmt_rows, write_outputs
 
 #: chart colours of the competitors (fastboost: red)
 LIBRARY_COLORS = {"lightgbm": "tab:green", "xgboost": "tab:blue", "sklearn-hgb": "tab:purple",
@@ -151,19 +149,5 @@ def write_curve_plot(payload, path):
 def write_curve_report(payload, out, plot=True, stdout=None):
     """Print the tables to ``stdout``; write the JSON record to ``out`` and, with ``plot`` and matplotlib, the chart
     next to it (``.png``). Adds "table", "plot" and "json_path" to ``payload`` and returns it."""
-    stdout = stdout or sys.stdout
-    table = format_curve_table(payload)
-    payload["table"] = table
-    print(table, file=stdout, flush=True)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    png = None
-    if plot:
-        try:
-            png = write_curve_plot(payload, out.with_suffix(".png"))
-        except Exception as exc:  # a chart must never lose the results
-            log(f"no chart: {exc!r}")
-    payload["plot"] = png
-    out.write_text(json.dumps(payload, indent=1, default=str))
-    print(f"wrote {out}" + (f" and {png}" if png else ""), file=stdout, flush=True)
-    payload["json_path"] = str(out)
-    return payload
+    return write_outputs(payload, format_curve_table(payload), out, write_curve_plot if plot else None,
+                         stdout or sys.stdout, indent=1)

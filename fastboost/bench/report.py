@@ -5,6 +5,7 @@ import os
 import platform
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -276,17 +277,29 @@ def write_report(payload, out, plot=True, stdout=None):
     table = format_table(payload)
     if payload.get("profile"):
         table += "\n" + format_profile(payload["profile"])
+    return write_outputs(payload, table, out, write_plot if plot else None, stdout)
+
+
+def payload_header(benchmark):
+    """The fields every JSON record of ``fastboost bench`` starts with."""
+    return {"benchmark": benchmark, "schema": 1, "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "argv": sys.argv}
+
+
+def write_outputs(payload, table, out, plotter, stdout, indent=2):
+    """Print ``table``; write ``payload`` as JSON to ``out`` and, with a ``plotter(payload, png_path)``, the chart
+    next to it (a failed chart is logged, never loses the results). Adds "table", "plot" and "json_path"."""
     payload["table"] = table
     print(table, file=stdout, flush=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     png = None
-    if plot:
+    if plotter is not None:
         try:
-            png = write_plot(payload, out.with_suffix(".png"))
+            png = plotter(payload, out.with_suffix(".png"))
         except Exception as exc:  # a chart must never lose the results
             log(f"no chart: {exc!r}")
     payload["plot"] = png
-    out.write_text(json.dumps(payload, indent=2, default=str))
+    out.write_text(json.dumps(payload, indent=indent, default=str))
     print(f"wrote {out}" + (f" and {png}" if png else ""), file=stdout, flush=True)
     payload["json_path"] = str(out)
     return payload
