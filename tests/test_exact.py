@@ -183,3 +183,26 @@ def test_dask_says_exact_mode_is_single_machine():
     X, y = make_twonorm(200, 3, random_state=0)
     with pytest.raises(NotImplementedError, match="exact mode"):
         DaskAdaBoostClassifier(max_bins=None).fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
+
+
+def test_tree_leaves_before_the_last_level_keep_rows_with_codes_above_255():
+    """A node that stops splitting before the last level is a leaf found by its range of rows; its sums
+    count every row, whatever the code of feature 0 (in exact mode codes go above 255)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(4000, 3))
+    y = np.where(X[:, 1] > 0, 1, np.where(X[:, 2] > 0.3, 1, 0))  # x1 > 0: pure, a leaf at depth 1
+    model = AdaBoostClassifier(1, max_depth=3, max_bins=None, warm_start=True).fit(X, y)
+    data = model._resume["data"]
+    assert data.codes.dtype == np.uint16 and data.codes[0].max() > 255
+    tree = model._resume["model"].nodes[0]
+    from fastboost._kernels.tree import leaf_of_codes
+
+    leaf = np.array([leaf_of_codes(data.codes, i, tree, int(model._resume["config"][0]["missing_code"]))
+                     for i in range(X.shape[0])])
+    depth = np.zeros(tree.shape[0], int)
+    for node in range(tree.shape[0]):
+        if tree[node]["left"] >= 0:
+            depth[tree[node]["left"]] = depth[tree[node]["right"]] = depth[node] + 1
+    assert any(depth[node] < 3 for node in np.unique(leaf)), "the data should give a leaf before the last level"
+    for node in np.unique(leaf):
+        assert tree[node]["weight"] == pytest.approx(data.p[leaf == node].sum(), rel=1e-12, abs=1e-15)

@@ -30,6 +30,11 @@ from .histogram import GROUP, _group_bounds, _group_histograms, group_count
 from .split import best_feature, categorical_left_set, impurity, level_splits
 from .update import BLOCK, block_total, goes_left
 
+#: no side table: _goes_left compares the code with the split
+NO_TABLE = np.zeros(0, np.uint8)
+#: a bin every code is at or below (a split that sends every row left)
+ALL_LEFT = np.int64(1) << np.int64(62)
+
 
 @jit
 def _rows_histogram_one_feature(codes_f, idx, start, stop, y, u, q, n_classes, with_count, hist_f):
@@ -151,14 +156,33 @@ def _range_tasks(nodes, count, node_range, is_leaf):
 
 
 @jit
-def _goes_left(c, k, missing_left, missing_code, categorical, cat_left):
+def _goes_left(c, k, missing_left, missing_code, categorical, cat_left, table=NO_TABLE):
+    """Whether code c goes left: table[c] when the split has a table (side_tables), else from the split."""
+    if table.shape[0] > 0:
+        return table[c] != 0
     if categorical:
         return goes_left(c, k, missing_left, missing_code, True, cat_left)
     return ((c <= k) & (c != missing_code)) | ((c == missing_code) & missing_left)
 
 
 @jit
-def _split_block(codes_f, k, missing_left, missing_code, categorical, cat_left, idx, root, a, b, dst):
+def side_tables(split_k, split_ml, split_cat, split_bits, n_split, missing_code, n_rows):
+    """uint8[n_split, missing_code + 1]: 1 where a code goes left at split j (a look-up per row is cheaper than
+    the split's comparisons). Empty (n_split, 0) when the tables would cost more than a quarter of a pass
+    over the level's n_rows rows (many bins and splits, few rows): then each row compares."""
+    width = missing_code + 1
+    if n_split * width * 4 > n_rows:
+        return np.zeros((n_split, 0), np.uint8)
+    table = np.empty((n_split, width), np.uint8)
+    for j in range(n_split):
+        for c in range(width):
+            table[j, c] = np.uint8(goes_left(c, split_k[j], split_ml[j], missing_code, split_cat[j] != 0,
+                                             split_bits[j]))
+    return table
+
+
+@jit
+def _split_block(codes_f, k, missing_left, missing_code, categorical, cat_left, table, idx, root, a, b, dst):
     """The rows at positions a:b (idx[p], or p itself at the root, whose idx is not filled yet) into dst[a:b]:
     the left ones forward from a, the right ones backward from b - 1, one branch-free store each.
     Returns the number going left."""
@@ -166,11 +190,30 @@ def _split_block(codes_f, k, missing_left, missing_code, categorical, cat_left, 
     ro = b - 1
     for p in range(a, b):
         i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
-        left = np.int64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left))
+        left = np.int64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table))
         dst[lo if left else ro] = i
         lo += left
         ro -= 1 - left
     return lo - a
+
+
+@jit
+def _count_left(codes_f, k, missing_left, missing_code, categorical, cat_left, table, a, b):
+    """The number of rows a:b (positions: the root's rows) that go left."""
+    n_left = 0
+    for i in range(a, b):
+        n_left += np.int64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table))
+    return n_left
+
+
+@jit
+def _place_rows(codes_f, k, missing_left, missing_code, categorical, cat_left, table, a, b, lo, ro, idx):
+    """Rows a:b (the root's: positions) into idx, the left ones forward from lo, the right ones from ro."""
+    for i in range(a, b):
+        left = np.int64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table))
+        idx[lo if left else ro] = i
+        lo += left
+        ro += 1 - left
 
 
 @pjit
@@ -184,16 +227,25 @@ def partition_level(codes, split_node, split_f, split_k, split_ml, split_cat, sp
     n_left  int64[n_split]  OUT  rows going left
     Threads over blocks of BLOCK positions of all the nodes: each block splits its rows into tmp (left
     ones first, right ones reversed at its end), then, at offsets from the blocks' left counts, both
-    runs are copied to idx in row order. Balanced however unequal the nodes are.
+    runs are copied to idx in row order. Balanced however unequal the nodes are. At the root (rows =
+    positions) the blocks only count first and then write their rows straight to their places in idx.
     """
     # split, start, stop, left count, left offset, right offset
     task = _range_tasks(split_node, n_split, node_range, np.ones(node_range.shape[0], np.bool_))
     n_tasks = task.shape[0]
+    n_rows = 0
+    for j in range(n_split):
+        n_rows += node_range[split_node[j], 1] - node_range[split_node[j], 0]
+    table = side_tables(split_k, split_ml, split_cat, split_bits, n_split, missing_code, n_rows)
     for t in prange(n_tasks):
         j = task[t, 0]
         ml = split_ml[j] != 0
-        task[t, 3] = _split_block(codes[split_f[j]], split_k[j], ml, missing_code, split_cat[j] != 0,
-                                  split_bits[j], idx, root, task[t, 1], task[t, 2], tmp)
+        if root:  # count only: the rows are the positions, so they go straight to their places in idx below
+            task[t, 3] = _count_left(codes[split_f[j]], split_k[j], ml, missing_code, split_cat[j] != 0,
+                                     split_bits[j], table[j], task[t, 1], task[t, 2])
+        else:
+            task[t, 3] = _split_block(codes[split_f[j]], split_k[j], ml, missing_code, split_cat[j] != 0,
+                                      split_bits[j], table[j], idx, root, task[t, 1], task[t, 2], tmp)
     n_left[:n_split] = 0
     for t in range(n_tasks):
         n_left[task[t, 0]] += task[t, 3]
@@ -213,9 +265,14 @@ def partition_level(codes, split_node, split_f, split_k, split_ml, split_cat, sp
         b = task[t, 2]
         nl = task[t, 3]
         lo = task[t, 4]
+        ro = task[t, 5]
+        if root:
+            j = task[t, 0]
+            _place_rows(codes[split_f[j]], split_k[j], split_ml[j] != 0, missing_code, split_cat[j] != 0,
+                        split_bits[j], table[j], a, b, lo, ro, idx)
+            continue
         for p in range(nl):
             idx[lo + p] = tmp[a + p]
-        ro = task[t, 5]
         for p in range(b - a - nl):
             idx[ro + p] = tmp[b - 1 - p]
 
@@ -230,13 +287,14 @@ def _node_class_weights(hist, missing_code, n_classes, out):
 
 
 @jit
-def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, categorical, cat_left, lc, y, u, q, w,
-                   ls, n_classes, leaf_of_row, part):
+def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, categorical, cat_left, table, lc, y, u,
+                   q, w, ls, n_classes, leaf_of_row, part):
     """Rows at positions a:b (idx[p], or p at the root) to their leaf, and the leaves' sums.
 
-    The rows are split by (codes_f, k, missing_left): left to leaf lc, right to lc + 1 (k = 255 with
-    missing_code = -1 sends all of them to lc). part float64[2, n_classes + 1 + n_classes]  OUT
-    (per side: sums of u by class, of q, then of w by class), rows in order.
+    The rows are split by (codes_f, k, missing_left) or its side table: left to leaf lc, right to lc + 1
+    (k = ALL_LEFT with missing_code = -1 and no table sends all of them to lc).
+    part float64[2, n_classes + 1 + n_classes]  OUT  per side: sums of u by class, of q, then of w by class
+    (rows in order).
     """
     nu = n_classes + 1
     part[:, :] = 0.0
@@ -251,7 +309,7 @@ def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, cate
         rw1 = 0.0
         for p in range(a, b):
             i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
-            left = np.float64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left))
+            left = np.float64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table))
             leaf_of_row[i] = lc + 1 - np.int64(left)
             one = np.float64(y[i])
             ui = u[i]
@@ -275,7 +333,7 @@ def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, cate
         return
     for p in range(a, b):
         i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
-        side = 0 if _goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left) else 1
+        side = 0 if _goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table) else 1
         leaf_of_row[i] = lc + side
         part[side, y[i]] += u[i]
         part[side, nu + y[i]] += w[i]
@@ -302,6 +360,10 @@ def leaf_sums(tree, node_range, n_first, codes, split_node, split_f, split_k, sp
         is_leaf[node] = tree[node].left < 0
     plain = _range_tasks(np.arange(n_first), n_first, node_range, is_leaf)
     split = _range_tasks(split_node, n_split, node_range, np.ones(node_range.shape[0], np.bool_))
+    n_rows = 0
+    for j in range(n_split):
+        n_rows += node_range[split_node[j], 1] - node_range[split_node[j], 0]
+    table = side_tables(split_k, split_ml, split_cat, split_bits, n_split, missing_code, n_rows)
     n_plain = plain.shape[0]
     n_tasks = n_plain + split.shape[0]
     parts = np.empty((n_tasks, 2, leaf_u.shape[1] + n_classes))
@@ -310,16 +372,16 @@ def leaf_sums(tree, node_range, n_first, codes, split_node, split_f, split_k, sp
         if t < n_plain:
             node = plain[t, 0]
             leaf[t, 0] = node
-            _leaf_row_sums(idx, False, plain[t, 1], plain[t, 2], codes[0], 255, False, -1, False, split_bits[0],
-                           node, y, u, q, w, ls, n_classes, leaf_of_row, parts[t])
+            _leaf_row_sums(idx, False, plain[t, 1], plain[t, 2], codes[0], ALL_LEFT, False, -1, False, split_bits[0],
+                           NO_TABLE, node, y, u, q, w, ls, n_classes, leaf_of_row, parts[t])
         else:
             j = split[t - n_plain, 0]
             lc = first_child + 2 * j
             leaf[t, 0] = lc
             leaf[t, 1] = lc + 1
             _leaf_row_sums(idx, root, split[t - n_plain, 1], split[t - n_plain, 2], codes[split_f[j]], split_k[j],
-                           split_ml[j] != 0, missing_code, split_cat[j] != 0, split_bits[j], lc, y, u, q, w, ls,
-                           n_classes, leaf_of_row, parts[t])
+                           split_ml[j] != 0, missing_code, split_cat[j] != 0, split_bits[j], table[j], lc, y, u, q,
+                           w, ls, n_classes, leaf_of_row, parts[t])
     for t in range(n_tasks):
         for side in range(2):
             if leaf[t, side] >= 0:
@@ -529,7 +591,7 @@ def finish_leaves(tree, n_nodes, leaf_u, config, total_u):
 
 @jit
 def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, idx, tmp, hist_a, hist_b, tree,
-              node_range, leaf_of_row, leaf_u, leaf_w, n_seen=-1):
+              node_range, leaf_of_row, leaf_u, leaf_w, n_seen=-1, root_ready=False):
     """Grow one tree on the learner weights u into ``tree``; return its number of nodes.
 
     codes    uint8[n_features, n_samples]; y uint8[n_samples] (class index < config.n_classes)   IN
@@ -556,6 +618,7 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
     n_seen   >= 0: weight trimming, the tree grows on the rows idx[:n_seen] only (IN, increasing); every
              row then goes to its leaf by the tree and the leaves' sums run over all rows
              (tree_leaves_all_rows), so the leaves' values and the round's sums are exact.
+    root_ready  hist_a[0] holds the root's histograms already (carried from the last round: incremental.py)
     Growth alternates two sides, kept apart so that fastboost.dask runs the same functions with the
     rows on its workers and the decisions on the client: the rows' side (rows_histograms,
     split_level_rows, tree_leaves_rows) reads and partitions rows; the decisions' side (root_weight,
@@ -569,8 +632,9 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
     slots = hist_a.shape[0]
     split = np.empty((6, slots), np.int64)  # slot, node, feature, bin, missing_left, categorical of each split
     split_bits = np.zeros((slots, CAT_WORDS), np.uint64)  # the left sets of the categorical splits
-    rows_histograms(codes, idx, 0, n, y, u, q, config.n_classes, config.min_samples_leaf > 1, hist_a[0],
-                    config.hist_groups)
+    if not root_ready:
+        rows_histograms(codes, idx, 0, n, y, u, q, config.n_classes, config.min_samples_leaf > 1, hist_a[0],
+                        config.hist_groups)
     total_u = root_weight(hist_a[0], config)
     min_weight = config.min_weight_fraction_leaf * total_u
     level_first = 0  # node indices of the current level: level_first .. level_first + level_count - 1
