@@ -133,10 +133,11 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
     max_nodes = max_nodes_of(depth)
     slots = 2 ** (depth - 1) if depth else 1
     tree_n = n if depth else 0
-    incremental = not depth and c["hist_rebuild"] > 1
+    incremental = c["hist_rebuild"] > 1  # carried histograms: the stumps' or the tree root's in hist
     idx_n = n if (depth or c["trim_rate"] > 0.0 or incremental) else 0  # (trimmed / incremental stumps: rows)
     hist_shape = ((slots, n_features, n_bins, n_fields) if depth
                   else (1, n_features, n_bins, 2) if incremental else (1, 1, 1, 1))
+    hist_width = (2 if not depth else n_fields if incremental else 0)
     state = np.zeros(1, STATE_DTYPE)
     state[0]["best_val"] = np.inf
     return Workspace(
@@ -148,7 +149,7 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
         block_sums=np.empty((n_blocks(n), 4), np.float64),
         sums=np.zeros(1, SUMS_DTYPE),
         state=state,
-        hist=np.empty((n_features, n_bins, 2) if not depth else (1, 1, 2), np.float64),
+        hist=np.empty((n_features, n_bins, hist_width) if hist_width else (1, 1, 2), np.float64),
         histq=np.empty((n_features, n_bins if c["use_q"] else 1, 2), np.float64),
         fvalue=np.empty(n_features, np.float64),
         fbin=np.empty(n_features, np.int64),
@@ -179,8 +180,10 @@ def working_memory(n_samples, n_features, n_bins, config, n_val, capacity):
     if depth:
         per_row += 3 * 8  # the row order, its partition scratch, each row's leaf
         slots = 2 ** (depth - 1)
-        parts[f"tree histograms ({n_classes} classes x {n_features} features x {n_bins} bins x {slots} nodes x 2)"] = (
-            2 * slots * n_features * n_bins * (n_classes + 1 + int(ls)) * 8)
+        carried = int(c["hist_rebuild"] > 1)  # the root's, carried from round to round
+        parts[f"tree histograms ({n_classes} classes x {n_features} features x {n_bins} bins x {slots} nodes x 2"
+              f"{' + 1' if carried else ''})"] = (
+            (2 * slots + carried) * n_features * n_bins * (n_classes + 1 + int(ls)) * 8)
     else:
         incremental = c["hist_rebuild"] > 1
         parts[f"stump histograms ({n_features} features x {n_bins} bins)"] = (

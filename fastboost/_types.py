@@ -111,8 +111,9 @@ STATE_DTYPE = np.dtype([
     ("since_best", np.int64),       # rounds since then
     ("stop", np.int64),             # why the last call of the loop returned: RAN_ALL, STOPPED_BY_RULE, ...
     ("untrimmed", np.int64),        # 1: the learner reads every row this round (weight trimming's retry)
-    ("hist_ready", np.int64),       # 1: ws.hist holds this round's stump histograms already (incremental.py)
-    ("small_left", np.int64),       # 1: ws.hist_a[0] holds the histograms of the stump's left side (else right)
+    ("hist_ready", np.int64),       # 1: ws.hist holds this round's stump (tree root) histograms already
+    ("small_left", np.int64),       # 1: ws.hist_a[0] holds the histograms of the stump's left side (else right);
+                                    # trees: of the rows the tree gets wrong (else right) (incremental.py)
 ], align=True)
 
 #: Everything a fit's options say, by name: the learner's, the algorithm's and early stopping's.
@@ -130,8 +131,8 @@ CONFIG_DTYPE = np.dtype([
     ("missing_code", np.int64),      # the bin code of missing values
     ("hist_groups", np.int64),       # feature groups of the histogram passes (speed only, never the result)
     ("trim_rate", np.float64),       # weight trimming: the learner reads the rows holding this share of u (0: all)
-    ("hist_rebuild", np.int64),      # stumps: build the histograms from every row every this many rounds, and in
-                                     # between from the last round's (_kernels/incremental.py); 0: every round
+    ("hist_rebuild", np.int64),      # build the stump (tree root) histograms from every row every this many rounds,
+                                     # in between from the last round's (_kernels/incremental.py); 0: every round
     # the algorithm
     ("lam", np.float64),             # VadaBoost's / EBBoost's variance penalty; QuadBoost's L1/L2 strength
     ("gamma", np.float64),           # SABoost's schedule scale

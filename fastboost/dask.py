@@ -672,6 +672,10 @@ class _DaskBoostMixin:
     #: stump rounds of AdaBoost and SABoost in one round trip (False: two, with the sums from the rows; benchmarks)
     _fuse_rounds = True
 
+    def _hist_rebuild(self, rule, depth, n_classes, leaf_kind):
+        """0: the shards build every round's histograms from their rows (histograms are not carried)."""
+        return 0
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._local_class = next(c for c in cls.__mro__

@@ -28,6 +28,7 @@ from ._types import (
     CRITERION_EB,
     CRITERION_LS,
     CRITERION_Z,
+    LEAF_DISCRETE,
     LEAF_KINDS,
     LEAF_LSQ,
     MAX_BINS,
@@ -392,18 +393,22 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             leaf_smoothing=0.5 / max(1, n_nonzero), missing_code=mapper.missing_code,
             hist_groups=n_feature_groups(n_features, numba.get_num_threads(), mapper.missing_code + 1),  # speed
             trim_rate=float(getattr(self, "weight_trim_rate", None) or 0.0),
-            hist_rebuild=self._hist_rebuild(rule, depth),
+            hist_rebuild=self._hist_rebuild(rule, depth, n_classes, leaf_kind),
             additive=rule.additive, use_q=rule.use_q, u_is_w=rule.u_is_w, need_s2=rule.needs_s2,
             patience=self.n_iter_no_change or 0, learning_rate=self.learning_rate, **self._rule_fields(n_classes))
 
-    def _hist_rebuild(self, rule, depth):
-        """Stump rounds between histograms from every row (``_driver.HIST_REBUILD_EVERY``; in between they come
-        from the last round's), for the rules whose update multiplies each (side, class) by one factor and whose
-        learner reads w itself: not with trees, weight trimming, a transform (VadaBoost), EBBoost's q
-        histograms, QuadBoost's residuals, or weights re-set between rounds (LPBoost, re-weighting passes).
+    def _hist_rebuild(self, rule, depth, n_classes, leaf_kind):
+        """Rounds between histograms from every row (``_driver.HIST_REBUILD_EVERY``; in between the stumps' and
+        the trees' root histograms come from the last round's) for the rules whose update multiplies each row's
+        weight by a factor its class and side (stumps) or its being right or wrong (trees) decide, and whose
+        learner reads w itself: not with a transform (VadaBoost), EBBoost's q histograms, QuadBoost's
+        residuals, weights re-set between rounds (LPBoost, re-weighting passes), weight trimming, or trees with
+        confidence-rated leaves, K classes or a row count per leaf (min_samples_leaf > 1).
         0: every round's histograms from every row."""
-        if (depth or rule.additive or rule.use_q or not rule.u_is_w or self._corrective
+        if (rule.additive or rule.use_q or not rule.u_is_w or self._corrective
                 or self._reweight_every() is not None or getattr(self, "weight_trim_rate", None) is not None):
+            return 0
+        if depth and (n_classes != 2 or leaf_kind != LEAF_DISCRETE or self.min_samples_leaf > 1):
             return 0
         return _driver.HIST_REBUILD_EVERY
 

@@ -1,11 +1,12 @@
-"""Stump histograms carried from round to round (fastboost/_kernels/incremental.py).
+"""Histograms carried from round to round (fastboost/_kernels/incremental.py).
 
 Between full passes (every ``_driver.HIST_REBUILD_EVERY`` rounds) an AdaBoost stump round's histograms
-are the last round's, re-weighted per side and class, from one gathered pass over the smaller side.
-Checked here: the side's rows against NumPy; one step of the update against histograms built from
-the updated weights; over 1000 rounds, the same stumps as building every round's histograms from
-every row, and histograms within 1e-12 of a full build even with no rebuild at all; the same model
-for any thread count.
+are the last round's, re-weighted per side and class, from one gathered pass over the smaller side;
+a tree round's root histograms likewise, from the smaller of the rows it gets right or wrong.
+Checked here: those rows against NumPy; one step of the update against histograms built from
+the updated weights; over many rounds, the same stumps and trees as building every round's histograms
+from every row, and histograms within 1e-12 of a full build after 1000 rounds with no rebuild at all;
+the same model for any thread count.
 """
 import numba
 import numpy as np
@@ -16,8 +17,9 @@ from hypothesis import strategies as st
 import fastboost._driver as driver
 from fastboost import AdaBoostClassifier, LazyBoostClassifier, SABoostClassifier, VadaBoostClassifier
 from fastboost._kernels.histogram import build_histograms
-from fastboost._kernels.incremental import CHUNK_ROWS, next_histograms, side_rows
-from fastboost._kernels.update import NO_SET, goes_left
+from fastboost._kernels.incremental import CHUNK_ROWS, next_histograms, next_tree_histograms, side_rows, wrong_rows
+from fastboost._kernels.tree import rows_histograms
+from fastboost._kernels.update import BLOCK, NO_SET, goes_left, n_blocks, update_weights_table
 from fastboost.datasets import make_twonorm
 
 
@@ -115,10 +117,18 @@ def test_histograms_stay_within_1e_12_of_a_full_build_after_1000_rounds(twonorm)
 
 def test_only_the_rules_it_is_exact_for_carry_histograms(twonorm):
     X, y = twonorm
-    assert AdaBoostClassifier(3, warm_start=True).fit(X, y)._resume["config"][0]["hist_rebuild"] > 1
-    for est in (VadaBoostClassifier(3, warm_start=True), AdaBoostClassifier(3, max_depth=2, warm_start=True),
-                AdaBoostClassifier(3, weight_trim_rate=0.99, warm_start=True)):
-        assert est.fit(X, y)._resume["config"][0]["hist_rebuild"] == 0, est
+    for est in (AdaBoostClassifier(3, warm_start=True), AdaBoostClassifier(3, max_depth=2, warm_start=True),
+                SABoostClassifier(3, max_depth=3, warm_start=True)):
+        assert est.fit(X, y)._resume["config"][0]["hist_rebuild"] > 1, est
+    y3 = np.where(X[:, 0] > 0.5, 2, (y > 0).astype(int))
+    for est, yy in ((VadaBoostClassifier(3, warm_start=True), y),
+                    (VadaBoostClassifier(3, max_depth=2, warm_start=True), y),
+                    (AdaBoostClassifier(3, weight_trim_rate=0.99, warm_start=True), y),
+                    (AdaBoostClassifier(3, max_depth=2, weight_trim_rate=0.99, warm_start=True), y),
+                    (AdaBoostClassifier(3, max_depth=2, leaf="real", warm_start=True), y),
+                    (AdaBoostClassifier(3, max_depth=2, min_samples_leaf=5, warm_start=True), y),
+                    (AdaBoostClassifier(3, max_depth=2, warm_start=True), y3)):
+        assert est.fit(X, yy)._resume["config"][0]["hist_rebuild"] == 0, est
 
 
 def test_carried_histograms_give_the_same_model_for_any_thread_count(twonorm):
@@ -128,3 +138,91 @@ def test_carried_histograms_give_the_same_model_for_any_thread_count(twonorm):
     a = AdaBoostClassifier(200, n_jobs=1).fit(X, y)
     b = AdaBoostClassifier(200, n_jobs=2).fit(X, y)
     assert a.rounds_.tobytes() == b.rounds_.tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([0, 1, 5, BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 7]), st.integers(0, 2 ** 32 - 1),
+       st.floats(0.0, 1.0))
+def test_wrong_rows_are_the_smaller_set_in_order(n, seed, share):
+    rng = np.random.default_rng(seed)
+    wrong = (rng.random(n) < share).astype(np.int8)
+    block_sums = np.zeros((n_blocks(n), 4))
+    for b in range(-(-n // BLOCK)):
+        block_sums[b, 1] = wrong[b * BLOCK:(b + 1) * BLOCK].sum()
+    rows = np.full(n, -1, np.int64)
+    m, small_wrong = wrong_rows(wrong, block_sums, rows)
+    assert bool(small_wrong) == (wrong.sum() <= n - wrong.sum())
+    np.testing.assert_array_equal(rows[:m], np.flatnonzero(wrong == (1 if small_wrong else 0)))
+
+
+def test_one_tree_step_equals_the_root_histograms_of_the_updated_weights():
+    """A discrete binary tree's update marks the rows it gets wrong; the histograms of the smaller set's
+    updated weights and this round's root histograms give the next round's root histograms."""
+    rng = np.random.default_rng(5)
+    n, d, n_nodes = 3 * BLOCK + 100, 5, 7
+    codes = rng.integers(0, 30, (d, n)).astype(np.uint8)
+    y = rng.integers(0, 2, n).astype(np.uint16)
+    w = rng.random(n) ** 4
+    w /= w.sum()
+    leaf = rng.integers(3, n_nodes, n)  # rows in leaves 3..6
+    leaf_class = np.array([-1, -1, -1, 0, 1, 1, 0])
+    correct = leaf_class[leaf] == y
+    alpha = 0.41
+    wi, wj = w[correct].sum(), w[~correct].sum()
+    z = wi * np.exp(-alpha) + wj * np.exp(alpha)
+    factor = np.empty((n_nodes, 2))
+    for node in range(n_nodes):
+        for c in range(2):
+            factor[node, c] = np.exp(-alpha if leaf_class[node] == c else alpha) / z
+    idx = np.empty(n, np.int64)
+    hist = np.empty((d, 31, 3))
+    rows_histograms(codes, idx, 0, n, y, w, w, 2, False, hist, 2)
+    w2 = w.copy()
+    marks = np.full(n, 7, np.int8)
+    block_sums = np.zeros((n_blocks(n), 4))
+    update_weights_table(w2, w, leaf, y, factor, block_sums, False, leaf_class, marks)
+    np.testing.assert_array_equal(marks, (~correct).astype(np.int8))
+    np.testing.assert_allclose(w2, w * factor[leaf, y], rtol=0, atol=0)
+    m, small_wrong = wrong_rows(marks, block_sums, idx)
+    side = np.empty_like(hist)
+    rows_histograms(codes, idx, 0, m, y, w2, w2, 2, False, side, 2)
+    next_tree_histograms(hist, side, small_wrong, alpha, wi, wj)
+    ref = np.empty_like(hist)
+    rows_histograms(codes, idx, 0, n, y, w2, w2, 2, False, ref, 2)
+    np.testing.assert_allclose(hist, ref, rtol=1e-12, atol=1e-18)
+
+
+@pytest.mark.parametrize("depth, n_rounds", [(2, 300), (3, 200)])
+def test_the_same_trees_as_building_every_root_from_every_row(twonorm, depth, n_rounds):
+    X, y = twonorm
+    full = _fit(1, AdaBoostClassifier(n_rounds, max_depth=depth, warm_start=True), X, y)
+    carried = _fit(driver.HIST_REBUILD_EVERY, AdaBoostClassifier(n_rounds, max_depth=depth, warm_start=True), X, y)
+    assert carried._resume["config"][0]["hist_rebuild"] > 1 and full._resume["config"][0]["hist_rebuild"] == 1
+    assert full.n_estimators_ == carried.n_estimators_
+    a = full._resume["model"].nodes[:full.n_estimators_]
+    b = carried._resume["model"].nodes[:carried.n_estimators_]
+    for name in ("feature", "bin", "missing_left", "left", "right", "class_"):
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+    np.testing.assert_array_equal(full.rounds_["alpha"], carried.rounds_["alpha"])  # the leaves' sums: exact
+
+
+def test_tree_root_histograms_stay_within_1e_12_of_a_full_build_after_1000_rounds(twonorm):
+    X, y = twonorm
+    model = _fit(10 ** 9, AdaBoostClassifier(1000, max_depth=2, warm_start=True), X, y)
+    assert model.n_estimators_ == 1000
+    ws, data = model._resume["ws"], model._resume["data"]
+    assert ws.state[0]["hist_ready"] == 1
+    ref = np.empty_like(ws.hist)
+    rows_histograms(data.codes, ws.idx, 0, ws.w.shape[0], ws.ylab, ws.w, ws.w, 2, False, ref, 2)
+    scale = ref.sum(axis=(1, 2), keepdims=True)
+    np.testing.assert_allclose(ws.hist / scale, ref / scale, rtol=1e-12, atol=1e-12)
+
+
+def test_carried_tree_histograms_give_the_same_model_for_any_thread_count(twonorm):
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 threads")
+    X, y = twonorm
+    a = AdaBoostClassifier(100, max_depth=3, n_jobs=1).fit(X, y)
+    b = AdaBoostClassifier(100, max_depth=3, n_jobs=2).fit(X, y)
+    assert a.rounds_.tobytes() == b.rounds_.tobytes()
+    assert a.nodes_.tobytes() == b.nodes_.tobytes()

@@ -1,26 +1,27 @@
-"""The next round's stump histograms from this round's, without a pass over every row.
+"""The next round's root histograms from this round's, without a pass over every row.
 
-With a multiplicative update and u = w (AdaBoost, lazy stumps, SABoost), a stump round multiplies
-the weight of every row by one of two factors, chosen by the row's side of the stump and its class:
-``w_i <- w_i * (down if y_i h(x_i) > 0 else up)`` with ``down = exp(-alpha) / Z`` and
-``up = exp(alpha) / Z``. So for every feature f, bin b and class c,
+With a multiplicative update and u = w (AdaBoost, lazy stumps, SABoost), a round multiplies the
+weight of every row by one of two factors: ``w_i <- w_i * (down if y_i h(x_i) > 0 else up)`` with
+``down = exp(-alpha) / Z`` and ``up = exp(alpha) / Z``. Split the rows into a set S and the rest O
+on which the factor depends only on the class: for a stump, its two sides (each side outputs one
+label); for a tree with discrete leaves, the rows it gets right and those it gets wrong. Then for
+every feature f, bin b and class c,
 
     H'[f, b, c] = f_S(c) * H_S[f, b, c] + f_O(c) * (H[f, b, c] - H_S[f, b, c])
 
-where H is this round's histogram, H_S the histogram of the rows on the stump's smaller side
-(one gathered pass over at most half of the rows, ``side_rows`` then
-``histogram.build_histograms_rows``) and f_S, f_O the two sides' factors. This is exact in real
-arithmetic; in floating point the subtraction leaves rounding dust (a negative difference is
-clipped to zero), so the learner builds the histograms from every row again every
-``config.hist_rebuild`` rounds, which bounds the drift. Every sum has a fixed order (rows in
-increasing order, features in parallel, elements independently), so the model is the same for
-any thread count.
+where H is this round's histogram and H_S the histogram of the rows of S, the smaller set (one
+gathered pass over at most half of the rows: ``side_rows`` or ``wrong_rows``, then a histogram of
+those rows). This is exact in real arithmetic; in floating point the subtraction leaves rounding
+dust (a negative difference is clipped to zero), so the learner builds the histograms from every
+row again every ``config.hist_rebuild`` rounds, which bounds the drift. Every sum has a fixed order
+(rows in increasing order, features in parallel, elements independently), so the model is the
+same for any thread count.
 """
 import numpy as np
 from numba import prange
 
-from .._config import pjit
-from .update import goes_left
+from .._config import jit, pjit
+from .update import BLOCK, goes_left
 
 #: rows per chunk of the side pass (each chunk writes its rows into its own stretch of the output)
 CHUNK_ROWS = 65536
@@ -58,6 +59,15 @@ def side_rows(codes_f, k, missing_left, missing_code, categorical, cat_left, row
             kl += np.int64(left)
             kr += 1 - np.int64(left)
         n_left[c] = kl
+    return _gather_smaller(rows, n_left, n)
+
+
+@jit
+def _gather_smaller(rows, n_left, n):
+    """After a chunked split of rows 0..n-1 (chunk c: its n_left[c] "left" rows forward from its start, the
+    others backward from its end), rows[:m] = the rows of the smaller side in increasing order; returns
+    (m, 1 if that is the left side)."""
+    nc = n_left.shape[0]
     total_left = 0
     for c in range(nc):
         total_left += n_left[c]
@@ -82,6 +92,37 @@ def side_rows(codes_f, k, missing_left, missing_code, categorical, cat_left, row
 
 
 @pjit
+def wrong_rows(wrong, block_sums, rows):
+    """rows[:m] = the smaller of the rows a tree gets wrong and those it gets right, in increasing order;
+    returns (m, 1 if those are the wrong ones).
+
+    wrong        int8[n]                  IN   1 where the tree gets the row wrong, else 0
+    block_sums   float64[n_blocks, >= 2]  IN   column 1: the wrong rows of each block of update.BLOCK rows
+                                               (update_weights_table marks and counts them)
+    rows         int64[>= n]              OUT
+    Each block writes its rows from an offset its predecessors' counts give: no serial pass over rows.
+    """
+    n = wrong.shape[0]
+    nb = -(-n // BLOCK)
+    start = np.zeros(nb + 1, np.int64)
+    for b in range(nb):
+        start[b + 1] = start[b] + np.int64(block_sums[b, 1])
+    small_wrong = start[nb] <= n - start[nb]
+    keep_value = np.int8(1 if small_wrong else 0)
+    for b in prange(nb):
+        first = b * BLOCK
+        o = start[b] if small_wrong else first - start[b]  # the block's right rows start after its predecessors'
+        last = min(n, first + BLOCK) - 1  # the block's last kept row: no stray write past it
+        while last >= first and wrong[last] != keep_value:
+            last -= 1
+        for i in range(first, last + 1):
+            rows[o] = i  # branch-free: a row not kept is overwritten by the next kept one
+            o += np.int64(wrong[i] == keep_value)
+    m = start[nb] if small_wrong else n - start[nb]
+    return m, np.int64(small_wrong)
+
+
+@jit
 def next_histograms(hist, hist_side, side_output, other_output, alpha, w_correct, w_wrong):
     """hist <- the next round's histograms (see the module): f_S * hist_side + f_O * max(hist - hist_side, 0).
 
@@ -100,13 +141,40 @@ def next_histograms(hist, hist_side, side_output, other_output, alpha, w_correct
     s1 = down if side_output > 0 else up
     o0 = up if other_output > 0 else down
     o1 = down if other_output > 0 else up
+    combine(hist, hist_side, np.array([s0, s1]), np.array([o0, o1]))
+
+
+@jit
+def next_tree_histograms(hist, hist_side, side_wrong, alpha, w_correct, w_wrong):
+    """hist <- the next round's root histograms after a tree with discrete leaves (see the module).
+
+    hist       float64[n_features, n_bins, n_fields]  IN/OUT  this round's root histograms of w, then the next's
+    hist_side  float64[n_features, n_bins, n_fields]  IN  the histograms of the UPDATED weights of the rows
+               wrong_rows returned (divided by their factor, this round's, they are those rows' histograms of w)
+    side_wrong  1: those rows are the ones the tree gets wrong (else right)
+    Every field is scaled alike (the classes' weights; a row-count field holds 0 and stays 0).
+    """
+    down = np.exp(-alpha)
+    up = np.exp(alpha)
+    z = w_correct * down + w_wrong * up
+    fs = (up if side_wrong else down) / z
+    fo = (down if side_wrong else up) / z
+    k = hist.shape[2]
+    combine(hist, hist_side, np.full(k, fs), np.full(k, fo), 1.0 / fs)
+
+
+@pjit
+def combine(hist, hist_side, side_factor, other_factor, side_scale=1.0):
+    """hist[f, b, c] <- side_factor[c] * a + other_factor[c] * max(hist[f, b, c] - a, 0) with
+    a = side_scale * hist_side[f, b, c] (hist_side is not written)."""
     d = hist.shape[0]
     nb = hist.shape[1]
+    k = hist.shape[2]
     for f in prange(d):
         h = hist[f]
-        a = hist_side[f]
+        s = hist_side[f]
         for b in range(nb):
-            r0 = h[b, 0] - a[b, 0]
-            r1 = h[b, 1] - a[b, 1]
-            h[b, 0] = s0 * a[b, 0] + o0 * (r0 if r0 > 0.0 else 0.0)
-            h[b, 1] = s1 * a[b, 1] + o1 * (r1 if r1 > 0.0 else 0.0)
+            for c in range(k):
+                a = side_scale * s[b, c]
+                r = h[b, c] - a
+                h[b, c] = side_factor[c] * a + other_factor[c] * (r if r > 0.0 else 0.0)

@@ -24,10 +24,10 @@ import numpy as np
 from .._config import compiled, jit
 from .._types import LEAF_LSQ, LEAF_REAL
 from .histogram import build_histograms_q, build_histograms_q_rows, build_histograms_rows, histograms_and_splits
-from .incremental import next_histograms, side_rows
+from .incremental import next_histograms, next_tree_histograms, side_rows, wrong_rows
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
 from .split import choose_stump, stump_from_feature_splits
-from .tree import grow_tree, tree_outputs, tree_round_sums, update_validation_tree
+from .tree import grow_tree, rows_histograms, tree_outputs, tree_round_sums, update_validation_tree
 from .trim import select_rows
 from .update import (
     apply_stump,
@@ -165,9 +165,17 @@ def learn_tree(data, config, ws, model, t):
     # weight trimming: the tree grows on the rows holding config.trim_rate of u; its leaves' sums (and so
     # the leaf values, the step and the update) still come from every row
     m = select_rows(u, config.trim_rate, ws.idx) if _trimming(config, ws) else -1
+    carry = config.hist_rebuild > 1  # the root's histograms carried from round to round (incremental.py)
+    if carry:
+        state = ws.state[0]
+        if state.hist_ready == 0 or t % config.hist_rebuild == 0:
+            rows_histograms(data.codes, ws.idx, 0, u.shape[0], ws.ylab, u, ws.q, config.n_classes, False, ws.hist,
+                            config.hist_groups)
+        ws.hist_a[0][:] = ws.hist
+        state.hist_ready = 0
     n_nodes = grow_tree(data.codes, ws.ylab, u, ws.q, ws.w, data.n_value_bins, data.categorical, data.thresholds,
                         config, ws.idx, ws.tmp, ws.hist_a, ws.hist_b, tree, ws.node_range, ws.leaf_of_row, ws.leaf_u,
-                        ws.leaf_w, m)
+                        ws.leaf_w, m, carry)
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     finish_tree_round(tree, n_nodes, config, ws.leaf_u, ws.leaf_w, ws.sums, model.rounds[t], ws.factor)
 
@@ -214,7 +222,8 @@ def finish_tree_round(tree, n_nodes, config, leaf_u, leaf_w, sums, r, factor):
 @compiled(UPDATE_SIG)
 def update_tree_weights(data, config, ws, model, t, alpha):
     """Discrete binary leaves: w_i exp(-+alpha) / Z by whether row i's leaf names its class, from the
-    leaves (the same products as update_weights on the tree's outputs, without the y*h pass)."""
+    leaves (the same products as update_weights on the tree's outputs, without the y*h pass). With carried
+    histograms (config.hist_rebuild > 1) also the next round's root histograms (incremental.py)."""
     tree = model.nodes[t]
     s = ws.sums[0]
     down = np.exp(-alpha)
@@ -224,7 +233,18 @@ def update_tree_weights(data, config, ws, model, t, alpha):
         right_class = tree[node].class_
         ws.factor[node, 0] = (down if right_class == 0 else up) / z
         ws.factor[node, 1] = (down if right_class == 1 else up) / z
-    s2 = update_weights_table(ws.w, data.p, ws.leaf_of_row, ws.ylab, ws.factor, ws.block_sums, config.need_s2)
+    carry = config.hist_rebuild > 1
+    leaf_class = np.empty(tree.shape[0] if carry else 0, np.int64)
+    for node in range(leaf_class.shape[0]):
+        leaf_class[node] = tree[node].class_
+    s2 = update_weights_table(ws.w, data.p, ws.leaf_of_row, ws.ylab, ws.factor, ws.block_sums, config.need_s2,
+                              leaf_class, ws.yh)
+    if carry:  # the next round's root histograms from this round's (incremental.py)
+        k, small_wrong = wrong_rows(ws.yh, ws.block_sums, ws.idx)
+        rows_histograms(data.codes, ws.idx, 0, k, ws.ylab, ws.w, ws.q, config.n_classes, False, ws.hist_a[0],
+                        config.hist_groups)
+        next_tree_histograms(ws.hist, ws.hist_a[0], small_wrong, alpha, s.wi, s.wj)
+        ws.state[0].hist_ready = 1
     return z, s2
 
 

@@ -13,6 +13,9 @@ from .._types import CAT_WORDS
 BLOCK = 16384
 #: the empty category set: the default of a numeric split's cat_left
 NO_SET = np.zeros(CAT_WORDS, np.uint64)
+#: no leaf classes: update_weights_table counts no wrong rows
+NO_CLASSES = np.zeros(0, np.int64)
+NO_MARKS = np.zeros(0, np.int8)
 
 
 def n_blocks(n_samples):
@@ -184,28 +187,47 @@ def update_validation(codes_f, k, missing_left, missing_code, left, right, alpha
 
 
 @pjit
-def update_weights_table(w, p, leaf, y, factor, block_sums, need_s2=True):
+def update_weights_table(w, p, leaf, y, factor, block_sums, need_s2=True, leaf_class=NO_CLASSES, wrong=NO_MARKS):
     """w_i <- w_i * factor[leaf_i, y_i] in place (trees: factor = exp(-v_leaf y) / Z, or exp(-+alpha) / Z
     for a leaf that names / does not name the class).
 
     leaf    int64[n_samples]            IN  leaf node of each row
     factor  float64[n_nodes, n_classes] IN  per leaf and class multiplier, normaliser included
+    leaf_class  int64[n_nodes] or empty IN  the class each leaf names: then wrong[i] = 1 where row i's leaf does
+            not name its class (else 0; int8[n_samples] OUT) and block_sums[b, 1] counts those rows of block b
+            (for incremental.wrong_rows)
     Returns sum_i w_i**2 / p_i over p_i > 0 after the update (0.0 without need_s2).
     """
     n = w.shape[0]
     nb = -(-n // BLOCK)
+    count = leaf_class.shape[0] > 0
     for b in prange(nb):
         s2 = 0.0
+        n_wrong = 0
         if need_s2:
             for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
                 wi = w[i] * factor[leaf[i], y[i]]
                 w[i] = wi
                 if p[i] > 0.0:
                     s2 += wi * wi / p[i]
+        elif count:
+            for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+                node = leaf[i]
+                c = y[i]
+                w[i] *= factor[node, c]
+                bad = np.int8(leaf_class[node] != c)
+                wrong[i] = bad
+                n_wrong += bad
         else:
             for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
                 w[i] *= factor[leaf[i], y[i]]
+        if count and need_s2:
+            for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+                bad = np.int8(leaf_class[leaf[i]] != y[i])
+                wrong[i] = bad
+                n_wrong += bad
         block_sums[b, 0] = s2
+        block_sums[b, 1] = n_wrong
     return block_total(block_sums, nb, 0) if need_s2 else 0.0
 
 
