@@ -287,6 +287,15 @@ def _node_class_weights(hist, missing_code, n_classes, out):
 
 
 @jit
+def _leaf_rows(idx, root, a, b, codes_f, k, missing_left, missing_code, categorical, cat_left, table, lc, leaf_of_row):
+    """Rows at positions a:b to their leaf as _leaf_row_sums, without the sums."""
+    for p in range(a, b):
+        i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
+        left = np.int64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table))
+        leaf_of_row[i] = lc + 1 - left
+
+
+@jit
 def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, categorical, cat_left, table, lc, y, u,
                    q, w, ls, n_classes, leaf_of_row, part):
     """Rows at positions a:b (idx[p], or p at the root) to their leaf, and the leaves' sums.
@@ -343,7 +352,8 @@ def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, cate
 
 @pjit
 def leaf_sums(tree, node_range, n_first, codes, split_node, split_f, split_k, split_ml, split_cat, split_bits, n_split,
-              missing_code, root, first_child, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w):
+              missing_code, root, first_child, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w,
+              assign_only=False):
     """Each leaf's rows get its index; per leaf and class sums of u and w (and of q for least squares).
 
     Two kinds of leaves: those among nodes 0 .. n_first - 1 (their rows are the range node_range[node]
@@ -354,6 +364,7 @@ def leaf_sums(tree, node_range, n_first, codes, split_node, split_f, split_k, sp
     Threads over tasks of <= BLOCK consecutive positions of one range (leaves differ in size, so threads
     over leaves would leave one idle); a leaf's sum adds its tasks' partial sums in position order,
     which is row order: the result does not depend on the number of threads.
+    assign_only: only each row's leaf; leaf_u and leaf_w are not written.
     """
     is_leaf = np.empty(tree.shape[0], np.bool_)
     for node in range(tree.shape[0]):
@@ -366,6 +377,17 @@ def leaf_sums(tree, node_range, n_first, codes, split_node, split_f, split_k, sp
     table = side_tables(split_k, split_ml, split_cat, split_bits, n_split, missing_code, n_rows)
     n_plain = plain.shape[0]
     n_tasks = n_plain + split.shape[0]
+    if assign_only:
+        for t in prange(n_tasks):
+            if t < n_plain:
+                _leaf_rows(idx, False, plain[t, 1], plain[t, 2], codes[0], ALL_LEFT, False, -1, False, split_bits[0],
+                           NO_TABLE, plain[t, 0], leaf_of_row)
+            else:
+                j = split[t - n_plain, 0]
+                _leaf_rows(idx, root, split[t - n_plain, 1], split[t - n_plain, 2], codes[split_f[j]], split_k[j],
+                           split_ml[j] != 0, missing_code, split_cat[j] != 0, split_bits[j], table[j],
+                           first_child + 2 * j, leaf_of_row)
+        return
     parts = np.empty((n_tasks, 2, leaf_u.shape[1] + n_classes))
     leaf = np.full((n_tasks, 2), -1, np.int64)
     for t in prange(n_tasks):
@@ -512,6 +534,56 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
 
 
 @jit
+def hist_leaf_sums(hist, level_first, level_count, tree, missing_code, last, leaf_u, leaf_w):
+    """The class sums of the leaves a level gives, from its node histograms (two classes, u = w, no row
+    count): a node of the level that is not split is a leaf, its sums its histogram's; at the last level
+    (last) a split node's children are leaves, their sums its split feature's bins on either side.
+
+    hist  float64[slots, n_features, n_bins, 3]  IN  the level's histograms (slot s <-> node level_first + s)
+    tree  IN  the level's splits (choose_level)
+    leaf_u float64[n_nodes, 3], leaf_w float64[n_nodes, 2]  OUT  for those leaves: the sums by class (u = w)
+    """
+    for s in range(level_count):
+        node = level_first + s
+        nd = tree[node]
+        if nd.left < 0:
+            _leaf_sums_from(hist[s, 0], missing_code, NO_TABLE, -1, ALL_LEFT, False, False, nd.cat_left, node, -1,
+                            leaf_u, leaf_w)
+        elif last:
+            _leaf_sums_from(hist[s, nd.feature], missing_code, NO_TABLE, missing_code, nd.bin, nd.missing_left != 0,
+                            nd.categorical != 0, nd.cat_left, nd.left, nd.right, leaf_u, leaf_w)
+
+
+@jit
+def _leaf_sums_from(hist_f, n_bins_code, table, missing_code, k, missing_left, categorical, cat_left, left, right,
+                    leaf_u, leaf_w):
+    """leaf_u / leaf_w of node left (right: -1 for none) from one feature's histogram: bin b to the left
+    when it goes left at the split (k, missing_left, missing_code[, cat_left]), else to the right."""
+    l0 = 0.0
+    l1 = 0.0
+    r0 = 0.0
+    r1 = 0.0
+    for b in range(n_bins_code + 1):
+        if _goes_left(b, k, missing_left, missing_code, categorical, cat_left, table):
+            l0 += hist_f[b, 0]
+            l1 += hist_f[b, 1]
+        else:
+            r0 += hist_f[b, 0]
+            r1 += hist_f[b, 1]
+    leaf_u[left, 0] = l0
+    leaf_u[left, 1] = l1
+    leaf_u[left, 2] = 0.0
+    leaf_w[left, 0] = l0
+    leaf_w[left, 1] = l1
+    if right >= 0:
+        leaf_u[right, 0] = r0
+        leaf_u[right, 1] = r1
+        leaf_u[right, 2] = 0.0
+        leaf_w[right, 0] = r0
+        leaf_w[right, 1] = r1
+
+
+@jit
 def split_level_rows(codes, y, u, q, config, split, split_bits, n_split, first_child, root, idx, tmp, node_range,
                      hist_parent, hist_children, with_histograms):
     """The rows' side of a level that is not the last: partition the split nodes' rows (children
@@ -547,18 +619,19 @@ def split_level_rows(codes, y, u, q, config, split, split_bits, n_split, first_c
 
 @jit
 def tree_leaves_rows(codes, y, u, q, w, config, tree, n_nodes, n_first, split, split_bits, n_last, last_root, idx,
-                     node_range, leaf_of_row, leaf_u, leaf_w):
+                     node_range, leaf_of_row, leaf_u, leaf_w, assign_only=False):
     """The rows' side of the leaves: each row's leaf and the leaves' sums (see leaf_sums).
 
     n_first: the leaves among nodes < n_first are found by their ranges; the n_last splits of the last
     level (last_root: that level is the root's) send their rows straight to their children n_first + 2j.
+    assign_only: only each row's leaf (leaf_u and leaf_w are left as they are).
     """
     if n_nodes == 1:  # the root is a leaf: its rows were never partitioned into idx
         for i in range(u.shape[0]):
             idx[i] = i
     leaf_sums(tree, node_range, n_first, codes, split[1], split[2], split[3], split[4], split[5], split_bits, n_last,
               config.missing_code, last_root, n_first, idx, y, u, q, w, config.criterion == CRITERION_LS,
-              config.n_classes, leaf_of_row, leaf_u, leaf_w)
+              config.n_classes, leaf_of_row, leaf_u, leaf_w, assign_only)
 
 
 @jit
@@ -618,7 +691,10 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
     n_seen   >= 0: weight trimming, the tree grows on the rows idx[:n_seen] only (IN, increasing); every
              row then goes to its leaf by the tree and the leaves' sums run over all rows
              (tree_leaves_all_rows), so the leaves' values and the round's sums are exact.
-    root_ready  hist_a[0] holds the root's histograms already (carried from the last round: incremental.py)
+    root_ready  hist_a[0] holds the root's histograms already (carried from the last round: incremental.py);
+             then u is w, two classes, no row counts, and the leaves' sums come from the level histograms
+             (hist_leaf_sums: bins, not rows, so they carry the histograms' rounding) and the pass over the
+             rows only finds each row's leaf
     Growth alternates two sides, kept apart so that fastboost.dask runs the same functions with the
     rows on its workers and the decisions on the client: the rows' side (rows_histograms,
     split_level_rows, tree_leaves_rows) reads and partitions rows; the decisions' side (root_weight,
@@ -643,9 +719,13 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
     n_first = -1  # leaf_sums: the leaves among nodes < n_first by their ranges, the last level's by its splits
     n_last = 0
     last_root = False
+    from_hist = root_ready  # the leaves' sums from the level histograms (hist_leaf_sums), not from the rows
     for depth in range(config.max_depth):
         n_split = choose_level(hist_a, level_first, level_count, n_nodes, tree, n_value_bins, categorical,
                                thresholds, config, min_weight, split, split_bits)
+        last = n_split == 0 or depth + 1 == config.max_depth
+        if from_hist:
+            hist_leaf_sums(hist_a, level_first, level_count, tree, config.missing_code, last, leaf_u, leaf_w)
         if n_split == 0:
             break
         first_child = n_nodes
@@ -673,7 +753,7 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
                     total_u += leaf_u[node, k]
     else:
         tree_leaves_rows(codes, y, u, q, w, config, tree, n_nodes, n_first, split, split_bits, n_last, last_root,
-                         idx, node_range, leaf_of_row, leaf_u, leaf_w)
+                         idx, node_range, leaf_of_row, leaf_u, leaf_w, from_hist)
     finish_leaves(tree, n_nodes, leaf_u, config, total_u)
     return n_nodes
 
