@@ -167,3 +167,34 @@ class ContendedStumpRounds(_Fit):
         return self._per_round_ms()
 
     track_per_round_ms.unit = "ms"
+
+
+class CarriedTreeRounds(_Fit):
+    """Per-round time of AdaBoost depth-3 trees whose root histograms are carried from round to round (the
+    default: rebuilt from every row every ``_driver.HIST_REBUILD_EVERY`` rounds) against building every
+    round's root from every row; the two fits grow the same trees. Skipped while fastboost carries no tree
+    histograms."""
+    params = (SIZES, FEATURES, [True, False])
+    param_names = ["n", "d", "carried"]
+
+    def setup(self, n, d, carried):
+        from fastboost import _driver
+        from fastboost._kernels import incremental
+
+        if not hasattr(incremental, "next_tree_histograms"):
+            raise NotImplementedError("trees do not carry their root histograms in this fastboost")
+        self.driver = _driver
+        self.every = _driver.HIST_REBUILD_EVERY
+        _driver.HIST_REBUILD_EVERY = self.every if carried else 1
+        self._setup(n, d, "adaboost", max_depth=3)
+
+    def teardown(self, n, d, carried):
+        self.driver.HIST_REBUILD_EVERY = self.every
+
+    def time_fit(self, n, d, carried):
+        self._fit()
+
+    def track_per_round_ms(self, n, d, carried):
+        return self._per_round_ms()
+
+    track_per_round_ms.unit = "ms"
