@@ -403,12 +403,12 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         weight by a factor its class and side (stumps) or its being right or wrong (trees) decide, and whose
         learner reads w itself: not with a transform (VadaBoost), EBBoost's q histograms, QuadBoost's
         residuals, weights re-set between rounds (LPBoost, re-weighting passes), weight trimming, or trees with
-        confidence-rated leaves, K classes or a row count per leaf (min_samples_leaf > 1).
+        confidence-rated leaves or a row count per leaf (min_samples_leaf > 1).
         0: every round's histograms from every row."""
         if (rule.additive or rule.use_q or not rule.u_is_w or self._corrective
                 or self._reweight_every() is not None or getattr(self, "weight_trim_rate", None) is not None):
             return 0
-        if depth and (n_classes != 2 or leaf_kind != LEAF_DISCRETE or self.min_samples_leaf > 1):
+        if depth and (leaf_kind != LEAF_DISCRETE or self.min_samples_leaf > 1):
             return 0
         return _driver.HIST_REBUILD_EVERY
 

@@ -118,17 +118,19 @@ def test_histograms_stay_within_1e_12_of_a_full_build_after_1000_rounds(twonorm)
 
 def test_only_the_rules_it_is_exact_for_carry_histograms(twonorm):
     X, y = twonorm
-    for est in (AdaBoostClassifier(3, warm_start=True), AdaBoostClassifier(3, max_depth=2, warm_start=True),
-                SABoostClassifier(3, max_depth=3, warm_start=True)):
-        assert est.fit(X, y)._resume["config"][0]["hist_rebuild"] > 1, est
     y3 = np.where(X[:, 0] > 0.5, 2, (y > 0).astype(int))
+    for est, yy in ((AdaBoostClassifier(3, warm_start=True), y),
+                    (AdaBoostClassifier(3, max_depth=2, warm_start=True), y),
+                    (SABoostClassifier(3, max_depth=3, warm_start=True), y),
+                    (AdaBoostClassifier(3, warm_start=True), y3),
+                    (AdaBoostClassifier(3, max_depth=2, warm_start=True), y3)):
+        assert est.fit(X, yy)._resume["config"][0]["hist_rebuild"] > 1, est
     for est, yy in ((VadaBoostClassifier(3, warm_start=True), y),
                     (VadaBoostClassifier(3, max_depth=2, warm_start=True), y),
                     (AdaBoostClassifier(3, weight_trim_rate=0.99, warm_start=True), y),
                     (AdaBoostClassifier(3, max_depth=2, weight_trim_rate=0.99, warm_start=True), y),
                     (AdaBoostClassifier(3, max_depth=2, leaf="real", warm_start=True), y),
-                    (AdaBoostClassifier(3, max_depth=2, min_samples_leaf=5, warm_start=True), y),
-                    (AdaBoostClassifier(3, max_depth=2, warm_start=True), y3)):
+                    (AdaBoostClassifier(3, max_depth=2, min_samples_leaf=5, warm_start=True), y3)):
         assert est.fit(X, yy)._resume["config"][0]["hist_rebuild"] == 0, est
 
 
@@ -193,9 +195,12 @@ def test_one_tree_step_equals_the_root_histograms_of_the_updated_weights():
     np.testing.assert_allclose(hist, ref, rtol=1e-12, atol=1e-18)
 
 
-@pytest.mark.parametrize("depth, n_rounds", [(2, 300), (3, 200)])
-def test_the_same_trees_as_building_every_root_from_every_row(twonorm, depth, n_rounds):
+@pytest.mark.parametrize("depth, n_rounds, n_classes", [(2, 300, 2), (3, 200, 2), (1, 200, 3), (3, 100, 4)])
+def test_the_same_trees_as_building_every_root_from_every_row(twonorm, depth, n_rounds, n_classes):
     X, y = twonorm
+    if n_classes > 2:  # SAMME: classes by the first features' quantiles
+        s = X[:, 0] + X[:, 1]
+        y = np.digitize(s, np.nanquantile(s, np.linspace(0, 1, n_classes + 1)[1:-1]))
     full = _fit(1, AdaBoostClassifier(n_rounds, max_depth=depth, warm_start=True), X, y)
     carried = _fit(driver.HIST_REBUILD_EVERY, AdaBoostClassifier(n_rounds, max_depth=depth, warm_start=True), X, y)
     assert carried._resume["config"][0]["hist_rebuild"] > 1 and full._resume["config"][0]["hist_rebuild"] == 1
@@ -229,3 +234,19 @@ def test_carried_tree_histograms_give_the_same_model_for_any_thread_count(twonor
     b = AdaBoostClassifier(100, max_depth=3, n_jobs=2).fit(X, y)
     assert a.rounds_.tobytes() == b.rounds_.tobytes()
     assert a.nodes_.tobytes() == b.nodes_.tobytes()
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_pure_leaves_on_separable_data_take_their_sums_from_the_rows(n_classes):
+    """A pure leaf's other classes sum to exactly zero (the rows), never to a rounding residue read from
+    the carried histograms: on separable data the carried fit stops and weighs its trees as the full build."""
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 6, size=(3000, 4)).astype(np.float64)
+    y = np.minimum(X[:, 0].astype(np.int64), n_classes - 1) if n_classes > 2 else (X[:, 0] + X[:, 1] > 5).astype(int)
+    full = _fit(1, AdaBoostClassifier(20, max_depth=3), X, y)
+    carried = _fit(driver.HIST_REBUILD_EVERY, AdaBoostClassifier(20, max_depth=3), X, y)
+    assert full.n_estimators_ == carried.n_estimators_
+    assert full.stopped_by_rule_ == carried.stopped_by_rule_
+    np.testing.assert_array_equal(full.rounds_["alpha"], carried.rounds_["alpha"])
+    leaves = full.nodes_["left"] < 0  # (a split node's weight is its histogram's: carried, equal to rounding)
+    np.testing.assert_array_equal(full.nodes_["weight"][leaves], carried.nodes_["weight"][leaves])

@@ -493,27 +493,28 @@ def test_quadboost_least_squares_trees(variant):
     assert again.objective_ == pytest.approx(obj, rel=1e-9)
 
 
-@pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("depth, max_bins", [(1, 255), (3, 255), (4, 40), (3, 700)])
-def test_leaf_sums_from_the_histograms_equal_those_from_the_rows(seed, depth, max_bins):
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("depth, max_bins, n_classes", [(1, 255, 2), (3, 255, 2), (4, 40, 2), (3, 700, 2), (1, 255, 3),
+                                                        (3, 40, 4)])
+def test_leaf_sums_from_the_histograms_equal_those_from_the_rows(seed, depth, max_bins, n_classes):
     """With the root's histograms given (root_ready, the carried-histogram path: two classes, u = w) the
     leaves' sums come from the level histograms' bins: the same tree, each row in the same leaf, the sums
     equal to the rows' up to rounding (ties, missing values, zero weights, a constant and an all-missing
     feature, exact mode's uint16 codes)."""
-    codes, y, u, nvb, mc, thresholds = random_problem(3000, 5, 2, max_bins, seed)
+    codes, y, u, nvb, mc, thresholds = random_problem(3000, 5, n_classes, max_bins, seed)
     d, n = codes.shape
     slots, max_nodes = 2 ** (depth - 1), 2 ** (depth + 1) - 1
-    config = make_config(max_depth=depth, criterion=CRITERION_ERROR, min_samples_leaf=1, n_classes=2,
+    config = make_config(max_depth=depth, criterion=CRITERION_ERROR, min_samples_leaf=1, n_classes=n_classes,
                          missing_code=mc, hist_groups=2)
     out = []
     for root_ready in (False, True):
         tree = np.zeros(max_nodes, NODE_DTYPE)
         leaf_of_row = np.zeros(n, np.int64)
-        leaf_u, leaf_w = np.zeros((max_nodes, 3)), np.zeros((max_nodes, 2))
-        hist_a = np.empty((slots, d, mc + 1, 3))
+        leaf_u, leaf_w = np.zeros((max_nodes, n_classes + 1)), np.zeros((max_nodes, n_classes))
+        hist_a = np.empty((slots, d, mc + 1, n_classes + 1))
         idx = np.empty(n, np.int64)
         if root_ready:
-            rows_histograms(codes, idx, 0, n, y, u, u, 2, False, hist_a[0], 2)
+            rows_histograms(codes, idx, 0, n, y, u, u, n_classes, False, hist_a[0], 2)
         n_nodes = grow_tree(codes, y, u, u, u, nvb, np.zeros(d, np.uint8), thresholds, config[0], idx,
                             np.empty(n, np.int64), hist_a, np.empty_like(hist_a), tree,
                             np.empty((max_nodes, 2), np.int64),
@@ -525,5 +526,5 @@ def test_leaf_sums_from_the_histograms_equal_those_from_the_rows(seed, depth, ma
         np.testing.assert_array_equal(ta[name], tb[name], err_msg=name)
     np.testing.assert_array_equal(ra, rb)
     leaves = ta["left"] < 0
-    np.testing.assert_allclose(ub[leaves, :2], ua[leaves, :2], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ub[leaves, :n_classes], ua[leaves, :n_classes], rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(wb[leaves], wa[leaves], rtol=1e-12, atol=1e-15)

@@ -224,6 +224,27 @@ def update_tree_weights(data, config, ws, model, t, alpha):
     """Discrete binary leaves: w_i exp(-+alpha) / Z by whether row i's leaf names its class, from the
     leaves (the same products as update_weights on the tree's outputs, without the y*h pass). With carried
     histograms (config.hist_rebuild > 1) also the next round's root histograms (incremental.py)."""
+    return _update_discrete_leaves(data, config, ws, model, t, alpha, ws.factor)
+
+
+@compiled(UPDATE_SIG)
+def update_tree_weights_samme(data, config, ws, model, t, alpha):
+    """Discrete leaves naming one of K classes: w_i exp(-alpha y_i h_i) / Z with y_i h_i = +1 where the
+    leaf names row i's class. With carried histograms as update_tree_weights (a factor per leaf and class)."""
+    if config.hist_rebuild > 1:
+        return _update_discrete_leaves(data, config, ws, model, t, alpha,
+                                       np.empty((model.nodes[t].shape[0], config.n_classes)))
+    tree_outputs(ws.leaf_of_row, model.nodes[t], ws.ylab, ws.yh)
+    s = ws.sums[0]
+    return update_weights(ws.w, data.p, ws.yh, alpha, s.wi, s.wj, ws.block_sums, config.need_s2)
+
+
+@jit
+def _update_discrete_leaves(data, config, ws, model, t, alpha, factor):
+    """w_i <- w_i * factor[leaf_i, y_i] with factor = exp(-alpha) / Z where the leaf names the class, else
+    exp(alpha) / Z (factor float64[n_nodes, n_classes] OUT); with carried histograms the update also marks
+    the rows the tree gets wrong (ws.yh) and the next round's root histograms follow (incremental.py).
+    Returns (Z, sum w**2 / p or 0)."""
     tree = model.nodes[t]
     s = ws.sums[0]
     down = np.exp(-alpha)
@@ -231,13 +252,13 @@ def update_tree_weights(data, config, ws, model, t, alpha):
     z = s.wi * down + s.wj * up
     for node in range(tree.shape[0]):
         right_class = tree[node].class_
-        ws.factor[node, 0] = (down if right_class == 0 else up) / z
-        ws.factor[node, 1] = (down if right_class == 1 else up) / z
+        for c in range(factor.shape[1]):
+            factor[node, c] = (down if right_class == c else up) / z
     carry = config.hist_rebuild > 1
     leaf_class = np.empty(tree.shape[0] if carry else 0, np.int64)
     for node in range(leaf_class.shape[0]):
         leaf_class[node] = tree[node].class_
-    s2 = update_weights_table(ws.w, data.p, ws.leaf_of_row, ws.ylab, ws.factor, ws.block_sums, config.need_s2,
+    s2 = update_weights_table(ws.w, data.p, ws.leaf_of_row, ws.ylab, factor, ws.block_sums, config.need_s2,
                               leaf_class, ws.yh)
     if carry:  # the next round's root histograms from this round's (incremental.py)
         k, small_wrong = wrong_rows(ws.yh, ws.block_sums, ws.idx)
@@ -246,15 +267,6 @@ def update_tree_weights(data, config, ws, model, t, alpha):
         next_tree_histograms(ws.hist, ws.hist_a[0], small_wrong, alpha, s.wi, s.wj)
         ws.state[0].hist_ready = 1
     return z, s2
-
-
-@compiled(UPDATE_SIG)
-def update_tree_weights_samme(data, config, ws, model, t, alpha):
-    """Discrete leaves naming one of K classes: w_i exp(-alpha y_i h_i) / Z with y_i h_i = +1 where the
-    leaf names row i's class."""
-    tree_outputs(ws.leaf_of_row, model.nodes[t], ws.ylab, ws.yh)
-    s = ws.sums[0]
-    return update_weights(ws.w, data.p, ws.yh, alpha, s.wi, s.wj, ws.block_sums, config.need_s2)
 
 
 @compiled(UPDATE_SIG)

@@ -535,13 +535,15 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
 
 @jit
 def hist_leaf_sums(hist, level_first, level_count, tree, missing_code, last, leaf_u, leaf_w):
-    """The class sums of the leaves a level gives, from its node histograms (two classes, u = w, no row
-    count): a node of the level that is not split is a leaf, its sums its histogram's; at the last level
-    (last) a split node's children are leaves, their sums its split feature's bins on either side.
+    """The class sums of the leaves a level gives, from its node histograms (u = w, no row count): a node
+    of the level that is not split is a leaf, its sums its histogram's; at the last level (last) a split
+    node's children are leaves, their sums its split feature's bins on either side.
 
-    hist  float64[slots, n_features, n_bins, 3]  IN  the level's histograms (slot s <-> node level_first + s)
+    hist  float64[slots, n_features, n_bins, n_classes + 1]  IN  the level's histograms (slot s <-> node
+          level_first + s)
     tree  IN  the level's splits (choose_level)
-    leaf_u float64[n_nodes, 3], leaf_w float64[n_nodes, 2]  OUT  for those leaves: the sums by class (u = w)
+    leaf_u float64[n_nodes, n_classes + 1], leaf_w float64[n_nodes, n_classes]  OUT  for those leaves: the
+          sums by class (u = w; the q column 0)
     """
     for s in range(level_count):
         node = level_first + s
@@ -554,33 +556,41 @@ def hist_leaf_sums(hist, level_first, level_count, tree, missing_code, last, lea
                             nd.categorical != 0, nd.cat_left, nd.left, nd.right, leaf_u, leaf_w)
 
 
+#: a class sum of a leaf below this share of the total weight, read from the histograms, may be a rounding
+#: residue of a true zero (a pure leaf, separable data): the leaves' sums are then taken from the rows
+NEAR_ZERO_SUM = 1e-9
+
+
+@jit
+def _near_zero_leaf_sum(tree, n_nodes, leaf_u, n_classes, total_u):
+    """Whether some leaf's sum of some class (leaf_u, from the histograms) is below NEAR_ZERO_SUM * total_u."""
+    for node in range(n_nodes):
+        if tree[node].left < 0:
+            for c in range(n_classes):
+                if leaf_u[node, c] < NEAR_ZERO_SUM * total_u:
+                    return True
+    return False
+
+
 @jit
 def _leaf_sums_from(hist_f, n_bins_code, table, missing_code, k, missing_left, categorical, cat_left, left, right,
                     leaf_u, leaf_w):
     """leaf_u / leaf_w of node left (right: -1 for none) from one feature's histogram: bin b to the left
     when it goes left at the split (k, missing_left, missing_code[, cat_left]), else to the right."""
-    l0 = 0.0
-    l1 = 0.0
-    r0 = 0.0
-    r1 = 0.0
+    n_classes = leaf_w.shape[1]
+    sums = np.zeros((2, n_classes))
     for b in range(n_bins_code + 1):
-        if _goes_left(b, k, missing_left, missing_code, categorical, cat_left, table):
-            l0 += hist_f[b, 0]
-            l1 += hist_f[b, 1]
-        else:
-            r0 += hist_f[b, 0]
-            r1 += hist_f[b, 1]
-    leaf_u[left, 0] = l0
-    leaf_u[left, 1] = l1
-    leaf_u[left, 2] = 0.0
-    leaf_w[left, 0] = l0
-    leaf_w[left, 1] = l1
-    if right >= 0:
-        leaf_u[right, 0] = r0
-        leaf_u[right, 1] = r1
-        leaf_u[right, 2] = 0.0
-        leaf_w[right, 0] = r0
-        leaf_w[right, 1] = r1
+        side = 0 if _goes_left(b, k, missing_left, missing_code, categorical, cat_left, table) else 1
+        for c in range(n_classes):
+            sums[side, c] += hist_f[b, c]
+    for side in range(2):
+        node = left if side == 0 else right
+        if node < 0:
+            continue
+        for c in range(n_classes):
+            leaf_u[node, c] = sums[side, c]
+            leaf_w[node, c] = sums[side, c]
+        leaf_u[node, n_classes] = 0.0
 
 
 @jit
@@ -692,9 +702,10 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
              row then goes to its leaf by the tree and the leaves' sums run over all rows
              (tree_leaves_all_rows), so the leaves' values and the round's sums are exact.
     root_ready  hist_a[0] holds the root's histograms already (carried from the last round: incremental.py);
-             then u is w, two classes, no row counts, and the leaves' sums come from the level histograms
+             then u is w, the leaves discrete, no row counts, and the leaves' sums come from the level histograms
              (hist_leaf_sums: bins, not rows, so they carry the histograms' rounding) and the pass over the
-             rows only finds each row's leaf
+             rows only finds each row's leaf, unless a class is nearly absent from a leaf (a sum below
+             NEAR_ZERO_SUM of the total, perhaps a rounding residue of zero): then they come from the rows
     Growth alternates two sides, kept apart so that fastboost.dask runs the same functions with the
     rows on its workers and the decisions on the client: the rows' side (rows_histograms,
     split_level_rows, tree_leaves_rows) reads and partitions rows; the decisions' side (root_weight,
@@ -752,6 +763,8 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
                 for k in range(config.n_classes):
                     total_u += leaf_u[node, k]
     else:
+        if from_hist and _near_zero_leaf_sum(tree, n_nodes, leaf_u, config.n_classes, total_u):
+            from_hist = False  # a class nearly absent from a leaf: its sum from the rows, exactly (zero stays zero)
         tree_leaves_rows(codes, y, u, q, w, config, tree, n_nodes, n_first, split, split_bits, n_last, last_root,
                          idx, node_range, leaf_of_row, leaf_u, leaf_w, from_hist)
     finish_leaves(tree, n_nodes, leaf_u, config, total_u)
