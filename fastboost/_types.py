@@ -204,25 +204,27 @@ Workspace = namedtuple("Workspace", [
     "u",             # float64[n]  the learner's weights (the rule's transform of w)
     "q",             # float64[n or 0]  EBBoost's w**2 / p; least-squares trees' p
     "ylab",          # uint16[n]  the learner's labels (y unless the rule sets them: QuadBoost's sign(r))
-    "yh",            # int8[n]  y_i * h_i of the round's stump (+1 right, -1 wrong)
+    "yh",            # int8[n]  y_i * h_i of the round's stump (+1 right, -1 wrong); trees with carried histograms:
+                     # 1 where the tree is wrong, else 0
     "block_sums",    # float64[n_blocks(n), 4]  per-block partial sums of the row passes
     "sums",          # SUMS_DTYPE[1]  the round's sums
     "state",         # STATE_DTYPE[1]  IN/OUT  carried across calls
-    "hist",          # float64[n_features, n_bins, 2]  stump histograms
+    "hist",          # float64[n_features, n_bins, 2]  stump histograms; trees with carried histograms: the root's
+                     # [n_features, n_bins, n_classes + 1]
     "histq",         # float64[n_features, n_bins or 1, 2]  EBBoost's w**2 / p histograms
     "fvalue",        # float64[n_features]  per-feature best criterion
     "fbin",          # int64[n_features]
     "fmissing_left",  # int64[n_features]
-    "idx",           # int64[n or 0]  tree: row order of the nodes; trimmed stumps: the kept rows; incremental
-                     # stumps: the smaller side's rows
+    "idx",           # int64[n or 0]  tree: row order of the nodes (then, carried, the smaller of the wrong / right
+                     # rows); trimmed stumps: the kept rows; incremental stumps: the smaller side's rows
     "tmp",           # int64[n or 0]  tree: partition scratch
-    "hist_a",        # float64[slots, n_features, n_bins, fields]  tree: one level's node histograms; incremental
-                     # stumps: [0] the smaller side's histograms
+    "hist_a",        # float64[slots, n_features, n_bins, fields]  tree: one level's node histograms (carried: [0]
+                     # the wrong / right rows' after the update); incremental stumps: [0] the smaller side's histograms
     "hist_b",        # float64[slots, n_features, n_bins, fields]  tree: the next level's
     "node_range",    # int64[max_nodes, 2]  tree: each node's range of idx
     "leaf_of_row",   # int64[n or 0]  tree: each row's leaf
     "leaf_u",        # float64[max_nodes, n_classes + 1]  tree: per leaf, sums of u per class, then of q
     "leaf_w",        # float64[max_nodes, n_classes]  tree: per leaf and class, sums of w
-    "factor",        # float64[max_nodes, 2]  tree: per leaf and class, the weight update's multiplier
+    "factor",        # float64[max_nodes, 2]  binary trees: per leaf and class, the weight update's multiplier
     "vblock_sums",   # float64[n_blocks(n_val), 4]  validation passes' partial sums
 ])
