@@ -549,10 +549,10 @@ def hist_leaf_sums(hist, level_first, level_count, tree, missing_code, last, lea
         node = level_first + s
         nd = tree[node]
         if nd.left < 0:
-            _leaf_sums_from(hist[s, 0], missing_code, NO_TABLE, -1, ALL_LEFT, False, False, nd.cat_left, node, -1,
-                            leaf_u, leaf_w)
+            _leaf_sums_from(hist[s, 0], missing_code, -1, ALL_LEFT, False, False, nd.cat_left, node, -1, leaf_u,
+                            leaf_w)
         elif last:
-            _leaf_sums_from(hist[s, nd.feature], missing_code, NO_TABLE, missing_code, nd.bin, nd.missing_left != 0,
+            _leaf_sums_from(hist[s, nd.feature], missing_code, missing_code, nd.bin, nd.missing_left != 0,
                             nd.categorical != 0, nd.cat_left, nd.left, nd.right, leaf_u, leaf_w)
 
 
@@ -573,14 +573,14 @@ def _near_zero_leaf_sum(tree, n_nodes, leaf_u, n_classes, total_u):
 
 
 @jit
-def _leaf_sums_from(hist_f, n_bins_code, table, missing_code, k, missing_left, categorical, cat_left, left, right,
-                    leaf_u, leaf_w):
+def _leaf_sums_from(hist_f, n_bins_code, missing_code, k, missing_left, categorical, cat_left, left, right, leaf_u,
+                    leaf_w):
     """leaf_u / leaf_w of node left (right: -1 for none) from one feature's histogram: bin b to the left
     when it goes left at the split (k, missing_left, missing_code[, cat_left]), else to the right."""
     n_classes = leaf_w.shape[1]
     sums = np.zeros((2, n_classes))
     for b in range(n_bins_code + 1):
-        side = 0 if _goes_left(b, k, missing_left, missing_code, categorical, cat_left, table) else 1
+        side = 0 if _goes_left(b, k, missing_left, missing_code, categorical, cat_left) else 1
         for c in range(n_classes):
             sums[side, c] += hist_f[b, c]
     for side in range(2):
