@@ -168,7 +168,8 @@ def format_table(payload):
                          f"(best {bw['best_gb_per_s']:.1f} GB/s: {r['best_floor_multiple']:.1f}× floor)")
         if "scatter_floor_multiple" in r:
             sc = r["scatter"]
-            lines.append(f"scatter-add floor ({r['short']}'s process): {bw['bytes'] / 1e6:.1f} M updates (rows x "
+            updates = r["scatter_floor_s"] / sc["s_per_update"]  # rows x features (tasks.py)
+            lines.append(f"scatter-add floor ({r['short']}'s process): {updates / 1e6:.1f} M updates (rows x "
                          f"features) x {sc['s_per_update'] * 1e9:.2f} ns each (a bare one-feature-a-pass histogram "
                          f"kernel, {sc['threads']} threads) = {_ms(r['scatter_floor_s'])} ms; per round = "
                          f"{r['scatter_floor_multiple']:.2f}× floor")
