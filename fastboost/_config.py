@@ -6,7 +6,6 @@ written order, so results do not depend on how LLVM vectorises a reduction).
 A test fails if a kernel hard-codes its own fastmath set.
 """
 import contextlib
-import functools
 import os
 import sys
 import threading
@@ -14,14 +13,42 @@ import warnings
 
 import numba
 import numpy as np
+from numba.core import types
+from numba.core.registry import CPUDispatcher
 
 FASTMATH = {"nsz", "arcp", "contract", "afn"}
 
 
+class _PlainTypesDispatcher(CPUDispatcher):
+    """numba's dispatcher, compiled for the plain types of its arguments at a call from compiled code.
+
+    numba compiles a separate specialisation for every constant a call site passes (``f(x, 0)``
+    types the 0 as ``Literal[int](0)``), so a kernel called with a constant in one place and a
+    variable in another was compiled twice, callees included (about 20 s of a cold depth-3 fit).
+    No kernel needs a literal argument: the constants are typed as ``int64`` / ``bool``.
+    """
+
+    def get_call_template(self, args, kws):
+        return super().get_call_template(tuple(types.unliteral(a) for a in args),
+                                         {k: types.unliteral(v) for k, v in kws.items()})
+
+
+def _kernel(**options):
+    """The decorator of the package's internal kernels: ``numba.njit(cache=True, **options)`` on
+    :class:`_PlainTypesDispatcher`; ``@jit`` or ``@jit(inline="always")`` (more options)."""
+    def decorate(fn=None, **more):
+        if fn is None:
+            return _kernel(**options, **more)
+        dispatcher = _PlainTypesDispatcher(py_func=fn, locals={}, targetoptions={"nopython": True, **options})
+        dispatcher.enable_caching()
+        return dispatcher
+    return decorate
+
+
 #: serial kernel: the workers that the parallel drivers call per feature / row block
-jit = functools.partial(numba.njit, cache=True, nogil=True, fastmath=FASTMATH)
+jit = _kernel(nogil=True, fastmath=FASTMATH)
 #: parallel driver: every ``prange`` iteration writes only its own output slice
-pjit = functools.partial(numba.njit, cache=True, nogil=True, fastmath=FASTMATH, parallel=True)
+pjit = _kernel(nogil=True, fastmath=FASTMATH, parallel=True)
 
 
 class typed:

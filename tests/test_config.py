@@ -41,3 +41,20 @@ def test_every_kernel_compiled_with_fastmath_config():
                 assert fm is not None and fm is not True, f"{mod.__name__}.{name}: fastmath={fm!r}"
                 assert set(fm) == set(FASTMATH), f"{mod.__name__}.{name}: fastmath={fm!r}"
     assert seen >= 15
+
+
+def test_a_constant_argument_compiles_no_specialisation_of_its_own():
+    """numba would compile ``inner`` twice here (for ``Literal[int](1)`` and for ``int64``), and every
+    kernel below it with it; the package's dispatcher types the constant as a plain int64."""
+    from fastboost._config import jit
+
+    @jit
+    def inner(x, k):
+        return x + k
+
+    @jit
+    def outer(x, k):
+        return inner(x, 1) + inner(x, k) + inner(x, True)
+
+    assert outer(1.0, 2) == 2.0 + 3.0 + 2.0
+    assert [str(t) for t in inner.signatures] == ["(float64, int64)", "(float64, bool)"]
