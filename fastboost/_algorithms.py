@@ -76,7 +76,8 @@ def stop_on_nonpositive_step(alpha, sums, t, config):
 @compiled(TRANSFORM_SIG)
 def identity_transform(data, config, ws):
     """u = w: the learner sees the boosting weights."""
-    ws.u[:] = ws.w
+    for i in range(ws.w.shape[0]):  # a loop: a slice copy would compile numba's shape-mismatch error path
+        ws.u[i] = ws.w[i]
 
 
 @compiled(COST_SIG)
