@@ -340,7 +340,7 @@ class WorkerShard:
         w = (2.0 * y - 1.0) if c["additive"] else self.p.copy()
         n_val = 0 if self.valid is None else self.valid.y.shape[0]
         self.ws = make_workspace(y, w, d, n_bins, config, n_val)
-        self.learner = pick_learner(config)
+        self.learner = pick_learner(config, bool(self.data.categorical.any()))
         self.validate = self.learner.validate if n_val else no_validation
         self.no_model = make_model(0, 0)
         self.one = make_model(1, self.depth)  # the round the workers' update and validation read

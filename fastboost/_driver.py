@@ -79,18 +79,23 @@ def max_nodes_of(max_depth):
     return 2 ** (max_depth + 1) - 1 if max_depth else 1
 
 
-def pick_learner(config):
-    """The weak learner's (learn, update, validate) for this configuration."""
+def pick_learner(config, categorical=True):
+    """The weak learner's (learn, update, validate) for this configuration; ``categorical``: whether the
+    data has a categorical feature (False: the learner is compiled without the categories' scan)."""
     c = config[0]
     if c["max_depth"] == 0:
         if c["additive"]:
-            return LEARNERS["stump_residuals"]
-        return LEARNERS["stump_q"] if c["use_q"] else LEARNERS["stump"]
-    if c["leaf"] == LEAF_LSQ:
-        return LEARNERS["tree_residuals"]
-    if c["leaf"] == LEAF_REAL:
-        return LEARNERS["tree_real"]
-    return LEARNERS["tree"] if c["n_classes"] == 2 else LEARNERS["tree_samme"]
+            kind = "stump_residuals"
+        else:
+            kind = "stump_q" if c["use_q"] else "stump"
+    elif c["leaf"] == LEAF_LSQ:
+        kind = "tree_residuals"
+    elif c["leaf"] == LEAF_REAL:
+        kind = "tree_real"
+    else:
+        kind = "tree" if c["n_classes"] == 2 else "tree_samme"
+    learner = LEARNERS[kind]
+    return learner._replace(learn=learner.learn(bool(c["trim_rate"] > 0), bool(categorical)))
 
 
 def pick_step_stop(rule, config):
@@ -103,14 +108,15 @@ def pick_step_stop(rule, config):
     return rule.step, rule.stop
 
 
-def pick_rules(rule, config, validation, codes=np.uint8):
+def pick_rules(rule, config, validation, codes=np.uint8, categorical=True):
     """The loop's tuple of compiled functions: the algorithm's rule and the learner's, compiled on first use
-    for binned codes of dtype ``codes`` (uint8, or uint16 in exact mode).
+    for binned codes of dtype ``codes`` (uint8, or uint16 in exact mode) and, with ``categorical`` False
+    (no categorical feature in the data), without the categories' scan.
 
     Confidence-rated trees carry their own step (alpha = 1) and stop when the leaves no longer
     lower the loss; without validation rows no validation pass is compiled.
     """
-    learner = pick_learner(config)
+    learner = pick_learner(config, categorical)
     step, stop = pick_step_stop(rule, config)
     validate = learner.validate if validation else no_validation
     return tuple(f.get(codes) for f in (rule.transform, step, stop, rule.cost, learner.learn, learner.update,

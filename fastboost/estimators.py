@@ -471,17 +471,18 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self.initial_cost_ = resume["initial_cost"]
         # a totally corrective fit validates between rounds, after its master has re-weighted every voter
         loop_valid = _driver.no_validation_data(data.codes.shape[0], data.codes) if self._corrective else valid
-        rules = _driver.pick_rules(rule, config, loop_valid.y.shape[0] > 0, data.codes.dtype)
+        categorical = bool(data.categorical.any())
+        rules = _driver.pick_rules(rule, config, loop_valid.y.shape[0] > 0, data.codes.dtype, categorical)
 
         def reweight(model, done):
             return self._between_rounds(data, config, _driver.kept_model(model, done), ws, valid)
 
         T = self.n_estimators if resume["why"] == RAN_ALL else resume["done"]
+        learner = _driver.pick_learner(config, categorical)
         progress = _driver.Progress(
             type(self).__name__, T, self.verbose, start=resume["done"],
             header=self._progress_header(data, valid, config, T, resume["done"]),
-            training_error=_driver.TrainingError(data, config, ws, _driver.pick_learner(config)) if self.verbose
-            else None)
+            training_error=_driver.TrainingError(data, config, ws, learner) if self.verbose else None)
         model, done, why = _driver.run_rounds(data, loop_valid, config, rules, ws, resume["model"], T,
                                               reweight_every=self._reweight_every(), reweight=reweight,
                                               reweight_last=self._corrective,

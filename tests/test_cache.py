@@ -56,3 +56,38 @@ def test_fresh_process_loads_the_cached_kernels(tmp_path):
         assert out.returncode == 0, out.stderr[-2000:]
         assert out.stdout.strip() == "ok"
     assert any(tmp_path.rglob("*.nbc"))
+
+
+COLD_FITS = """
+import numpy as np
+from fastboost import AdaBoostClassifier
+from fastboost._kernels import split, trim
+
+def compiled():
+    return len(split.category_order.signatures), len(trim.select_rows.signatures)
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(300, 4))
+y = (X[:, 0] > 0).astype(int)
+AdaBoostClassifier(n_estimators=3).fit(X, y)
+AdaBoostClassifier(n_estimators=3, max_depth=2).fit(X, y)
+print(*compiled())
+AdaBoostClassifier(n_estimators=3, weight_trim_rate=0.9).fit(X, y)
+Xc = X.copy()
+Xc[:, 1] = rng.integers(0, 5, 300)
+AdaBoostClassifier(n_estimators=3, categorical_features=[1]).fit(Xc, y)
+print(*compiled())
+"""
+
+
+@pytest.mark.slow  # a fresh process compiles the stump and tree learners cold (about 60 s)
+def test_a_numeric_fit_without_trimming_compiles_neither_categories_nor_row_selection(tmp_path):
+    """The learner a fit is given compiles only the paths the fit takes: numeric data without weight
+    trimming compiles no scan of categories and no row selection; a categorical and a trimmed fit do."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "FASTBOOST_QUIET_COMPILE": "1"}
+    out = subprocess.run([sys.executable, "-c", COLD_FITS], capture_output=True, text=True, timeout=900, env=env,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    before, after = (line.split() for line in out.stdout.strip().splitlines())
+    assert before == ["0", "0"]
+    assert int(after[0]) > 0 and int(after[1]) > 0

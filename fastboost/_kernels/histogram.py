@@ -164,8 +164,12 @@ def histograms_and_splits(codes, y, u, hist, n_groups, n_value_bins, categorical
         f0, f1 = _group_bounds(j, ng, d)
         _group_histograms(codes, f0, f1 - f0, None, y, u, hist[f0:f1])
         for f in range(f0, f1):
-            v, b, ml = best_split_one_feature_q(hist[f], hist[f], n_value_bins[f], missing_code, criterion, 0.0,
-                                                categorical[f] != 0)
+            if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
+                v, b, ml = best_split_one_feature_q(hist[f], hist[f], n_value_bins[f], missing_code, criterion,
+                                                    0.0, None)
+            else:
+                v, b, ml = best_split_one_feature_q(hist[f], hist[f], n_value_bins[f], missing_code, criterion,
+                                                    0.0, categorical[f] != 0)
             value[f] = v
             bin_[f] = b
             missing_left[f] = ml

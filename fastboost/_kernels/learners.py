@@ -17,11 +17,12 @@ Each is compiled only when a fit uses it: a stump fit never compiles a tree kern
 and a fit without a validation set compiles no validation pass. :data:`LEARNERS`
 names them; ``_driver.pick_learner`` chooses by the fit's options.
 """
+import functools
 from collections import namedtuple
 
 import numpy as np
 
-from .._config import compiled, jit
+from .._config import compiled, jit, typed
 from .._types import LEAF_LSQ, LEAF_REAL
 from .histogram import build_histograms_q, build_histograms_q_rows, build_histograms_rows, histograms_and_splits
 from .incremental import next_histograms, next_tree_histograms, side_rows, wrong_rows
@@ -39,17 +40,48 @@ from .update import (
 )
 
 
+# ----------------------------------------------------------------------------- the learn functions' variants
+def _learn_variants(make):
+    """The loop's learn function for each kind of fit: ``variant(trim, categorical)`` is
+    ``make(trim, categorical)`` compiled to LEARN_SIG, made once each.
+
+    ``make`` returns a closure that calls its learner's body ``(data, config, ws, model, t, m,
+    categorical)``; a variant compiles only the paths its fits take: without weight trimming (trim
+    False) no row selection, without categorical features (categorical False: the body gets None for
+    them) no scan of categories. numba drops a branch on a closure's constant, or on an argument that
+    is None, before it types the code, so neither path's kernels are compiled (a cold stump fit
+    compiles about 10 s less). ``m`` is the number of rows chosen into ws.idx (``trimmed_rows``), -1
+    for all. (The closures hold only the two flags: numba's on-disk cache keys a closure by them.)
+    """
+    @functools.lru_cache(maxsize=None)
+    def variant(trim, categorical):
+        learn = make(trim, categorical)
+        return typed(LEARN_SIG, learn, name=f"{learn.__name__}[trim={trim}, categorical={categorical}]")
+
+    variant.__name__ = variant.__qualname__ = make.__name__.lstrip("_")
+    variant.__doc__ = make.__doc__
+    return variant
+
+
+@jit
+def trimmed_rows(config, ws):
+    """Weight trimming: the number of rows holding config.trim_rate of the learner's weights, chosen into
+    ws.idx (``trim.select_rows``); -1 (every row) when the loop retries a rejected round (state.untrimmed)."""
+    if config.trim_rate > 0.0 and ws.state[0].untrimmed == 0:
+        return select_rows(ws.w if config.u_is_w else ws.u, config.trim_rate, ws.idx)
+    return -1
+
+
 # ----------------------------------------------------------------------------- decision stumps (binary)
-@compiled(LEARN_SIG)
-def learn_stump(data, config, ws, model, t):
+@jit
+def _learn_stump(data, config, ws, model, t, m, categorical):
     """The best stump on the learner's weights (histograms, split search, one pass for its sums).
 
-    With weight trimming (config.trim_rate > 0) the histograms read only the rows holding that share
-    of the weights (``trim.select_rows``); the stump's sums still run over every row."""
+    With weight trimming (m >= 0) the histograms read only the m rows in ws.idx holding config.trim_rate
+    of the weights; the stump's sums still run over every row."""
     u = ws.w if config.u_is_w else ws.u
     state = ws.state[0]
-    if _trimming(config, ws):
-        m = select_rows(u, config.trim_rate, ws.idx)
+    if m >= 0:
         build_histograms_rows(data.codes, ws.ylab, u, ws.idx[:m], ws.hist, config.hist_groups)
         searched = False
     elif state.hist_ready != 0 and t % config.hist_rebuild != 0:
@@ -59,12 +91,12 @@ def learn_stump(data, config, ws, model, t):
     else:  # the histograms and each feature's best split in one parallel loop
         m = u.shape[0]
         histograms_and_splits(data.codes, ws.ylab, u, ws.hist, config.hist_groups, data.n_value_bins,
-                              data.categorical, config.missing_code, config.criterion, ws.fvalue, ws.fbin,
+                              categorical, config.missing_code, config.criterion, ws.fvalue, ws.fbin,
                               ws.fmissing_left)
         searched = True
     state.hist_ready = 0
     model.rounds[t].n_seen = m
-    _finish_stump(data, config, ws, model, t, u, searched)
+    _finish_stump(data, config, ws, model, t, u, searched, categorical)
     if config.hist_rebuild > 1:  # the smaller side's histograms, for the next round's (update_stump_weights)
         r = model.rounds[t]
         k, small_left = side_rows(data.codes[r.feature], r.bin, r.missing_left, config.missing_code,
@@ -73,39 +105,55 @@ def learn_stump(data, config, ws, model, t):
         state.small_left = small_left
 
 
-@compiled(LEARN_SIG)
-def learn_stump_q(data, config, ws, model, t):
+@jit
+def _learn_stump_q(data, config, ws, model, t, m, categorical):
     """learn_stump with the second histogram of q = w**2 / p (EBBoost's exact search)."""
     u = ws.w if config.u_is_w else ws.u
-    if _trimming(config, ws):
-        m = select_rows(u, config.trim_rate, ws.idx)
+    if m >= 0:
         build_histograms_q_rows(data.codes, ws.ylab, u, ws.q, ws.idx[:m], ws.hist, ws.histq)
     else:
         m = u.shape[0]
         build_histograms_q(data.codes, ws.ylab, u, ws.q, ws.hist, ws.histq)
     model.rounds[t].n_seen = m
-    _finish_stump(data, config, ws, model, t, u, False)
+    _finish_stump(data, config, ws, model, t, u, False, categorical)
+
+
+@_learn_variants
+def learn_stump(trim, categorical):
+    """The stump learner (``_learn_stump``) for fits with or without trimming and categorical features."""
+    def learn_stump(data, config, ws, model, t):
+        m = trimmed_rows(config, ws) if trim else -1
+        if categorical:
+            _learn_stump(data, config, ws, model, t, m, data.categorical)
+        else:
+            _learn_stump(data, config, ws, model, t, m, None)
+    return learn_stump
+
+
+@_learn_variants
+def learn_stump_q(trim, categorical):
+    """The stump learner with EBBoost's second histogram (``_learn_stump_q``), as learn_stump."""
+    def learn_stump_q(data, config, ws, model, t):
+        m = trimmed_rows(config, ws) if trim else -1
+        if categorical:
+            _learn_stump_q(data, config, ws, model, t, m, data.categorical)
+        else:
+            _learn_stump_q(data, config, ws, model, t, m, None)
+    return learn_stump_q
 
 
 @jit
-def _trimming(config, ws):
-    """Whether this round's learner reads only the rows holding config.trim_rate of the weights: weight
-    trimming is on and the loop is not retrying a rejected round with every row (state.untrimmed)."""
-    return config.trim_rate > 0.0 and ws.state[0].untrimmed == 0
-
-
-@jit
-def _finish_stump(data, config, ws, model, t, u, searched):
+def _finish_stump(data, config, ws, model, t, u, searched, categorical):
     """The stump from the round's histograms (searched: each feature's best split is in ws.fvalue / fbin /
     fmissing_left already), its sums over every row and its record."""
     r = model.rounds[t]
     if searched:
         f, k, ml, left, right, threshold, qi, qj, cat = stump_from_feature_splits(
-            ws.hist, ws.histq, data.n_value_bins, data.categorical, config.missing_code, data.thresholds,
+            ws.hist, ws.histq, data.n_value_bins, categorical, config.missing_code, data.thresholds,
             config.criterion, config.lam, config.feature_rank, ws.fvalue, ws.fbin, ws.fmissing_left, r.cat_left)
     else:
         f, k, ml, left, right, threshold, qi, qj, cat = choose_stump(
-            ws.hist, ws.histq, data.n_value_bins, data.categorical, config.missing_code, data.thresholds,
+            ws.hist, ws.histq, data.n_value_bins, categorical, config.missing_code, data.thresholds,
             config.criterion, config.lam, config.feature_rank, ws.fvalue, ws.fbin, ws.fmissing_left, r.cat_left)
     apply_stump(data.codes[f], k, ml, config.missing_code, left, right, ws.ylab, u, ws.w, ws.yh, ws.block_sums,
                 ws.sums, cat, r.cat_left)
@@ -152,8 +200,8 @@ def validate_stump(valid, config, ws, model, t, alpha):
 
 
 # ----------------------------------------------------------------------------- trees (binary or K classes)
-@compiled(LEARN_SIG)
-def learn_tree(data, config, ws, model, t):
+@jit
+def _learn_tree(data, config, ws, model, t, m, categorical):
     """A depth-wise tree on the learner's weights; its sums from the leaves.
 
     Least-squares leaves (QuadBoost): sums.ui - sums.uj = g = <h, r>_p and sums.eta = <h, h>_p,
@@ -162,22 +210,37 @@ def learn_tree(data, config, ws, model, t):
     """
     u = ws.w if config.u_is_w else ws.u
     tree = model.nodes[t]
-    # weight trimming: the tree grows on the rows holding config.trim_rate of u; its leaves' sums (and so
-    # the leaf values, the step and the update) still come from every row
-    m = select_rows(u, config.trim_rate, ws.idx) if _trimming(config, ws) else -1
+    # weight trimming (m >= 0): the tree grows on the rows holding config.trim_rate of u; its leaves' sums (and
+    # so the leaf values, the step and the update) still come from every row
     carry = config.hist_rebuild > 1  # the root's histograms carried from round to round (incremental.py)
     if carry:
         state = ws.state[0]
         if state.hist_ready == 0 or t % config.hist_rebuild == 0:
             rows_histograms(data.codes, ws.idx, 0, u.shape[0], ws.ylab, u, ws.q, config.n_classes, False, ws.hist,
                             config.hist_groups)
-        ws.hist_a[0][:] = ws.hist
+        root = ws.hist_a[0]
+        for f in range(root.shape[0]):  # loops: a slice copy would compile numba's shape-mismatch error path
+            for b in range(root.shape[1]):
+                for c in range(root.shape[2]):
+                    root[f, b, c] = ws.hist[f, b, c]
         state.hist_ready = 0
-    n_nodes = grow_tree(data.codes, ws.ylab, u, ws.q, ws.w, data.n_value_bins, data.categorical, data.thresholds,
+    n_nodes = grow_tree(data.codes, ws.ylab, u, ws.q, ws.w, data.n_value_bins, categorical, data.thresholds,
                         config, ws.idx, ws.tmp, ws.hist_a, ws.hist_b, tree, ws.node_range, ws.leaf_of_row, ws.leaf_u,
                         ws.leaf_w, m, carry)
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     finish_tree_round(tree, n_nodes, config, ws.leaf_u, ws.leaf_w, ws.sums, model.rounds[t], ws.factor)
+
+
+@_learn_variants
+def learn_tree(trim, categorical):
+    """The tree learner (``_learn_tree``), as learn_stump."""
+    def learn_tree(data, config, ws, model, t):
+        m = trimmed_rows(config, ws) if trim else -1
+        if categorical:
+            _learn_tree(data, config, ws, model, t, m, data.categorical)
+        else:
+            _learn_tree(data, config, ws, model, t, m, None)
+    return learn_tree
 
 
 @jit
@@ -190,7 +253,8 @@ def finish_tree_round(tree, n_nodes, config, leaf_u, leaf_w, sums, r, factor):
     root = tree[0]
     r.feature = max(root.feature, 0)
     r.categorical = root.categorical
-    r.cat_left[:] = root.cat_left
+    for j in range(r.cat_left.shape[0]):
+        r.cat_left[j] = root.cat_left[j]
     r.bin = root.bin
     r.missing_left = root.missing_left
     r.left = 0
@@ -311,7 +375,8 @@ def no_validation(valid, config, ws, model, t, alpha):
     return np.nan
 
 
-#: A weak learner for the loop: its learn, update and validate functions.
+#: A weak learner for the loop: its learn, update and validate functions (``learn`` as made by
+#: ``Learner.learn(trim, categorical)`` for the kind of fit, see _learn_variants).
 Learner = namedtuple("Learner", ["learn", "update", "validate"])
 
 LEARNERS = {

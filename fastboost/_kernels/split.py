@@ -209,7 +209,7 @@ def best_split_one_feature_q(hist_f, histq_f, n_value_bins, missing_code, criter
     histq_f  float64[n_bins, 2]  IN  per-class sums of w**2 / p (read only for CRITERION_EB)
     lam      EBBoost's lambda (ignored by the other criteria)
     """
-    if not categorical:
+    if categorical is None or not categorical:  # (None: the fit has no categorical feature, nothing below compiles)
         return _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam)
     order = np.empty(missing_code + 1, np.int64)
     m = category_order(hist_f, n_value_bins, 1, 2, criterion, order)
@@ -293,7 +293,7 @@ def best_split_per_feature(hist, n_value_bins, categorical, missing_code, criter
 
     hist          float64[n_features, n_bins, 2]  IN
     n_value_bins  int64[n_features]               IN
-    categorical   uint8[n_features]               IN  1 for categorical features
+    categorical   uint8[n_features] or None       IN  1 for categorical features (None: none is)
     value         float64[n_features]             OUT criterion (inf: no valid split)
     bin_          int64[n_features]               OUT
     missing_left  int64[n_features]               OUT
@@ -307,8 +307,12 @@ def best_split_per_feature_q(hist, histq, n_value_bins, categorical, missing_cod
                              missing_left):
     """As :func:`best_split_per_feature`; EBBoost's criterion also reads histq (see best_split_one_feature_q)."""
     for f in prange(hist.shape[0]):
-        v, b, ml = best_split_one_feature_q(hist[f], histq[f], n_value_bins[f], missing_code, criterion, lam,
-                                            categorical[f] != 0)
+        if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
+            v, b, ml = best_split_one_feature_q(hist[f], histq[f], n_value_bins[f], missing_code, criterion, lam,
+                                                None)
+        else:
+            v, b, ml = best_split_one_feature_q(hist[f], histq[f], n_value_bins[f], missing_code, criterion, lam,
+                                                categorical[f] != 0)
         value[f] = v
         bin_[f] = b
         missing_left[f] = ml
@@ -379,7 +383,7 @@ def choose_stump(hist, histq, n_value_bins, categorical, missing_code, threshold
     """The round's stump from its histograms: per-feature search, the feature_rank-th best feature, sides.
 
     hist, histq  float64[n_features, n_bins, 2]  IN  (histq: w**2 / p sums, read by CRITERION_EB only)
-    categorical  uint8[n_features]  IN
+    categorical  uint8[n_features] or None  IN  1 for categorical features (None: none is)
     fvalue, fbin, fmissing_left: scratch [n_features]
     cat_left     uint64[CAT_WORDS]  OUT  a categorical stump's left set (zeros otherwise)
     Returns (feature, bin, missing_left, left, right, threshold, Q_I, Q_J, is_categorical): the sides'
@@ -431,7 +435,7 @@ def stump_from_feature_splits(hist, histq, n_value_bins, categorical, missing_co
         ml = fmissing_left[f]
         hf = hist[f]
         hqf = histq[f]
-        if categorical[f]:  # the sides from the histograms in the scan's order of the categories
+        if categorical is not None and categorical[f]:  # the sides in the scan's order of the categories
             is_cat = True
             order = np.empty(missing_code + 1, np.int64)
             m = category_order(hf, n_value_bins[f], 1, 2, criterion, order)
@@ -551,7 +555,7 @@ def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, crite
     hist_f  float64[n_bins, n_classes + 1]  IN
     categorical: scan the categories in the order of their class shares (module docstring)
     """
-    if not categorical:
+    if categorical is None or not categorical:  # (None: as in best_split_one_feature_q)
         return _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight)
     n_bins = missing_code + 1
     order = np.empty(n_bins, np.int64)
@@ -632,17 +636,22 @@ def level_splits(hist, n_nodes, active, n_value_bins, categorical, missing_code,
     """Per-feature best splits of every active node of a level, threads over features (one launch per level).
 
     hist    float64[slots, n_features, n_bins, n_classes + 1]  IN   the level's node histograms
-    categorical  uint8[n_features]  IN
+    categorical  uint8[n_features] or None  IN  1 for categorical features (None: none is)
     active  uint8[slots]  IN  1 for the nodes to split
     value, bin_, missing_left  [slots, n_features]  OUT  as best_split_per_feature, per node
     """
     for f in prange(hist.shape[1]):
         for s in range(n_nodes):
-            if active[s]:
+            if not active[s]:
+                continue
+            if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
+                v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,
+                                                    criterion, min_leaf, min_weight, None)
+            else:
                 v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,
                                                     criterion, min_leaf, min_weight, categorical[f] != 0)
-                value[s, f] = v
-                bin_[s, f] = bb
-                missing_left[s, f] = ml
+            value[s, f] = v
+            bin_[s, f] = bb
+            missing_left[s, f] = ml
 
 

@@ -511,8 +511,9 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
         split[2, j] = f
         split[3, j] = bin_[s, f]
         split[4, j] = missing_left[s, f]
-        split[5, j] = categorical[f]
-        if categorical[f]:  # the set from the scan's order; bin: its size - 1
+        split[5, j] = 0
+        if categorical is not None and categorical[f]:  # the set from the scan's order; bin: its size - 1
+            split[5, j] = 1
             categorical_left_set(hist[s, f], n_value_bins[f], missing_code, n_classes, criterion, bin_[s, f],
                                  split_bits[j])
             split[3, j] = bin_[s, f] % (missing_code + 1)
@@ -524,7 +525,8 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
         nd.right = n_nodes + 2 * j + 1
         nd.categorical = split[5, j]
         if nd.categorical:
-            nd.cat_left[:] = split_bits[j]
+            for b in range(nd.cat_left.shape[0]):
+                nd.cat_left[b] = split_bits[j, b]
             nd.threshold = np.nan
         else:
             nd.threshold = thresholds[f, split[3, j]]
