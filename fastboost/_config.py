@@ -123,7 +123,7 @@ def first_use_notice():
     print(COMPILE_NOTICE, file=sys.stderr, flush=True)
 
 
-COMPILE_NOTICE = ("fastboost: compiling the kernels this fit uses, once (about 10 s for decision stumps, 30 s more "
+COMPILE_NOTICE = ("fastboost: compiling the kernels this fit uses, once (about 20 s for decision stumps, 35 s more "
                   "the first time trees are used); later runs load them from the cache. 'fastboost compile' "
                   "compiles every kernel ahead of time.")
 

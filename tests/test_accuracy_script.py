@@ -34,6 +34,9 @@ def table_rows(text, depth):
     return header[1:], rows
 
 
+# the quick run fits every estimator at depths 1 and 3 beside the other libraries (about 80 s cold, most of it
+# compiling); the default run keeps the script's one-estimator run below (test_a_missing_competitor_...)
+@pytest.mark.slow
 def test_quick_run_writes_markdown_and_json(accuracy, quick_run):
     text = (quick_run / "accuracy.md").read_text()
     data = json.loads((quick_run / "accuracy.json").read_text())
@@ -63,6 +66,7 @@ def test_quick_run_writes_markdown_and_json(accuracy, quick_run):
         assert math.isfinite(r["test_error"])
 
 
+@pytest.mark.slow  # the quick run above
 def test_adaboost_error_equals_a_direct_fit(quick_run):
     """The recorded test error is that of fastboost's AdaBoost fitted here on the same split, data and parameters."""
     from sklearn.model_selection import train_test_split

@@ -20,7 +20,7 @@ from fastboost import (
 )
 from fastboost._driver import make_config
 from fastboost._kernels.tree import grow_tree, level_child_histograms, rows_histograms
-from fastboost._types import CRITERION_ERROR, CRITERION_GINI, CRITERION_Z, LEAF_DISCRETE, LEAF_REAL, NODE_DTYPE
+from fastboost._types import CRITERION_ERROR, CRITERION_GINI, CRITERION_Z, LEAF_DISCRETE, LEAF_REAL, NODE_DTYPE, Y_DTYPE
 from fastboost.datasets import make_twonorm
 
 try:
@@ -42,7 +42,7 @@ def random_problem(n, d, n_classes, max_bins, seed, nan_frac=0.1, zero_frac=0.1)
     codes[rng.random((d, n)) < nan_frac] = missing_code
     if d > 2:
         codes[2] = missing_code  # all missing
-    y = rng.integers(0, n_classes, n).astype(np.uint8)
+    y = rng.integers(0, n_classes, n).astype(Y_DTYPE)  # the fit's class indices (and so its kernels' signatures)
     # labels depend on two features so trees have structure
     y[(codes[1] < n_value_bins[1] // 2) & (rng.random(n) < 0.6)] = 0
     u = rng.random(n)
@@ -67,11 +67,13 @@ def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, 
                          min_weight_fraction_leaf=min_weight_fraction, n_classes=n_classes, leaf=leaf_kind,
                          leaf_scale=leaf_scale, leaf_smoothing=leaf_smoothing, missing_code=missing_code,
                          hist_groups=2)
-    n_nodes = grow_tree(codes, y, u, u, u, n_value_bins, np.zeros(d, np.uint8), thresholds, config[0],
+    # the arguments' types are a numeric fit's (no categorical feature: None), so the test runs the kernel a
+    # fit compiles rather than a variant of its own
+    n_nodes = grow_tree(codes, y, u, u, u, n_value_bins, None, thresholds, config[0],
                         np.empty(n, np.int64),
                         np.empty(n, np.int64), np.empty((slots, d, missing_code + 1, n_classes + 1)),
                         np.empty((slots, d, missing_code + 1, n_classes + 1)), tree,
-                        np.empty((max_nodes, 2), np.int64), leaf_of_row, leaf_u, leaf_w)
+                        np.empty((max_nodes, 2), np.int64), leaf_of_row, leaf_u, leaf_w, -1, False)
     return n_nodes, tree, leaf_of_row, leaf_u
 
 
@@ -515,7 +517,7 @@ def test_leaf_sums_from_the_histograms_equal_those_from_the_rows(seed, depth, ma
         idx = np.empty(n, np.int64)
         if root_ready:
             rows_histograms(codes, idx, 0, n, y, u, u, n_classes, False, hist_a[0], 2)
-        n_nodes = grow_tree(codes, y, u, u, u, nvb, np.zeros(d, np.uint8), thresholds, config[0], idx,
+        n_nodes = grow_tree(codes, y, u, u, u, nvb, None, thresholds, config[0], idx,
                             np.empty(n, np.int64), hist_a, np.empty_like(hist_a), tree,
                             np.empty((max_nodes, 2), np.int64),
                             leaf_of_row, leaf_u, leaf_w, -1, root_ready)
