@@ -33,14 +33,15 @@ class _PlainTypesDispatcher(CPUDispatcher):
                                          {k: types.unliteral(v) for k, v in kws.items()})
 
 
-def _kernel(**options):
+def _kernel(cache=True, **options):
     """The decorator of the package's internal kernels: ``numba.njit(cache=True, **options)`` on
-    :class:`_PlainTypesDispatcher`; ``@jit`` or ``@jit(inline="always")`` (more options)."""
+    :class:`_PlainTypesDispatcher`; ``@jit`` or ``@jit(inline="always")`` (more options, or cache=False)."""
     def decorate(fn=None, **more):
         if fn is None:
-            return _kernel(**options, **more)
+            return _kernel(**{"cache": cache, **options, **more})
         dispatcher = _PlainTypesDispatcher(py_func=fn, locals={}, targetoptions={"nopython": True, **options})
-        dispatcher.enable_caching()
+        if cache:
+            dispatcher.enable_caching()
         return dispatcher
     return decorate
 

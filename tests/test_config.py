@@ -48,11 +48,11 @@ def test_a_constant_argument_compiles_no_specialisation_of_its_own():
     kernel below it with it; the package's dispatcher types the constant as a plain int64."""
     from fastboost._config import jit
 
-    @jit
+    @jit(cache=False)  # (compiled here, in this process: a cached outer would not type inner at all)
     def inner(x, k):
         return x + k
 
-    @jit
+    @jit(cache=False)
     def outer(x, k):
         return inner(x, 1) + inner(x, k) + inner(x, True)
 
