@@ -61,6 +61,13 @@ def _groups():
         fit_predict(AdaBoostClassifier(3, max_depth=2, max_bins=None), X, y)
         fit_predict(AdaBoostClassifier(3, max_bins=None, validation_fraction=0.3), X, y)
 
+    def variants():  # the learners' variants for categorical features and for weight trimming
+        Xc = X.copy()
+        Xc[:, 1] = np.digitize(np.nan_to_num(X[:, 1]), [-1.0, 0.0, 1.0])
+        for depth in (1, 2):
+            fit_predict(AdaBoostClassifier(3, max_depth=depth, categorical_features=[1]), Xc, y)
+            fit_predict(AdaBoostClassifier(3, max_depth=depth, weight_trim_rate=0.9), X, y)
+
     def validation():
         fit_predict(AdaBoostClassifier(3, validation_fraction=0.3), X, y)
         fit_predict(AdaBoostClassifier(3, max_depth=2, validation_fraction=0.3), X, y)
@@ -78,6 +85,7 @@ def _groups():
     groups = [("the loop and decision stumps (AdaBoost, lazy stumps)", stumps),
             ("VadaBoost, EBBoost, SABoost, QuadBoost rules", algorithms),
             ("trees (two and K classes, confidence-rated, least squares)", trees),
+            ("categorical features and weight trimming (stumps and trees)", variants),
             ("validation and early stopping", validation),
             ("exact mode (max_bins=None: two-byte codes)", exact)]
     try:

@@ -91,3 +91,43 @@ def test_a_numeric_fit_without_trimming_compiles_neither_categories_nor_row_sele
     before, after = (line.split() for line in out.stdout.strip().splitlines())
     assert before == ["0", "0"]
     assert int(after[0]) > 0 and int(after[1]) > 0
+
+
+AFTER_COMPILE = """
+import numpy as np
+from fastboost import AdaBoostClassifier, SABoostClassifier, VadaBoostClassifier
+
+rng = np.random.default_rng(1)
+X = rng.normal(size=(400, 6))
+y = (X[:, 0] > 0).astype(int)
+Xc = X.copy()
+Xc[:, 2] = rng.integers(0, 4, 400)
+for depth in (1, 3):
+    AdaBoostClassifier(5, max_depth=depth).fit(X, y).predict(X)
+    AdaBoostClassifier(5, max_depth=depth, categorical_features=[2]).fit(Xc, y).predict(Xc)
+    AdaBoostClassifier(5, max_depth=depth, weight_trim_rate=0.95).fit(X, y).predict(X)
+    AdaBoostClassifier(5, max_depth=depth, validation_fraction=0.2).fit(X, y).predict(X)
+    AdaBoostClassifier(5, max_depth=depth).fit(X, rng.integers(0, 3, 400)).predict(X)
+VadaBoostClassifier(5).fit(X, y)
+SABoostClassifier(5).fit(X, y)
+AdaBoostClassifier(5, max_bins=None).fit(X, y)
+print("ok")
+"""
+
+
+@pytest.mark.slow  # fastboost compile from an empty cache (about 2.5 min), then a fresh process
+def test_after_fastboost_compile_the_common_fits_compile_nothing(tmp_path):
+    """fastboost compile leaves nothing for the common fits to compile: stumps and trees, categorical
+    features, weight trimming, validation, K classes, the other rules, exact mode. A fit that compiles
+    prints the first-use notice on stderr, so the second process must print none."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    env.pop("FASTBOOST_QUIET_COMPILE", None)
+    out = subprocess.run([sys.executable, "-m", "fastboost", "compile"], capture_output=True, text=True,
+                         timeout=1200, env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "Warning" not in out.stderr, out.stderr[-2000:]
+    out = subprocess.run([sys.executable, "-c", AFTER_COMPILE], capture_output=True, text=True, timeout=600,
+                         env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "ok"
+    assert "compiling" not in out.stderr, out.stderr[-2000:]
