@@ -1,7 +1,9 @@
 """``fastboost compile``: compile every kernel ahead of time (numba keeps them in its on-disk cache).
 
 A fit compiles only the kernels it uses, the first time it uses them; this runs one tiny fit
-(and prediction) of every kind, group by group, so that no later fit waits for the compiler.
+(and prediction) of every common kind, group by group, so that such later fits never wait for
+the compiler (exact mode combined with categorical features or weight trimming still compiles
+on first use).
 """
 import time
 import warnings
