@@ -39,7 +39,7 @@ def demo(args):
 
 
 def compile_kernels(args):
-    """Compile every kernel ahead of time (they are cached on disk: later fits start at once)."""
+    """Compile the kernels of every common kind of fit ahead of time (cached on disk: later fits start at once)."""
     from ._compile import compile_all
 
     print("fastboost: compiling every kernel group (once per install; cached on disk afterwards)", flush=True)
