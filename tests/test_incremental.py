@@ -26,11 +26,14 @@ from fastboost.datasets import make_twonorm
 
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from([0, 1, 7, CHUNK_ROWS - 1, CHUNK_ROWS, CHUNK_ROWS + 3, 2 * CHUNK_ROWS + 11]),
-       st.integers(0, 2 ** 32 - 1), st.booleans(), st.booleans(), st.sampled_from([np.uint8, np.uint16]))
-def test_side_rows_are_the_smaller_side_in_order(n, seed, missing_left, categorical, dtype):
+       st.integers(0, 2 ** 32 - 1), st.booleans(), st.booleans(), st.sampled_from([np.uint8, np.uint16]),
+       st.booleans())
+def test_side_rows_are_the_smaller_side_in_order(n, seed, missing_left, categorical, dtype, sort):
     rng = np.random.default_rng(seed)
     missing_code = 9 if dtype == np.uint8 else 700
     codes = rng.integers(0, missing_code + 1, n).astype(dtype)
+    if sort:  # whole chunks on one side: chunks with none and with only rows of the smaller side
+        codes = np.sort(codes)
     k = int(rng.integers(0, missing_code))
     cat_left = NO_SET.copy()
     if categorical:

@@ -23,7 +23,7 @@ from numba import prange
 from .._config import jit, pjit
 from .update import BLOCK, goes_left
 
-#: rows per chunk of the side pass (each chunk writes its rows into its own stretch of the output)
+#: rows per chunk of the side passes (each chunk writes its rows into its own stretch of the output)
 CHUNK_ROWS = 65536
 
 
@@ -33,62 +33,49 @@ def side_rows(codes_f, k, missing_left, missing_code, categorical, cat_left, row
 
     codes_f  uint8 / uint16 [n]  IN   codes of the stump's feature
     rows     int64[>= n]         OUT  (rows[m:] is scratch)
-    One pass: each chunk of rows writes its left rows forward from the start of its stretch and its right
-    rows backward from its end (branch-free: the side is a coin toss for a split near the median); then the
-    smaller side's rows are moved together, chunk by chunk.
+    A table of the codes' sides (one byte per code) replaces the split's comparisons. Two parallel passes over
+    chunks of rows: the first counts each chunk's left rows, the second writes each chunk's rows of the
+    smaller side from the offset the counts before it give. The write is branch-free (the side is a coin toss
+    for a split near the median): every row is stored at the chunk's next slot and only a row of the smaller
+    side moves the slot on; a store past the chunk's last slot goes to that last slot instead (never into
+    the next chunk's), and the chunk's last row of the side is put back there at the end.
     """
     n = codes_f.shape[0]
     nc = max(1, -(-n // CHUNK_ROWS))
+    table = np.empty(missing_code + 1, np.uint8)  # 1 for the codes that go left
+    for b in range(missing_code + 1):
+        table[b] = np.uint8(goes_left(b, k, missing_left, missing_code, categorical, cat_left))
     n_left = np.zeros(nc, np.int64)
-    ml = missing_left != 0
     for c in prange(nc):
-        base = c * CHUNK_ROWS
-        end = min(n, base + CHUNK_ROWS)
         kl = 0
-        kr = 0
-        for i in range(base, end):
-            code = codes_f[i]
-            if categorical:
-                left = goes_left(code, k, missing_left, missing_code, True, cat_left)
-            else:
-                left = (code <= k) | ((code == missing_code) & ml)
-            # branch-free: i goes to both ends, and only the end of its side moves on (the other write is
-            # overwritten later, or is the same slot when this is the chunk's last row)
-            rows[base + kl] = i
-            rows[end - 1 - kr] = i
-            kl += np.int64(left)
-            kr += 1 - np.int64(left)
+        for i in range(c * CHUNK_ROWS, min(n, (c + 1) * CHUNK_ROWS)):
+            kl += np.int64(table[codes_f[i]])
         n_left[c] = kl
-    return _gather_smaller(rows, n_left, n)
-
-
-@jit
-def _gather_smaller(rows, n_left, n):
-    """After a chunked split of rows 0..n-1 (chunk c: its n_left[c] "left" rows forward from its start, the
-    others backward from its end), rows[:m] = the rows of the smaller side in increasing order; returns
-    (m, 1 if that is the left side)."""
-    nc = n_left.shape[0]
     total_left = 0
     for c in range(nc):
         total_left += n_left[c]
-    small_is_left = total_left <= n - total_left
-    m = 0
-    buf = np.empty(min(n, CHUNK_ROWS), np.int64)
-    for c in range(nc):  # chunk by chunk towards the start (m <= base): a later chunk is never overwritten
-        base = c * CHUNK_ROWS
-        end = min(n, base + CHUNK_ROWS)
-        if small_is_left:
-            for j in range(n_left[c]):
-                rows[m + j] = rows[base + j]
-            m += n_left[c]
-        else:  # the right rows sit at end - 1, end - 2, ...: through buf, in increasing row order
-            n_right = end - base - n_left[c]
-            for j in range(n_right):
-                buf[j] = rows[end - 1 - j]
-            for j in range(n_right):
-                rows[m + j] = buf[j]
-            m += n_right
-    return m, np.int64(small_is_left)
+    small_left = total_left <= n - total_left
+    start = np.zeros(nc + 1, np.int64)
+    for c in range(nc):
+        size = min(n, (c + 1) * CHUNK_ROWS) - c * CHUNK_ROWS
+        start[c + 1] = start[c] + (n_left[c] if small_left else size - n_left[c])
+    if not small_left:  # from here on the table marks the smaller side's codes
+        for b in range(missing_code + 1):
+            table[b] = np.uint8(1 - table[b])
+    for c in prange(nc):
+        lo = start[c]
+        hi = start[c + 1] - 1  # the chunk's last slot
+        if hi < lo:
+            continue  # no row of the smaller side here
+        j = lo
+        last = 0
+        for i in range(c * CHUNK_ROWS, min(n, (c + 1) * CHUNK_ROWS)):
+            on = np.int64(table[codes_f[i]])
+            rows[min(j, hi)] = i
+            j += on
+            last = i if on != 0 else last
+        rows[hi] = last
+    return start[nc], np.int64(small_left)
 
 
 @pjit
