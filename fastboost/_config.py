@@ -126,7 +126,7 @@ def first_use_notice():
 
 COMPILE_NOTICE = ("fastboost: compiling the kernels this fit uses, once (about 20 s for decision stumps, 35 s more "
                   "the first time trees are used); later runs load them from the cache. 'fastboost compile' "
-                  "compiles every kernel ahead of time.")
+                  "compiles them ahead of time.")
 
 
 #: environment variables by which a user chooses the OpenMP wait policy; fastboost then leaves it alone
