@@ -39,28 +39,35 @@ from .update import (
     update_weights_table,
 )
 
-
 # ----------------------------------------------------------------------------- the learn functions' variants
-def _learn_variants(make):
-    """The loop's learn function for each kind of fit: ``variant(trim, categorical)`` is
-    ``make(trim, categorical)`` compiled to LEARN_SIG, made once each.
+_STUMP, _STUMP_Q, _TREE = 0, 1, 2  # the learners' bodies: _learn_stump, _learn_stump_q, _learn_tree
 
-    ``make`` returns a closure that calls its learner's body ``(data, config, ws, model, t, m,
-    categorical)``; a variant compiles only the paths its fits take: without weight trimming (trim
-    False) no row selection, without categorical features (categorical False: the body gets None for
-    them) no scan of categories. numba drops a branch on a closure's constant, or on an argument that
-    is None, before it types the code, so neither path's kernels are compiled (a cold stump fit
-    compiles about 10 s less). ``m`` is the number of rows chosen into ws.idx (``trimmed_rows``), -1
-    for all. (The closures hold only the two flags: numba's on-disk cache keys a closure by them.)
+
+@functools.lru_cache(maxsize=None)
+def _learn_variant(body, trim, categorical):
+    """The loop's learn function (LEARN_SIG) around one learner's body for one kind of fit, made once each.
+
+    The body is called as ``(data, config, ws, model, t, m, categorical)``; a variant compiles only the
+    paths its fits take: without weight trimming (trim False) no row selection, without categorical
+    features (categorical False: the body gets None for them) no scan of categories. numba drops a
+    branch on a closure's constant, or on an argument that is None, before it types the code, so
+    neither path's kernels are compiled (a cold stump fit compiles about 10 s less). ``m`` is the
+    number of rows chosen into ws.idx (``trimmed_rows``), -1 for all. The closure holds only
+    constants (numba's on-disk cache keys a closure by them; a function in it would pickle
+    differently in every process).
     """
-    @functools.lru_cache(maxsize=None)
-    def variant(trim, categorical):
-        learn = make(trim, categorical)
-        return typed(LEARN_SIG, learn, name=f"{learn.__name__}[trim={trim}, categorical={categorical}]")
+    def learn(data, config, ws, model, t):
+        m = trimmed_rows(config, ws) if trim else -1
+        cats = data.categorical if categorical else None
+        if body == _STUMP:
+            _learn_stump(data, config, ws, model, t, m, cats)
+        elif body == _STUMP_Q:
+            _learn_stump_q(data, config, ws, model, t, m, cats)
+        else:
+            _learn_tree(data, config, ws, model, t, m, cats)
 
-    variant.__name__ = variant.__qualname__ = make.__name__.lstrip("_")
-    variant.__doc__ = make.__doc__
-    return variant
+    name = ("learn_stump", "learn_stump_q", "learn_tree")[body]
+    return typed(LEARN_SIG, learn, name=f"{name}[trim={trim}, categorical={categorical}]")
 
 
 @jit
@@ -118,28 +125,12 @@ def _learn_stump_q(data, config, ws, model, t, m, categorical):
     _finish_stump(data, config, ws, model, t, u, False, categorical)
 
 
-@_learn_variants
-def learn_stump(trim, categorical):
-    """The stump learner (``_learn_stump``) for fits with or without trimming and categorical features."""
-    def learn_stump(data, config, ws, model, t):
-        m = trimmed_rows(config, ws) if trim else -1
-        if categorical:
-            _learn_stump(data, config, ws, model, t, m, data.categorical)
-        else:
-            _learn_stump(data, config, ws, model, t, m, None)
-    return learn_stump
+#: learn_stump(trim, categorical): learn_stump's learn function for that kind of fit
+learn_stump = functools.partial(_learn_variant, _STUMP)
 
 
-@_learn_variants
-def learn_stump_q(trim, categorical):
-    """The stump learner with EBBoost's second histogram (``_learn_stump_q``), as learn_stump."""
-    def learn_stump_q(data, config, ws, model, t):
-        m = trimmed_rows(config, ws) if trim else -1
-        if categorical:
-            _learn_stump_q(data, config, ws, model, t, m, data.categorical)
-        else:
-            _learn_stump_q(data, config, ws, model, t, m, None)
-    return learn_stump_q
+#: learn_stump_q(trim, categorical): learn_stump_q's learn function for that kind of fit
+learn_stump_q = functools.partial(_learn_variant, _STUMP_Q)
 
 
 @jit
@@ -231,16 +222,8 @@ def _learn_tree(data, config, ws, model, t, m, categorical):
     finish_tree_round(tree, n_nodes, config, ws.leaf_u, ws.leaf_w, ws.sums, model.rounds[t], ws.factor)
 
 
-@_learn_variants
-def learn_tree(trim, categorical):
-    """The tree learner (``_learn_tree``), as learn_stump."""
-    def learn_tree(data, config, ws, model, t):
-        m = trimmed_rows(config, ws) if trim else -1
-        if categorical:
-            _learn_tree(data, config, ws, model, t, m, data.categorical)
-        else:
-            _learn_tree(data, config, ws, model, t, m, None)
-    return learn_tree
+#: learn_tree(trim, categorical): learn_tree's learn function for that kind of fit
+learn_tree = functools.partial(_learn_variant, _TREE)
 
 
 @jit
@@ -376,7 +359,7 @@ def no_validation(valid, config, ws, model, t, alpha):
 
 
 #: A weak learner for the loop: its learn, update and validate functions (``learn`` as made by
-#: ``Learner.learn(trim, categorical)`` for the kind of fit, see _learn_variants).
+#: ``Learner.learn(trim, categorical)`` for the kind of fit, see _learn_variant).
 Learner = namedtuple("Learner", ["learn", "update", "validate"])
 
 LEARNERS = {
