@@ -135,8 +135,9 @@ def test_every_callback_is_called_and_any_true_stops(data):
 
 def test_warm_start_continues_after_a_callback_stop(data):
     X, y, _ = data
-    est = AdaBoostClassifier(200, warm_start=True).fit(X, y, callbacks=[lambda done, rounds: done >= 10])
-    assert est.stopped_by_callback_ and est.n_estimators_ < 200
+    # stop at the first call, wherever it falls: the chunks' sizes follow the machine's load and speed
+    est = AdaBoostClassifier(200, warm_start=True).fit(X, y, callbacks=[lambda done, rounds: True])
+    assert est.stopped_by_callback_ and 0 < est.n_estimators_ < 200
     est.fit(X, y)
     assert est.n_estimators_ == 200 and not est.stopped_by_callback_
     assert est.rounds_.tobytes() == AdaBoostClassifier(200).fit(X, y).rounds_.tobytes()
