@@ -12,7 +12,7 @@ import numpy as np
 from fastboost._binning import BinMapper
 from fastboost._kernels.histogram import build_histograms
 from fastboost._kernels.split import best_split_per_feature
-from fastboost._types import ROUND_DTYPE
+from fastboost._types import ROUND_DTYPE, Y_DTYPE
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from . import naive
@@ -54,7 +54,7 @@ def case(n, max_bins):
     mapper = BinMapper(max_bins=max_bins).fit(X)
     codes = mapper.transform(X)
     signal = np.nan_to_num(X[:, 3], nan=20.0) + 3 * X[:, 0] + rng.normal(scale=3.0, size=n)
-    y = (signal > 8).astype(np.uint8)
+    y = (signal > 8).astype(Y_DTYPE)  # the fits' class indices: the kernels compiled for them
     u = dyadic_weights(rng, n)
     return X, mapper, codes, y, u
 

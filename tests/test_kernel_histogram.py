@@ -6,6 +6,7 @@ import pytest
 
 import fastboost
 from fastboost._kernels.histogram import build_histograms, build_histograms_reference, n_feature_groups
+from fastboost._types import Y_DTYPE
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from . import naive
@@ -48,7 +49,7 @@ def test_tuned_histograms_bit_identical_to_reference(d):
     for n in (1, 37, 3001):
         codes = rng.integers(0, 9, (d, n)).astype(np.uint8)
         codes[rng.random((d, n)) < 0.1] = 255  # the missing code of max_bins=255
-        y = rng.integers(0, 2, n).astype(np.uint8)
+        y = rng.integers(0, 2, n).astype(Y_DTYPE)
         u = rng.random(n) * rng.choice([1e-9, 1.0, 1e6], n)
         want = naive.build_histograms_naive(codes, y, u, 256)
         ref = np.full_like(want, np.nan)

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from fastboost._kernels.split import best_feature, best_split_one_feature, leaf_value, side_weights, stump_criterion
+from fastboost._types import Y_DTYPE
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from . import naive
@@ -152,7 +153,7 @@ def test_planted_split_found_at_every_bin(max_bins, criterion):
         for missing in ("none", "class1", "class0"):
             codes = rng.integers(0, max_bins, (d, n)).astype(np.uint8)
             codes[planted, :max_bins] = np.arange(max_bins)  # every bin non-empty
-            y = (codes[planted] > k).astype(np.uint8)
+            y = (codes[planted] > k).astype(Y_DTYPE)
             if missing != "none":
                 rows = rng.permutation(n)[: n // 10]
                 rows = rows[rows >= max_bins]
