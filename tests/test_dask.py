@@ -44,6 +44,12 @@ except ImportError:  # the dask extra is not installed: only the import test run
     distributed = None
 
 needs_dask = pytest.mark.skipif(distributed is None, reason="needs the dask extra: pip install 'fastboost[dask]'")
+slow = pytest.mark.slow  # the default run keeps one case of each kind; ``pytest -m slow`` runs the others
+
+
+def some_slow(cases, quick):
+    """``cases`` as pytest parameters, those not in ``quick`` marked slow."""
+    return [pytest.param(c, marks=() if c in quick else slow, id=c) for c in cases]
 
 CHUNKS = (3000, 11000, 6000)  # three uneven row partitions on two workers
 EXACT = ("feature", "bin", "threshold", "missing_left", "left", "right")
@@ -140,9 +146,13 @@ CASES = [
 ]
 
 
+CASE_IDS = ["ada", "vada", "quad-l2-reweight", "eb", "lazy", "sa", "quad-l1"]
+
+
 @needs_dask
-@pytest.mark.parametrize("DaskEst, Est, kw", CASES, ids=["ada", "vada", "quad-l2-reweight", "eb", "lazy", "sa",
-                                                         "quad-l1"])
+@pytest.mark.parametrize("DaskEst, Est, kw", [
+    pytest.param(*case, id=name, marks=() if name in ("ada", "quad-l2-reweight") else slow)
+    for name, case in zip(CASE_IDS, CASES)])
 def test_dask_fit_equals_single_machine(client, data, ddata, DaskEst, Est, kw):
     X, y = data
     Xd, yd = ddata
@@ -221,8 +231,11 @@ LEARNER_CASES = {
 
 
 @needs_dask
-@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-@pytest.mark.parametrize("case", list(LEARNER_CASES))
+@pytest.mark.parametrize("case, weighted", [
+    pytest.param(case, weighted, id=f"{case}-{'weighted' if weighted else 'unweighted'}",
+                 marks=() if (case, weighted) in {("ada-depth3", True), ("samme-depth3", False), ("ovr-vada", False)}
+                 else slow)
+    for case in LEARNER_CASES for weighted in (False, True)])
 def test_dask_trees_and_classes_equal_single_machine(client, odd_data, case, weighted):
     """Trees (every leaf kind, leaf-size limits), SAMME and one-vs-rest on uneven partitions (one empty, one
     of one row, one of a single class), with and without sample weights: the single-machine model."""
@@ -245,7 +258,8 @@ def test_dask_trees_and_classes_equal_single_machine(client, odd_data, case, wei
 
 
 @needs_dask
-@pytest.mark.parametrize("case", ["ada-depth3", "samme-depth3", "ovr-vada", "quad-depth2-reweight"])
+@pytest.mark.parametrize("case", some_slow(["ada-depth3", "samme-depth3", "ovr-vada", "quad-depth2-reweight"],
+                                           quick=["samme-depth3"]))
 def test_dask_early_stopping_equals_single_machine(client, odd_data, case):
     """eval_set (a Dask collection, partitioned unlike X, one partition empty) with n_iter_no_change: the
     same validation errors, the same early stop, the same kept rounds as the single-machine fit."""
@@ -495,6 +509,7 @@ def test_clear_errors(client, ddata, data):
 
 
 @needs_dask
+@slow
 def test_workqueue_threading_layer_workers_fit_and_predict_at_once():
     """Workers on numba's workqueue layer (which aborts when two threads start parallel kernels at once),
     two threads each: a fit and many prediction tasks run side by side on them without a crash; the fit
@@ -532,7 +547,7 @@ LOSS_CASES = {"vada-stumps": (fbd.DaskVadaBoostClassifier if distributed else No
 
 
 @needs_dask
-@pytest.mark.parametrize("case", list(LOSS_CASES))
+@pytest.mark.parametrize("case", some_slow(list(LOSS_CASES), quick=["ada-stumps-one-round-trip"]))
 def test_fit_survives_a_killed_worker(cluster3, case):
     """SIGKILL a worker holding rows after three rounds: its rows are computed again from the collection on
     a live worker, its state rebuilt from the rounds kept, and the fit ends with the very model of the
@@ -583,6 +598,7 @@ def test_fit_survives_a_killed_worker(cluster3, case):
 
 
 @needs_dask
+@slow
 def test_fit_with_every_worker_gone_fails_clearly_within_the_timeout(cluster3):
     """Every worker gone mid-fit: WorkerLostError naming the lost workers after worker_timeout seconds,
     never a hang, and no model (run last: the cluster keeps no worker)."""

@@ -148,6 +148,7 @@ def test_exact_mode_with_validation_save_load_and_warm_start(tmp_path):
     assert a.rounds_.tobytes() == b.rounds_.tobytes()
 
 
+@pytest.mark.slow  # compiles its own learner (exact codes and categories): about 10 s
 def test_exact_mode_with_categorical_features():
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(6)
@@ -185,6 +186,7 @@ def test_dask_says_exact_mode_is_single_machine():
         DaskAdaBoostClassifier(max_bins=None).fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
 
 
+@pytest.mark.slow  # compiles the tree kernels for exact (two-byte) codes: about 45 s
 def test_tree_leaves_before_the_last_level_keep_rows_with_codes_above_255():
     """A node that stops splitting before the last level is a leaf found by its range of rows; its sums
     count every row, whatever the code of feature 0 (in exact mode codes go above 255)."""
