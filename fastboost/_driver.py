@@ -449,7 +449,8 @@ def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_ever
             cost = np.exp(model.rounds[done - 1]["log_cost"]) if done else initial_cost
             verr = float(model.rounds[done - 1]["val_error"]) if done and has_val else None
             progress.report(done, cost, verr, model)
-        if why == RAN_ALL and callbacks and _callbacks_stop(callbacks, done, model.rounds):
+        # every callback sees the last rounds too; True after the last round stops nothing
+        if why == RAN_ALL and callbacks and _callbacks_stop(callbacks, done, model.rounds) and done < n_rounds:
             why = STOPPED_BY_CALLBACK
         if why != RAN_ALL:
             break

@@ -117,6 +117,16 @@ def test_callback_stops_the_fit_keeping_the_rounds_done(data, capsys):
     assert f"stopped by a callback at round {done} in " in capsys.readouterr().out.splitlines()[-1]
 
 
+def test_true_after_the_last_round_is_not_a_stop(data, capsys):
+    """A callback is called after the last round too; True there cuts nothing short, so the fit ran all
+    its rounds (not stopped_by_callback_) and says so."""
+    X, y, _ = data
+    calls = []
+    est = AdaBoostClassifier(20, verbose=1).fit(X, y, callbacks=[lambda done, rounds: calls.append(done) or done == 20])
+    assert calls[-1] == 20 and est.n_estimators_ == 20 and not est.stopped_by_callback_
+    assert "stopped by a callback" not in capsys.readouterr().out
+
+
 def test_every_callback_is_called_and_any_true_stops(data):
     X, y, _ = data
     seen = {"a": 0, "b": 0}
