@@ -48,8 +48,8 @@ slow = pytest.mark.slow  # the default run keeps one case of each kind; ``pytest
 
 
 def some_slow(cases, quick):
-    """``cases`` as pytest parameters, those not in ``quick`` marked slow."""
-    return [pytest.param(c, marks=() if c in quick else slow, id=c) for c in cases]
+    """``cases`` ({id: a tuple of parameter values}) as pytest parameters, those not in ``quick`` marked slow."""
+    return [pytest.param(*values, id=name, marks=() if name in quick else slow) for name, values in cases.items()]
 
 CHUNKS = (3000, 11000, 6000)  # three uneven row partitions on two workers
 EXACT = ("feature", "bin", "threshold", "missing_left", "left", "right")
@@ -151,9 +151,7 @@ CASE_IDS = ["ada", "vada", "quad-l2-reweight", "eb", "lazy", "sa", "quad-l1"]
 
 
 @needs_dask
-@pytest.mark.parametrize("DaskEst, Est, kw", [
-    pytest.param(*case, id=name, marks=() if name in ("ada", "quad-l2-reweight") else slow)
-    for name, case in zip(CASE_IDS, CASES)])
+@pytest.mark.parametrize("DaskEst, Est, kw", some_slow(dict(zip(CASE_IDS, CASES)), quick=["ada", "quad-l2-reweight"]))
 def test_dask_fit_equals_single_machine(client, data, ddata, DaskEst, Est, kw):
     X, y = data
     Xd, yd = ddata
@@ -232,11 +230,10 @@ LEARNER_CASES = {
 
 
 @needs_dask
-@pytest.mark.parametrize("case, weighted", [
-    pytest.param(case, weighted, id=f"{case}-{'weighted' if weighted else 'unweighted'}",
-                 marks=() if (case, weighted) in {("ada-depth3", True), ("samme-depth3", False), ("ovr-vada", False)}
-                 else slow)
-    for case in LEARNER_CASES for weighted in (False, True)])
+@pytest.mark.parametrize("case, weighted", some_slow(
+    {f"{case}-{'weighted' if weighted else 'unweighted'}": (case, weighted)
+     for case in LEARNER_CASES for weighted in (False, True)},
+    quick=["ada-depth3-weighted", "samme-depth3-unweighted", "ovr-vada-unweighted"]))
 def test_dask_trees_and_classes_equal_single_machine(client, odd_data, case, weighted):
     """Trees (every leaf kind, leaf-size limits), SAMME and one-vs-rest on uneven partitions (one empty, one
     of one row, one of a single class), with and without sample weights: the single-machine model."""
@@ -259,8 +256,8 @@ def test_dask_trees_and_classes_equal_single_machine(client, odd_data, case, wei
 
 
 @needs_dask
-@pytest.mark.parametrize("case", some_slow(["ada-depth3", "samme-depth3", "ovr-vada", "quad-depth2-reweight"],
-                                           quick=["samme-depth3"]))
+@pytest.mark.parametrize("case", some_slow({c: (c,) for c in ["ada-depth3", "samme-depth3", "ovr-vada",
+                                                                 "quad-depth2-reweight"]}, quick=["samme-depth3"]))
 def test_dask_early_stopping_equals_single_machine(client, odd_data, case):
     """eval_set (a Dask collection, partitioned unlike X, one partition empty) with n_iter_no_change: the
     same validation errors, the same early stop, the same kept rounds as the single-machine fit."""
@@ -311,7 +308,7 @@ def test_dask_validation_fraction_holds_out_seeded_rows(client, odd_data):
 def test_dask_equals_single_machine_on_drawn_partitions(client, sizes, depth, n_classes, separable, seed):
     """Drawn partition sizes (empty ones too), depths and class counts (up to 300), integer-valued features
     full of ties, and perfectly separable labels: the Dask model is the single-machine model, up to a
-    near-tie between two splits that the order of the floating-point sums decides."""
+    near-tie (two splits, or two classes of a leaf) that the order of the floating-point sums decides."""
     rng = np.random.default_rng(seed)
     n = sum(sizes)
     X = rng.integers(0, 6, size=(n, 4)).astype(np.float64)
@@ -549,7 +546,7 @@ LOSS_CASES = {"vada-stumps": (fbd.DaskVadaBoostClassifier if distributed else No
 
 
 @needs_dask
-@pytest.mark.parametrize("case", some_slow(list(LOSS_CASES), quick=["ada-stumps-one-round-trip"]))
+@pytest.mark.parametrize("case", some_slow({c: (c,) for c in LOSS_CASES}, quick=["ada-stumps-one-round-trip"]))
 def test_fit_survives_a_killed_worker(cluster3, case):
     """SIGKILL a worker holding rows after three rounds: its rows are computed again from the collection on
     a live worker, its state rebuilt from the rounds kept, and the fit ends with the very model of the
