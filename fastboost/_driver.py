@@ -140,7 +140,9 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
     slots = 2 ** (depth - 1) if depth else 1
     tree_n = n if depth else 0
     incremental = c["hist_rebuild"] > 1  # carried histograms: the stumps' or the tree root's in hist
-    idx_n = n if (depth or c["trim_rate"] > 0.0 or incremental) else 0  # (trimmed / incremental stumps: rows)
+    trim = c["trim_rate"] > 0.0
+    idx_n = n if (depth or incremental) else 0  # (incremental stumps: the smaller side's rows)
+    tmp_n = n if (depth or trim) else 0  # (trimmed stumps: the kept rows)
     hist_shape = ((slots, n_features, n_bins, n_fields) if depth
                   else (1, n_features, n_bins, 2) if incremental else (1, 1, 1, 1))
     hist_width = (2 if not depth else n_fields if incremental else 0)
@@ -161,7 +163,7 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
         fbin=np.empty(n_features, np.int64),
         fmissing_left=np.empty(n_features, np.int64),
         idx=np.empty(idx_n, np.int64),
-        tmp=np.empty(tree_n, np.int64),
+        tmp=np.empty(tmp_n, np.int64),
         hist_a=np.empty(hist_shape, np.float64),
         hist_b=np.empty(hist_shape, np.float64),
         node_range=np.empty((max_nodes, 2), np.int64),
@@ -194,7 +196,7 @@ def working_memory(n_samples, n_features, n_bins, config, n_val, capacity):
         incremental = c["hist_rebuild"] > 1
         parts[f"stump histograms ({n_features} features x {n_bins} bins)"] = (
             n_features * n_bins * 2 * 8 * (2 if (c["use_q"] or incremental) else 1))
-        per_row += 8 * int(incremental or c["trim_rate"] > 0.0)  # the rows of a side / the kept rows
+        per_row += 8 * (int(incremental) + int(c["trim_rate"] > 0.0))  # the rows of a side, the kept rows
     parts[f"per-row arrays ({n_samples} rows)"] = n_samples * per_row
     if n_val:
         parts[f"validation margins ({n_val} rows x {1 if n_classes == 2 else n_classes})"] = (

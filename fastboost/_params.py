@@ -280,12 +280,14 @@ COMMON = {
         "rounds and then 200 gives the model of fitting 200 at once, bit for bit. The fitted estimator then "
         "keeps its working state (about 30 bytes per training row) between fits.")),
     "weight_trim_rate": Param(None, OrNone(Real(0.0, 1.0, "right")), (
-        "Weight trimming: each round's weak learner is built from the rows that hold this share of the "
-        "learner's weights (e.g. 0.99; rows chosen by the binary exponent of their weight, so the kept rows "
-        "hold at least this share), while the round's sums, its step and the weight update run over every "
-        "row. AdaBoost's weights concentrate on few rows after some rounds, so later rounds read far fewer "
-        "rows. None reads every row (the algorithm as published). ``rounds_['n_seen']`` is the number "
-        "of rows each round's learner read.")),
+        "Weight trimming: each round's weak learner is built from rows that hold at least this share of the "
+        "learner's weights (e.g. 0.99; chosen by the binary exponent and the first mantissa bits of each "
+        "weight, no sort), while the round's sums, its step and the weight update run over every row. "
+        "AdaBoost's weights concentrate on part of the rows after some rounds, so later rounds read fewer "
+        "rows. Stumps of AdaBoost, LazyBoost and SABoost keep the chosen rows, and carry their histograms, "
+        "from round to round while they still hold the share (choosing again at least every 16 rounds). "
+        "None reads every row (the algorithm as published). ``rounds_['n_seen']`` is the number of rows "
+        "each round's learner was built from.")),
     "criterion": Param("error", Options(tuple(CRITERIA)), (
         'Split criterion of the weak learner on the weights it sees: "error" minimises the weighted '
         'error, "gini" the weighted Gini impurity.')),

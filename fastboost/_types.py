@@ -70,7 +70,7 @@ ROUND_DTYPE = np.dtype([
     ("lp_value", np.float64),     # primal value rho - sum_i D_i xi_i of the master over the columns so far
     ("lp_beta", np.float64),      # dual value beta (equals lp_value at the optimum: strong duality)
     ("n_active", np.int64),       # columns with positive weight in the master's solution
-    ("n_seen", np.int64),         # rows the weak learner's histograms read (fewer than n with weight trimming)
+    ("n_seen", np.int64),         # rows the weak learner was built from (fewer than n with weight trimming)
 ], align=True)
 
 #: Tree nodes; ``nodes_[t]`` is the tree of round t, node 0 its root. Unused slots have left = -1.
@@ -111,6 +111,7 @@ STATE_DTYPE = np.dtype([
     ("since_best", np.int64),       # rounds since then
     ("stop", np.int64),             # why the last call of the loop returned: RAN_ALL, STOPPED_BY_RULE, ...
     ("untrimmed", np.int64),        # 1: the learner reads every row this round (weight trimming's retry)
+    ("n_kept", np.int64),           # weight trimming: how many rows ws.tmp (stumps) / ws.idx (trees) holds, 0: none
     ("hist_ready", np.int64),       # 1: ws.hist holds this round's stump (tree root) histograms already
     ("small_left", np.int64),       # 1: ws.hist_a[0] holds the histograms of the stump's left side (else right);
                                     # trees: of the rows the tree gets wrong (else right) (incremental.py)
@@ -216,8 +217,8 @@ Workspace = namedtuple("Workspace", [
     "fbin",          # int64[n_features]
     "fmissing_left",  # int64[n_features]
     "idx",           # int64[n or 0]  tree: row order of the nodes (then, carried, the smaller of the wrong / right
-                     # rows); trimmed stumps: the kept rows; incremental stumps: the smaller side's rows
-    "tmp",           # int64[n or 0]  tree: partition scratch
+                     # rows; trimmed: the kept rows first); incremental stumps: the smaller side's rows
+    "tmp",           # int64[n or 0]  tree: partition scratch; trimmed stumps: the kept rows
     "hist_a",        # float64[slots, n_features, n_bins, fields]  tree: one level's node histograms (carried: [0]
                      # the wrong / right rows' after the update); incremental stumps: [0] the smaller side's histograms
     "hist_b",        # float64[slots, n_features, n_bins, fields]  tree: the next level's

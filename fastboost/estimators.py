@@ -402,13 +402,15 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         the trees' root histograms come from the last round's) for the rules whose update multiplies each row's
         weight by a factor its class and side (stumps) or its being right or wrong (trees) decide, and whose
         learner reads w itself: not with a transform (VadaBoost), EBBoost's q histograms, QuadBoost's
-        residuals, weights re-set between rounds (LPBoost, re-weighting passes), weight trimming, or trees with
-        confidence-rated leaves or a row count per leaf (min_samples_leaf > 1).
+        residuals, weights re-set between rounds (LPBoost, re-weighting passes), or trees with confidence-rated
+        leaves, a row count per leaf (min_samples_leaf > 1) or weight trimming. Trimmed stumps carry the
+        histograms of their kept rows (``learners.trimmed_rows``).
         0: every round's histograms from every row."""
         if (rule.additive or rule.use_q or not rule.u_is_w or self._corrective
-                or self._reweight_every() is not None or getattr(self, "weight_trim_rate", None) is not None):
+                or self._reweight_every() is not None):
             return 0
-        if depth and (leaf_kind != LEAF_DISCRETE or self.min_samples_leaf > 1):
+        if depth and (leaf_kind != LEAF_DISCRETE or self.min_samples_leaf > 1
+                      or getattr(self, "weight_trim_rate", None) is not None):
             return 0
         return _driver.HIST_REBUILD_EVERY
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import fastboost._driver as driver
 from fastboost import AdaBoostClassifier, LazyBoostClassifier, SABoostClassifier, VadaBoostClassifier
-from fastboost._kernels.histogram import build_histograms
+from fastboost._kernels.histogram import build_histograms, build_histograms_rows
 from fastboost._kernels.incremental import CHUNK_ROWS, next_histograms, next_tree_histograms, side_rows, wrong_rows
 from fastboost._kernels.tree import rows_histograms
 from fastboost._kernels.update import BLOCK, NO_SET, goes_left, n_blocks, update_weights_table
@@ -46,6 +46,13 @@ def test_side_rows_are_the_smaller_side_in_order(n, seed, missing_left, categori
                     dtype=bool)
     assert bool(small_left) == (left.sum() <= n - left.sum())
     np.testing.assert_array_equal(rows[:m], np.flatnonzero(left if small_left else ~left))
+    # among a subset of the rows (weight trimming's kept rows, increasing): that subset's smaller side
+    among = np.flatnonzero(rng.random(n) < rng.choice([0.0, 0.3, 0.9, 1.0])).astype(np.int64)
+    rows = np.full(n, -1, np.int64)
+    m, small_left = side_rows(codes, k, int(missing_left), missing_code, categorical, cat_left, rows, among)
+    sub_left = left[among]
+    assert bool(small_left) == (sub_left.sum() <= among.size - sub_left.sum())
+    np.testing.assert_array_equal(rows[:m], among[sub_left if small_left else ~sub_left])
 
 
 def test_one_step_equals_the_histograms_of_the_updated_weights():
@@ -61,8 +68,6 @@ def test_one_step_equals_the_histograms_of_the_updated_weights():
     rows = np.empty(n, np.int64)
     m, small_left = side_rows(codes[f], k, 0, 20, False, NO_SET, rows)
     side = np.empty_like(hist)
-    from fastboost._kernels.histogram import build_histograms_rows
-
     build_histograms_rows(codes, y, w, rows[:m], side, 2)
     go_left = codes[f] <= k
     h = np.where(go_left, left_out, right_out)
@@ -119,6 +124,23 @@ def test_histograms_stay_within_1e_12_of_a_full_build_after_1000_rounds(twonorm)
     np.testing.assert_allclose(ws.hist / scale, ref / scale, rtol=1e-12, atol=1e-12)
 
 
+def test_trimmed_histograms_stay_within_1e_12_of_their_kept_rows_after_900_rounds(twonorm):
+    """Weight trimming, 100 rounds as usual and then 900 with no periodic rebuild (the kept rows change only
+    when they no longer hold the share): the carried histograms against a build from those rows' weights."""
+    X, y = twonorm
+    model = AdaBoostClassifier(100, weight_trim_rate=0.95, warm_start=True).fit(X, y)
+    model._resume["config"][0]["hist_rebuild"] = 10 ** 9
+    model.set_params(n_estimators=1000).fit(X, y)
+    assert model.n_estimators_ == 1000 and model._resume["config"][0]["hist_rebuild"] == 10 ** 9
+    ws, data = model._resume["ws"], model._resume["data"]
+    state = ws.state[0]
+    assert state["hist_ready"] == 1 and 0 < state["n_kept"] < X.shape[0]
+    kept = ws.tmp[:state["n_kept"]]
+    ref = np.empty_like(ws.hist)
+    build_histograms_rows(data.codes, ws.ylab, ws.w, kept, ref, 2)
+    np.testing.assert_allclose(ws.hist, ref, rtol=1e-12, atol=1e-12 * ws.w[kept].sum())
+
+
 def test_only_the_rules_it_is_exact_for_carry_histograms(twonorm):
     X, y = twonorm
     y3 = np.where(X[:, 0] > 0.5, 2, (y > 0).astype(int))
@@ -126,11 +148,11 @@ def test_only_the_rules_it_is_exact_for_carry_histograms(twonorm):
                     (AdaBoostClassifier(3, max_depth=2, warm_start=True), y),
                     (SABoostClassifier(3, max_depth=3, warm_start=True), y),
                     (AdaBoostClassifier(3, warm_start=True), y3),
-                    (AdaBoostClassifier(3, max_depth=2, warm_start=True), y3)):
+                    (AdaBoostClassifier(3, max_depth=2, warm_start=True), y3),
+                    (AdaBoostClassifier(3, weight_trim_rate=0.99, warm_start=True), y)):
         assert est.fit(X, yy)._resume["config"][0]["hist_rebuild"] > 1, est
     for est, yy in ((VadaBoostClassifier(3, warm_start=True), y),
                     (VadaBoostClassifier(3, max_depth=2, warm_start=True), y),
-                    (AdaBoostClassifier(3, weight_trim_rate=0.99, warm_start=True), y),
                     (AdaBoostClassifier(3, max_depth=2, weight_trim_rate=0.99, warm_start=True), y),
                     (AdaBoostClassifier(3, max_depth=2, leaf="real", warm_start=True), y),
                     (AdaBoostClassifier(3, max_depth=2, min_samples_leaf=5, warm_start=True), y3)):

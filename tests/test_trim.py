@@ -1,7 +1,7 @@
 """Weight trimming (``weight_trim_rate``): the learner reads the rows holding a share of the weight.
 
 The row selection against a NumPy reference on drawn weights (ties, zeros, weights spanning hundreds
-of binades), its independence of the thread count, and the fits: rate 1 reads every row of positive
+of powers of two), its independence of the thread count, and the fits: rate 1 reads every row of positive
 weight (stumps: the very model of no trimming), every trimmed fit keeps the algorithm's monotone cost
 and the same model for any thread count, ``rounds_["n_seen"]`` says how many rows each learner read.
 """
@@ -19,13 +19,13 @@ from fastboost.datasets import make_twonorm, make_waveform
 
 
 def select_rows_reference(u, rate):
-    """The kept rows by brute force, with the kernel's arithmetic (weights added per binade in row order,
-    the binades' sums in increasing order for the total, then from the top): the highest binade cut whose
+    """The kept rows by brute force, with the kernel's arithmetic (weights added per key in row order,
+    the keys' sums in increasing order for the total, then from the top): the highest key cut whose
     rows hold at least rate of the total."""
     pos = np.flatnonzero(u > 0)
     exps = {}
     for i in pos:
-        e = binade(u[i])
+        e = key(u[i])
         exps[e] = exps.get(e, 0.0) + u[i]
     total = 0.0
     for e in sorted(exps):
@@ -37,12 +37,17 @@ def select_rows_reference(u, rate):
         cut = e
         if cum >= rate * total:
             break
-    return np.array([i for i in pos if binade(u[i]) >= cut], np.int64)
+    return np.array([i for i in pos if key(u[i]) >= cut], np.int64)
 
 
-def binade(x):
-    """The biased exponent of a float64 (its binade; 0 for subnormals)."""
-    return int((np.array([x], np.float64).view(np.int64)[0] >> 52) & 0x7FF)
+def key(x):
+    """A positive float64's key: its biased binary exponent, then the first three bits of its mantissa
+    bits (so x in [2**e (1 + k/8), 2**e (1 + (k+1)/8)) has key 8 (e + 1023) + k), by arithmetic."""
+    m, ex = math.frexp(x)  # x = m 2**ex, m in [0.5, 1): 2m - 1 in [0, 1) is the mantissa's fraction
+    if ex - 1 < -1022:  # subnormal: exponent field 0, the fraction's first bits x / 2**-1022
+        return int(x / 2.0 ** -1022 * 8)
+    e = ex - 1
+    return 8 * (e + 1023) + int((2 * m - 1) * 8)
 
 
 weights = st.lists(st.one_of(st.just(0.0), st.floats(1e-300, 1e3), st.sampled_from([0.25, 0.5, 1e-9])),
@@ -61,13 +66,13 @@ def test_select_rows_matches_reference(u, rate):
         assert math.fsum(u[kept]) >= rate * math.fsum(u[u > 0]) * (1 - 1e-12)
         dropped = np.setdiff1d(np.flatnonzero(u > 0), kept)
         if dropped.size and kept.size:
-            # a cut at a power of two: every row left out weighs less than the lightest kept row's binade
-            assert binade(u[dropped].max()) < binade(u[kept].min())
+            # a cut at a step of 2**(1/8): every row left out weighs less than the lightest kept row's step
+            assert key(u[dropped].max()) < key(u[kept].min())
             assert u[dropped].max() < u[kept].min()
 
 
 def test_select_rows_is_the_same_for_any_thread_count():
-    u = np.random.default_rng(0).exponential(size=300_000) ** 6  # many chunks, weights over many binades
+    u = np.random.default_rng(0).exponential(size=300_000) ** 6  # many chunks, weights over many powers of two
     out = []
     for threads in (1, numba.config.NUMBA_NUM_THREADS):
         numba.set_num_threads(threads)
@@ -154,3 +159,42 @@ def test_a_rejected_trimmed_round_learns_from_every_row():
     assert np.any(seen[1:] == X.shape[0]) and np.any(seen[1:] < X.shape[0] // 2)
     error = model.rounds_["error"]
     assert np.all(error < 0.5)  # every kept round beats chance on every row
+
+
+@pytest.mark.parametrize("Est", [AdaBoostClassifier, SABoostClassifier], ids=lambda c: c.__name__)
+def test_carried_kept_rows_hold_the_share_and_are_chosen_again_in_time(twonorm, Est):
+    """Stumps with carried histograms keep the last round's rows while they still hold the share, for at most
+    ``HIST_REBUILD_EVERY`` rounds: round by round (warm starts of one more round each), every round's rows
+    are the last round's if those hold at least the rate of this round's weights, the round is not a
+    multiple of HIST_REBUILD_EVERY and the last round was not learnt again from every row, and otherwise
+    the selection from this round's weights. The same model as one fit of all the rounds."""
+    from fastboost._driver import HIST_REBUILD_EVERY
+
+    X, y = twonorm
+    n = X.shape[0]
+    rate, n_rounds = 0.95, 70
+    est = Est(n_estimators=1, weight_trim_rate=rate, warm_start=True).fit(X, y)
+    prev = est._resume["ws"].tmp[:est.rounds_["n_seen"][0]].copy()
+    carried = 0
+    for t in range(1, n_rounds):
+        w = est._resume["ws"].w.copy()  # the weights round t learns from (u = w)
+        est.set_params(n_estimators=t + 1).fit(X, y)
+        ws = est._resume["ws"]
+        m = ws.state[0]["n_kept"]
+        if m == 0:  # round t's trimmed stump was rejected and learnt again from every row
+            assert est.rounds_["n_seen"][t] == n
+            prev = None
+            continue
+        assert m == est.rounds_["n_seen"][t]
+        kept = ws.tmp[:m].copy()
+        if prev is not None and t % HIST_REBUILD_EVERY != 0 and math.fsum(w[prev]) >= rate * (1 + 1e-12):
+            np.testing.assert_array_equal(kept, prev)
+            carried += 1
+        else:
+            fresh = np.empty(n, np.int64)
+            np.testing.assert_array_equal(kept, fresh[:select_rows(w, rate, fresh)])
+        assert math.fsum(w[kept]) >= rate * math.fsum(w) * (1 - 1e-9)
+        prev = kept
+    assert carried > n_rounds // 2  # the rows were carried in most rounds: the test checks that path
+    whole = Est(n_estimators=n_rounds, weight_trim_rate=rate).fit(X, y)
+    assert whole.rounds_.tobytes() == est.rounds_.tobytes()

@@ -21,6 +21,7 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
+from .histogram import _row
 from .update import BLOCK, goes_left
 
 #: rows per chunk of the side passes (each chunk writes its rows into its own stretch of the output)
@@ -28,19 +29,21 @@ CHUNK_ROWS = 65536
 
 
 @pjit
-def side_rows(codes_f, k, missing_left, missing_code, categorical, cat_left, rows):
+def side_rows(codes_f, k, missing_left, missing_code, categorical, cat_left, rows, among=None):
     """rows[:m] = the rows on the stump's smaller side, in increasing order; returns (m, 1 if that is the left).
 
     codes_f  uint8 / uint16 [n]  IN   codes of the stump's feature
+    among    None (every row) or int64[m0] (weight trimming's kept rows, increasing)  IN  the rows to split
     rows     int64[>= n]         OUT  (rows[m:] is scratch)
     A table of the codes' sides (one byte per code) replaces the split's comparisons. Two parallel passes over
-    chunks of rows: the first counts each chunk's left rows, the second writes each chunk's rows of the
-    smaller side from the offset the counts before it give. The write is branch-free (the side is a coin toss
-    for a split near the median): every row is stored at the chunk's next slot and only a row of the smaller
-    side moves the slot on; a store past the chunk's last slot goes to that last slot instead (never into
-    the next chunk's), and the chunk's last row of the side is put back there at the end.
+    chunks of rows (of ``among``'s positions): the first counts each chunk's left rows, the second writes
+    each chunk's rows of the smaller side from the offset the counts before it give. The write is
+    branch-free (the side is a coin toss for a split near the median): every row is stored at the chunk's
+    next slot and only a row of the smaller side moves the slot on; a store past the chunk's last slot goes
+    to that last slot instead (never into the next chunk's), and the chunk's last row of the side is put
+    back there at the end.
     """
-    n = codes_f.shape[0]
+    n = codes_f.shape[0] if among is None else among.shape[0]
     nc = max(1, -(-n // CHUNK_ROWS))
     table = np.empty(missing_code + 1, np.uint8)  # 1 for the codes that go left
     for b in range(missing_code + 1):
@@ -48,8 +51,8 @@ def side_rows(codes_f, k, missing_left, missing_code, categorical, cat_left, row
     n_left = np.zeros(nc, np.int64)
     for c in prange(nc):
         kl = 0
-        for i in range(c * CHUNK_ROWS, min(n, (c + 1) * CHUNK_ROWS)):
-            kl += np.int64(table[codes_f[i]])
+        for j in range(c * CHUNK_ROWS, min(n, (c + 1) * CHUNK_ROWS)):
+            kl += np.int64(table[codes_f[_row(among, j)]])
         n_left[c] = kl
     total_left = 0
     for c in range(nc):
@@ -67,13 +70,14 @@ def side_rows(codes_f, k, missing_left, missing_code, categorical, cat_left, row
         hi = start[c + 1] - 1  # the chunk's last slot
         if hi < lo:
             continue  # no row of the smaller side here
-        j = lo
-        last = 0
-        for i in range(c * CHUNK_ROWS, min(n, (c + 1) * CHUNK_ROWS)):
+        o = lo
+        last = np.int64(0)
+        for j in range(c * CHUNK_ROWS, min(n, (c + 1) * CHUNK_ROWS)):
+            i = _row(among, j)
             on = np.int64(table[codes_f[i]])
-            rows[min(j, hi)] = i
-            j += on
-            last = i if on != 0 else last
+            rows[min(o, hi)] = np.int64(i)
+            o += on
+            last = np.int64(i) if on != 0 else last
         rows[hi] = last
     return start[nc], np.int64(small_left)
 

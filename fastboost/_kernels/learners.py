@@ -29,7 +29,7 @@ from .incremental import next_histograms, next_tree_histograms, side_rows, wrong
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
 from .split import choose_stump, stump_from_feature_splits
 from .tree import grow_tree, rows_histograms, tree_outputs, tree_round_sums, update_validation_tree
-from .trim import select_rows
+from .trim import TRIM_SLACK, select_rows
 from .update import (
     apply_stump,
     update_residuals,
@@ -52,12 +52,12 @@ def _learn_variant(body, trim, categorical):
     features (categorical False: the body gets None for them) no scan of categories. numba drops a
     branch on a closure's constant, or on an argument that is None, before it types the code, so
     neither path's kernels are compiled (a cold stump fit compiles about 10 s less). ``m`` is the
-    number of rows chosen into ws.idx (``trimmed_rows``), -1 for all. The closure holds only
-    constants (numba's on-disk cache keys a closure by them; a function in it would pickle
-    differently in every process).
+    number of rows chosen (``trimmed_rows``: into ws.idx for trees, ws.tmp for stumps), -1 for all.
+    The closure holds only constants (numba's on-disk cache keys a closure by them; a function in it
+    would pickle differently in every process).
     """
     def learn(data, config, ws, model, t):
-        m = trimmed_rows(config, ws) if trim else -1
+        m = trimmed_rows(config, ws, t, ws.idx if body == _TREE else ws.tmp) if trim else -1
         cats = data.categorical if categorical else None
         if body == _STUMP:
             _learn_stump(data, config, ws, model, t, m, cats)
@@ -71,12 +71,30 @@ def _learn_variant(body, trim, categorical):
 
 
 @jit
-def trimmed_rows(config, ws):
-    """Weight trimming: the number of rows holding config.trim_rate of the learner's weights, chosen into
-    ws.idx (``trim.select_rows``); -1 (every row) when the loop retries a rejected round (state.untrimmed)."""
-    if config.trim_rate > 0.0 and ws.state[0].untrimmed == 0:
-        return select_rows(ws.w if config.u_is_w else ws.u, config.trim_rate, ws.idx)
-    return -1
+def trimmed_rows(config, ws, t, kept):
+    """Weight trimming: the number m of rows in kept[:m] holding at least config.trim_rate of the learner's
+    weights; -1 (every row) when the loop retries a rejected round (state.untrimmed).
+
+    The rows are chosen anew (``trim.select_rows``) each round, except with carried histograms (stumps,
+    config.hist_rebuild > 1): the last round's rows are kept while they still hold the share (their
+    carried histograms say what they hold; the weights sum to 1), up to config.hist_rebuild rounds, and
+    ws.hist then holds their histograms already (state.hist_ready).
+    """
+    state = ws.state[0]
+    if config.trim_rate <= 0.0 or state.untrimmed != 0:
+        state.n_kept = 0
+        state.hist_ready = 0
+        return -1
+    if state.hist_ready != 0 and state.n_kept > 0 and t % config.hist_rebuild != 0:
+        held = 0.0
+        h = ws.hist[0]  # every kept row is in one bin of feature 0
+        for b in range(h.shape[0]):
+            held += h[b, 0] + h[b, 1]
+        if held >= config.trim_rate * (1.0 - TRIM_SLACK):
+            return state.n_kept
+    state.hist_ready = 0
+    state.n_kept = select_rows(ws.w if config.u_is_w else ws.u, config.trim_rate, kept)
+    return state.n_kept
 
 
 # ----------------------------------------------------------------------------- decision stumps (binary)
@@ -84,30 +102,32 @@ def trimmed_rows(config, ws):
 def _learn_stump(data, config, ws, model, t, m, categorical):
     """The best stump on the learner's weights (histograms, split search, one pass for its sums).
 
-    With weight trimming (m >= 0) the histograms read only the m rows in ws.idx holding config.trim_rate
-    of the weights; the stump's sums still run over every row."""
+    With weight trimming (m >= 0) the histograms hold only the m rows in ws.tmp chosen by trimmed_rows
+    (built from them, or carried from the last round's); the stump's sums still run over every row."""
     u = ws.w if config.u_is_w else ws.u
     state = ws.state[0]
-    if m >= 0:
-        build_histograms_rows(data.codes, ws.ylab, u, ws.idx[:m], ws.hist, config.hist_groups)
-        searched = False
-    elif state.hist_ready != 0 and t % config.hist_rebuild != 0:
+    if state.hist_ready != 0 and (m >= 0 or t % config.hist_rebuild != 0):
         # the histograms came from the last round's (incremental.py): only the search is left
-        m = u.shape[0]
+        searched = False
+    elif m >= 0:
+        build_histograms_rows(data.codes, ws.ylab, u, ws.tmp[:m], ws.hist, config.hist_groups)
         searched = False
     else:  # the histograms and each feature's best split in one parallel loop
-        m = u.shape[0]
         histograms_and_splits(data.codes, ws.ylab, u, ws.hist, config.hist_groups, data.n_value_bins,
                               categorical, config.missing_code, config.criterion, ws.fvalue, ws.fbin,
                               ws.fmissing_left)
         searched = True
     state.hist_ready = 0
-    model.rounds[t].n_seen = m
+    model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     _finish_stump(data, config, ws, model, t, u, searched, categorical)
     if config.hist_rebuild > 1:  # the smaller side's histograms, for the next round's (update_stump_weights)
         r = model.rounds[t]
-        k, small_left = side_rows(data.codes[r.feature], r.bin, r.missing_left, config.missing_code,
-                                  r.categorical != 0, r.cat_left, ws.idx)
+        if m >= 0:  # of the kept rows' sides
+            k, small_left = side_rows(data.codes[r.feature], r.bin, r.missing_left, config.missing_code,
+                                      r.categorical != 0, r.cat_left, ws.idx, ws.tmp[:m])
+        else:
+            k, small_left = side_rows(data.codes[r.feature], r.bin, r.missing_left, config.missing_code,
+                                      r.categorical != 0, r.cat_left, ws.idx)
         build_histograms_rows(data.codes, ws.ylab, u, ws.idx[:k], ws.hist_a[0], config.hist_groups)
         state.small_left = small_left
 
@@ -117,7 +137,7 @@ def _learn_stump_q(data, config, ws, model, t, m, categorical):
     """learn_stump with the second histogram of q = w**2 / p (EBBoost's exact search)."""
     u = ws.w if config.u_is_w else ws.u
     if m >= 0:
-        build_histograms_q_rows(data.codes, ws.ylab, u, ws.q, ws.idx[:m], ws.hist, ws.histq)
+        build_histograms_q_rows(data.codes, ws.ylab, u, ws.q, ws.tmp[:m], ws.hist, ws.histq)
     else:
         m = u.shape[0]
         build_histograms_q(data.codes, ws.ylab, u, ws.q, ws.hist, ws.histq)
