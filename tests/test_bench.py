@@ -42,6 +42,22 @@ def test_bench_tiny_run_writes_json_and_table(tmp_path, capsys, monkeypatch):
         assert (tmp_path / "bench.png").stat().st_size > 0
 
 
+def test_bench_trim_runs_the_trimmed_algorithm_beside_the_untrimmed(tmp_path, capsys):
+    out = tmp_path / "trim.json"
+    assert cli.main(TINY + ["--algorithms", "adaboost", "--competitors", "none", "--rounds", "40", "--trim", "0.9",
+                            "--no-plot", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    by_key = {r["key"]: r for r in json.loads(out.read_text())["results"]}
+    plain, trimmed = by_key["fastboost-adaboost"], by_key["fastboost-adaboost-trim"]
+    assert "weight_trim_rate" not in plain["params"] and trimmed["params"]["weight_trim_rate"] == 0.9
+    assert 0.0 < trimmed["rows_read_share"] < 1.0  # uniform weights first (every row), fewer later
+    assert f"learner read {100 * trimmed['rows_read_share']:.1f} % of the rows" in printed
+    assert "fastboost adaboost trim 0.9/fastboost adaboost per-round =" in printed
+    for bad in (["--trim", "0"], ["--trim", "1.5"], ["--trim", "0.9", "--bins", "exact"]):
+        with pytest.raises(SystemExit, match="--trim"):
+            cli.main(TINY + ["--competitors", "none", "--no-plot"] + bad)
+
+
 @pytest.mark.slow  # an end-to-end bench run: child processes that compile the tree kernels afresh
 def test_bench_depth_above_one_and_extrapolated_competitor(tmp_path, capsys):
     from fastboost import AdaBoostClassifier

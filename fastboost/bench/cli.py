@@ -47,6 +47,9 @@ def add_arguments(p):
                    help="fastboost algorithms, space or comma separated (known: "
                         f"{', '.join(FASTBOOST_ALGORITHMS)}; default adaboost vadaboost, --curve adaboost); "
                         "'none' for no fastboost")
+    g.add_argument("--trim", type=float, default=None, metavar="RATE",
+                   help="weight trimming: each fastboost algorithm also with weight_trim_rate=RATE (in (0, 1]), "
+                        "beside itself untrimmed; the notes say the share of rows its learner read per round")
     g.add_argument("--competitors", nargs="+", default=["all"],
                    help=f"any of {', '.join(COMPETITORS)}, 'all' (default) or 'none'")
     g = p.add_argument_group("measurement")
@@ -105,6 +108,10 @@ def _split_names(values):
 def run(args, stdout=None):
     """Run the benchmark for parsed ``args``; print the table; return the JSON payload (a dict)."""
     stdout = stdout or sys.stdout
+    if getattr(args, "trim", None) is not None and (getattr(args, "curve", False) or getattr(args, "contention", False)
+                                                    or args.bins == "exact"):
+        raise SystemExit("fastboost bench: --trim goes with the per-round benchmark at up to 255 bins (not with "
+                         "--curve, --contention or --bins exact)")
     if getattr(args, "curve", False):
         from .curve import CurveError, run_curve
 
@@ -116,6 +123,9 @@ def run(args, stdout=None):
     for name in ("within", "gbm_learning_rate"):
         if getattr(args, name, None) is not None:
             raise SystemExit(f"fastboost bench: --{name.replace('_', '-')} applies to --curve only")
+    trim = getattr(args, "trim", None)
+    if trim is not None and not 0.0 < trim <= 1.0:
+        raise SystemExit("fastboost bench: --trim must be in (0, 1]")
     contention = getattr(args, "contention", False)
     if contention:
         if args.no_subprocess:
@@ -179,6 +189,10 @@ def run(args, stdout=None):
             continue
         tasks.append({**base, "key": f"fastboost-{algo}", "library": "fastboost", "algorithm": algo,
                       "label": label, "short": f"fastboost {algo}"})
+        if trim is not None:  # the same algorithm with weight trimming, next to it
+            tasks.append({**base, "trim": trim, "key": f"fastboost-{algo}-trim", "library": "fastboost",
+                          "algorithm": algo, "label": f"{label} (trim {trim:g})",
+                          "short": f"fastboost {algo} trim {trim:g}"})
     for key in comps:
         if exact and key not in EXACT_COMPETITORS:
             msg = "no exact mode (histogram bins of at most 255 here); --bins exact compares exact splitters only"

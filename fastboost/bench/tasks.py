@@ -202,6 +202,10 @@ def run_fastboost(task, data, res, record, say):
             raise _Skipped(f"{cls.__name__} has no max_depth parameter: fastboost fits stumps only "
                            f"(depth 1) for now; trees are being built in another issue")
         params["max_depth"] = depth
+    if task.get("trim") is not None:
+        if "weight_trim_rate" not in est.get_params():
+            raise _Skipped(f"{cls.__name__} has no weight_trim_rate parameter (no weight trimming)")
+        params["weight_trim_rate"] = task["trim"]
     res["params"] = dict(params)
     res["estimator"] = f"fastboost.{cls.__name__}"
     probe_bytes = Xtr.shape[0] * Xtr.shape[1]
@@ -225,8 +229,14 @@ def run_fastboost(task, data, res, record, say):
             record(r, {"prep_s": est.bin_time_, "train_s": train, "fit_wall_s": t.s, "rounds": n_run,
                        "per_round_s": train / max(n_run, 1)})
     res["fit_peak_over_start_mb"] = fit_mem.mb
+    notes = []
     if n_run < fit_rounds:
-        res["note"] = f"stopped early after {n_run} of {fit_rounds} rounds"
+        notes.append(f"stopped early after {n_run} of {fit_rounds} rounds")
+    if task.get("trim") is not None:
+        res["rows_read_share"] = float(est.rounds_["n_seen"].mean() / Xtr.shape[0])
+        notes.append(f"learner read {100 * res['rows_read_share']:.1f} % of the rows per round")
+    if notes:
+        res["note"] = "; ".join(notes)
     res["prep_what"] = "BinMapper fit_transform (bin_time_)"
     if probes:
         say(f"{label}: streaming-bandwidth probe again (after the fits)")
