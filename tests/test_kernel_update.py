@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from fastboost._driver import make_sums
-from fastboost._kernels.update import BLOCK, apply_stump, n_blocks, update_weights
+from fastboost._kernels.update import BLOCK, apply_stump, correct_wrong_sums, n_blocks, update_weights
 from fastboost._types import SUMS_DTYPE
 
 try:  # tests/ as a package or as a plain directory on sys.path
@@ -54,3 +54,18 @@ def test_outputs_sums_and_weight_update_match_naive(n):
         np.testing.assert_allclose(s2, s2_ref, rtol=1e-12)
         assert math.isclose(w2.sum(), 1.0, rel_tol=1e-12)
         assert np.all(w2[p == 0] == 0.0)
+
+
+@pytest.mark.parametrize("n", [1, 7, BLOCK, 3 * BLOCK + 11])
+def test_correct_wrong_sums_match_numpy_block_by_block(n):
+    rng = np.random.default_rng(n)
+    x = rng.random(n) ** 8
+    x[rng.random(n) < 0.2] = 0.0
+    yh = np.where(rng.random(n) < 0.6, 1, -1).astype(np.int8)
+    si, sj = correct_wrong_sums(x, yh, np.empty((n_blocks(n), 4)))
+    blocks = range(0, n, BLOCK)  # the kernel's order: each block in row order, then the blocks in order
+    ref_i = ref_j = 0.0
+    for b in blocks:
+        ref_i += sum(x[b:b + BLOCK][yh[b:b + BLOCK] > 0].tolist(), 0.0)
+        ref_j += sum(x[b:b + BLOCK][yh[b:b + BLOCK] < 0].tolist(), 0.0)
+    assert si == ref_i and sj == ref_j

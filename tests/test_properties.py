@@ -2,8 +2,8 @@
 
 Each example draws an estimator with valid parameters (AdaBoost, VadaBoost, EBBoost, LazyBoost,
 SABoost, QuadBoost; max_depth 1-3 where the algorithm has trees; discrete or real leaves; criterion;
-lazy feature ranks; min_samples_leaf / min_weight_fraction_leaf; max_bins; validation sets), labels
-(ints, strings, bools, floats, 20-300 classes, a single class), columns (float64, float32, ints, bools,
+lazy feature ranks; min_samples_leaf / min_weight_fraction_leaf; weight trimming; max_bins; validation
+sets), labels (ints, strings, bools, floats, 20-300 classes, a single class), columns (float64, float32, ints, bools,
 pandas nullable Int64 / Float64 / boolean with NA, NaN, +-inf, huge and tiny values, ties, duplicate,
 constant and all-missing columns) and sample weights (none, zeros, tiny and huge scales, a class with
 no weight, and invalid ones: all zero, negative, NaN, inf, the wrong length). Then ``fit`` either
@@ -372,6 +372,8 @@ def estimators(draw, n_classes, n_rows):
         p["feature_rank"] = draw(st.integers(1, 3))
     elif plain_stumps and _rarely(draw, 4):
         p["feature_rank"] = draw(st.integers(1, 3))
+    if Est is not QuadBoostClassifier and _rarely(draw, 4):
+        p["weight_trim_rate"] = draw(st.sampled_from([0.5, 0.9, 0.99, 1.0]) | st.floats(0.01, 1.0))
     p["max_bins"] = draw(st.sampled_from([255, 255, 2, 3, 16]))
     p["n_jobs"] = draw(st.sampled_from([1, 1, None, 2]))  # threads spin on a busy machine: mostly 1
     p["random_state"] = draw(st.sampled_from([None, 0, 12345]))

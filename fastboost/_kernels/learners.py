@@ -32,6 +32,7 @@ from .tree import grow_tree, rows_histograms, tree_outputs, tree_round_sums, upd
 from .trim import TRIM_SLACK, select_rows
 from .update import (
     apply_stump,
+    correct_wrong_sums,
     update_residuals,
     update_residuals_leaves,
     update_validation,
@@ -134,7 +135,8 @@ def _learn_stump(data, config, ws, model, t, m, categorical):
 
 @jit
 def _learn_stump_q(data, config, ws, model, t, m, categorical):
-    """learn_stump with the second histogram of q = w**2 / p (EBBoost's exact search)."""
+    """learn_stump with the second histogram of q = w**2 / p (EBBoost's exact search). With weight trimming
+    the stump comes from the kept rows' histograms; its sums of u and of q (the step's) from every row."""
     u = ws.w if config.u_is_w else ws.u
     if m >= 0:
         build_histograms_q_rows(data.codes, ws.ylab, u, ws.q, ws.tmp[:m], ws.hist, ws.histq)
@@ -143,6 +145,9 @@ def _learn_stump_q(data, config, ws, model, t, m, categorical):
         build_histograms_q(data.codes, ws.ylab, u, ws.q, ws.hist, ws.histq)
     model.rounds[t].n_seen = m
     _finish_stump(data, config, ws, model, t, u, False, categorical)
+    if m < u.shape[0]:  # trimmed: the step's sums of q over every row, as those of u (not the kept rows' histq)
+        s = ws.sums[0]
+        s.qi, s.qj = correct_wrong_sums(ws.q, ws.yh, ws.block_sums)
 
 
 #: learn_stump(trim, categorical): learn_stump's learn function for that kind of fit

@@ -95,6 +95,27 @@ def apply_stump(codes_f, k, missing_left, missing_code, left, right, y, u, w, yh
 
 
 @pjit
+def correct_wrong_sums(x, yh, block_sums):
+    """(sum of x over the rows with yh > 0, over those with yh < 0), added block by block in block order.
+
+    x  float64[n_samples]  IN;  yh  int8[n_samples]  IN  (apply_stump's y_i h_i);  block_sums  scratch [n_blocks, >= 2]
+    """
+    n = x.shape[0]
+    nb = -(-n // BLOCK)
+    for b in prange(nb):
+        si = 0.0
+        sj = 0.0
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            if yh[i] > 0:
+                si += x[i]
+            else:
+                sj += x[i]
+        block_sums[b, 0] = si
+        block_sums[b, 1] = sj
+    return block_total(block_sums, nb, 0), block_total(block_sums, nb, 1)
+
+
+@pjit
 def update_weights(w, p, yh, alpha, w_correct, w_wrong, block_sums, need_s2=True):
     """w_i <- w_i * exp(-alpha * y_i h_i) / Z, in place, in one pass.
 
