@@ -21,7 +21,7 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .histogram import _row
+from .histogram import row_at
 from .update import BLOCK, goes_left
 
 #: rows per chunk of the side passes (each chunk writes its rows into its own stretch of the output)
@@ -52,7 +52,7 @@ def side_rows(codes_f, k, missing_left, missing_code, categorical, cat_left, row
     for c in prange(nc):
         kl = 0
         for j in range(c * CHUNK_ROWS, min(n, (c + 1) * CHUNK_ROWS)):
-            kl += np.int64(table[codes_f[_row(among, j)]])
+            kl += np.int64(table[codes_f[row_at(among, j)]])
         n_left[c] = kl
     total_left = 0
     for c in range(nc):
@@ -73,7 +73,7 @@ def side_rows(codes_f, k, missing_left, missing_code, categorical, cat_left, row
         o = lo
         last = np.int64(0)
         for j in range(c * CHUNK_ROWS, min(n, (c + 1) * CHUNK_ROWS)):
-            i = _row(among, j)
+            i = row_at(among, j)
             on = np.int64(table[codes_f[i]])
             rows[min(o, hi)] = np.int64(i)
             o += on
