@@ -66,7 +66,7 @@ def test_select_rows_matches_reference(u, rate):
         assert math.fsum(u[kept]) >= rate * math.fsum(u[u > 0]) * (1 - 1e-12)
         dropped = np.setdiff1d(np.flatnonzero(u > 0), kept)
         if dropped.size and kept.size:
-            # a cut at a step of 2**(1/8): every row left out weighs less than the lightest kept row's step
+            # a cut at a step (1/8 of a power of two): every row left out weighs less than the lightest kept row's step
             assert key(u[dropped].max()) < key(u[kept].min())
             assert u[dropped].max() < u[kept].min()
 

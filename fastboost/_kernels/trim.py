@@ -11,8 +11,8 @@ power of two into 8 steps ([2**e (1 + k/8), 2**e (1 + (k+1)/8))) and sort as the
 adds the weight held by each key (fixed chunks of rows added in chunk order, so the result does not
 depend on the thread count), then the largest key k* such that the rows with key >= k* hold at least
 ``rate`` of the total. Those rows are kept, in increasing order: they hold at least ``rate`` of the
-weight, and every row left out weighs less than every kept one (a cut at most one step, a factor
-2**(1/8) of weight, below the one a sort would find).
+weight, and every row left out weighs less than every kept one (a cut at most one step, a factor of
+at most 9/8 in weight, below the one a sort would find).
 """
 import numpy as np
 from numba import prange
