@@ -285,7 +285,8 @@ COMMON = {
         "weight, no sort), while the round's sums, its step and the weight update run over every row. "
         "AdaBoost's weights concentrate on part of the rows after some rounds, so later rounds read fewer "
         "rows. Stumps of AdaBoost, LazyBoost and SABoost keep the chosen rows, and carry their histograms, "
-        "from round to round while they still hold the share (choosing again at least every 16 rounds). "
+        "from round to round while they still hold the share (choosing again at least every 16 rounds); the "
+        "other learners read every row while more than a third of the rows would be kept. "
         "None reads every row (the algorithm as published). ``rounds_['n_seen']`` is the number of rows "
         "each round's learner was built from.")),
     "criterion": Param("error", Options(tuple(CRITERIA)), (

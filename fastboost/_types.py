@@ -111,7 +111,8 @@ STATE_DTYPE = np.dtype([
     ("since_best", np.int64),       # rounds since then
     ("stop", np.int64),             # why the last call of the loop returned: RAN_ALL, STOPPED_BY_RULE, ...
     ("untrimmed", np.int64),        # 1: the learner reads every row this round (weight trimming's retry)
-    ("n_kept", np.int64),           # weight trimming: how many rows ws.tmp (stumps) / ws.idx (trees) holds, 0: none
+    ("n_kept", np.int64),           # weight trimming: how many rows ws.tmp (stumps) / ws.idx (trees) holds, 0: none,
+                                    # -1: every row until the rows are chosen again (learners.trimmed_rows)
     ("hist_ready", np.int64),       # 1: ws.hist holds this round's stump (tree root) histograms already
     ("small_left", np.int64),       # 1: ws.hist_a[0] holds the histograms of the stump's left side (else right);
                                     # trees: of the rows the tree gets wrong (else right) (incremental.py)

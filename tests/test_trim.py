@@ -198,3 +198,42 @@ def test_carried_kept_rows_hold_the_share_and_are_chosen_again_in_time(twonorm, 
     assert carried > n_rounds // 2  # the rows were carried in most rounds: the test checks that path
     whole = Est(n_estimators=n_rounds, weight_trim_rate=rate).fit(X, y)
     assert whole.rounds_.tobytes() == est.rounds_.tobytes()
+
+
+@pytest.mark.parametrize("Est, rate", [(VadaBoostClassifier, 0.9), (EBBoostClassifier, 0.6)],
+                         ids=["VadaBoost", "EBBoost"])
+def test_learners_that_choose_every_round_read_every_row_while_most_rows_are_chosen(twonorm, Est, rate):
+    """Without carried histograms the rows are chosen every round, but when more than GATHER_MAX_SHARE of the
+    rows are chosen the learner reads every row, and the rows are chosen again only at the next multiple of
+    RECHOOSE_EVERY rounds. Round by round (warm starts): each round reads either every row or exactly the
+    selection from its learner weights, as that rule says, and the model equals one fit of all the rounds."""
+    from fastboost._kernels.trim import GATHER_MAX_SHARE, RECHOOSE_EVERY
+
+    X, y = twonorm
+    n = X.shape[0]
+    n_rounds = 60
+    est = Est(n_estimators=1, weight_trim_rate=rate, warm_start=True).fit(X, y)
+    assert est.rounds_["n_seen"][0] == n  # uniform weights: every row is chosen, so every row is read
+    dense = True
+    kinds = {"dense choice"}
+    for t in range(1, n_rounds):
+        est.set_params(n_estimators=t + 1).fit(X, y)
+        ws = est._resume["ws"]
+        seen = est.rounds_["n_seen"][t]
+        if dense and t % RECHOOSE_EVERY != 0:
+            assert seen == n, t
+            kinds.add("between choices")
+            continue
+        fresh = np.empty(n, np.int64)
+        m = select_rows(ws.u, rate, fresh)  # ws.u: round t's learner weights
+        dense = m > GATHER_MAX_SHARE * n
+        if dense:
+            assert seen == n, t
+            kinds.add("dense choice")
+        else:
+            assert seen == m, t
+            np.testing.assert_array_equal(ws.tmp[:m], fresh[:m])
+            kinds.add("trimmed")
+    assert kinds == {"between choices", "dense choice", "trimmed"}, kinds  # every path ran
+    whole = Est(n_estimators=n_rounds, weight_trim_rate=rate).fit(X, y)
+    assert whole.rounds_.tobytes() == est.rounds_.tobytes()

@@ -29,7 +29,7 @@ from .incremental import next_histograms, next_tree_histograms, side_rows, wrong
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
 from .split import choose_stump, stump_from_feature_splits
 from .tree import grow_tree, rows_histograms, tree_outputs, tree_round_sums, update_validation_tree
-from .trim import TRIM_SLACK, select_rows
+from .trim import GATHER_MAX_SHARE, RECHOOSE_EVERY, TRIM_SLACK, select_rows
 from .update import (
     apply_stump,
     correct_wrong_sums,
@@ -74,28 +74,38 @@ def _learn_variant(body, trim, categorical):
 @jit
 def trimmed_rows(config, ws, t, kept):
     """Weight trimming: the number m of rows in kept[:m] holding at least config.trim_rate of the learner's
-    weights; -1 (every row) when the loop retries a rejected round (state.untrimmed).
+    weights; -1 (every row) when the loop retries a rejected round (state.untrimmed) or when reading every
+    row is cheaper.
 
-    The rows are chosen anew (``trim.select_rows``) each round, except with carried histograms (stumps,
-    config.hist_rebuild > 1): the last round's rows are kept while they still hold the share (their
-    carried histograms say what they hold; the weights sum to 1), up to config.hist_rebuild rounds, and
-    ws.hist then holds their histograms already (state.hist_ready).
+    With carried histograms (stumps, config.hist_rebuild > 1) the last round's rows are kept while they still
+    hold the share (their carried histograms say what they hold; the weights sum to 1), up to
+    config.hist_rebuild rounds, and ws.hist then holds their histograms already (state.hist_ready).
+    Otherwise the rows are chosen every round, but when they are more than trim.GATHER_MAX_SHARE of the rows
+    the learner reads every row (they hold the share too) and the rows are chosen again only after
+    trim.RECHOOSE_EVERY rounds (state.n_kept = -1 meanwhile).
     """
     state = ws.state[0]
     if config.trim_rate <= 0.0 or state.untrimmed != 0:
         state.n_kept = 0
         state.hist_ready = 0
         return -1
-    if state.hist_ready != 0 and state.n_kept > 0 and t % config.hist_rebuild != 0:
+    carry = config.hist_rebuild > 1
+    if carry and state.hist_ready != 0 and state.n_kept > 0 and t % config.hist_rebuild != 0:
         held = 0.0
         h = ws.hist[0]  # every kept row is in one bin of feature 0
         for b in range(h.shape[0]):
             held += h[b, 0] + h[b, 1]
         if held >= config.trim_rate * (1.0 - TRIM_SLACK):
             return state.n_kept
+    if not carry and state.n_kept < 0 and t % RECHOOSE_EVERY != 0:
+        return -1  # the rows chosen last were most of them: every row until the next choice
     state.hist_ready = 0
-    state.n_kept = select_rows(ws.w if config.u_is_w else ws.u, config.trim_rate, kept)
-    return state.n_kept
+    m = select_rows(ws.w if config.u_is_w else ws.u, config.trim_rate, kept)
+    if not carry and m > GATHER_MAX_SHARE * ws.w.shape[0]:
+        state.n_kept = -1
+        return -1
+    state.n_kept = m
+    return m
 
 
 # ----------------------------------------------------------------------------- decision stumps (binary)
