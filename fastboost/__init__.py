@@ -4,6 +4,7 @@ from ._cache import ensure_fresh_cache
 ensure_fresh_cache()  # before any kernel module is imported
 
 from ._model_io import load  # noqa: E402
+from ._version import __version__  # noqa: E402
 from .estimators import (  # noqa: E402
                          AdaBoostClassifier,
                          EBBoostClassifier,
@@ -16,7 +17,6 @@ from .estimators import (  # noqa: E402
                          VadaBoostClassifier,
 )
 
-__version__ = "0.1.0"
 __all__ = ["AdaBoostClassifier", "EBBoostClassifier", "LazyBoostClassifier", "LPBoostClassifier",
            "QuadBoostClassifier", "RLPBoostClassifier", "RQPBoostClassifier", "SABoostClassifier",
            "VadaBoostClassifier", "load", "__version__"]

@@ -6,27 +6,23 @@ The estimators, the Dask driver and the benchmark all fit through these function
 - :func:`pick_learner` chooses the weak learner's learn / update / validate functions;
 - :func:`make_workspace` allocates the scratch space and state of a fit, in one place;
 - :func:`make_model` / :func:`grow_model` allocate and grow the fitted records;
-- :func:`run_rounds` runs the loop in chunks of rounds (Python handles Ctrl-C, grows the
-  record, runs re-weighting passes and reports progress in between).
+- :class:`Progress` prints a fit's progress lines.
+
+A fit in progress is one object, ``_fit.Fit``, which runs the rounds through these.
 """
 import os
 import sys
 import time
-import warnings
 
 import numpy as np
-from numba import NumbaExperimentalFeatureWarning
 
-from ._config import thread_governor
 from ._kernels.learners import LEARNERS, no_validation
-from ._kernels.loop import boost
 from ._kernels.update import n_blocks
 from ._types import (
     CONFIG_DTYPE,
     LEAF_LSQ,
     LEAF_REAL,
     NODE_DTYPE,
-    RAN_ALL,
     ROUND_DTYPE,
     STATE_DTYPE,
     STOPPED_BY_CALLBACK,
@@ -54,8 +50,7 @@ MAX_CHUNK = 4096
 HIST_REBUILD_EVERY = 16
 
 __all__ = ["CHUNK", "Model", "Progress", "TrainData", "ValidData", "Workspace", "grow_model", "make_config",
-           "make_model", "make_sums", "make_workspace", "no_validation_data", "pick_learner", "pick_rules",
-           "run_rounds"]
+           "make_model", "make_sums", "make_workspace", "no_validation_data", "pick_learner", "pick_rules"]
 
 
 def make_config(**fields):
@@ -384,77 +379,3 @@ class Progress:
         if kept is not None and why != STOPPED_EARLY:
             text += f"; kept round {kept} (best validation error {best_error:.4f})"
         self._print(f"{text} in {elapsed}")
-
-
-def _callbacks_stop(callbacks, done, rounds):
-    """Call every callback with the rounds done (a copy, cost filled in as in ``rounds_``); any True stops."""
-    stop = False
-    for cb in callbacks:
-        records = rounds[:done].copy()
-        records["cost"] = np.exp(records["log_cost"])
-        stop |= bool(cb(done, records))
-    return stop
-
-
-def run_rounds(data, valid, config, rules, ws, model, n_rounds, *, reweight_every=None, reweight=None,
-               reweight_last=False, progress=None, initial_cost=np.nan, start=0, callbacks=()):
-    """Run the loop in chunks until ``n_rounds`` rounds or a stop; return (model, rounds done, why).
-
-    start: rounds already in ``model`` and ``ws`` (a warm start); they are continued, never redone.
-
-    reweight(model, done): called after every ``reweight_every`` rounds (QuadBoost's re-weighting pass,
-    LPBoost's master LP), and after the last round too with ``reweight_last``. It may return a reason
-    to stop (``STOPPED_EARLY``, ``STOPPED_BY_RULE``); None goes on.
-    progress: a :class:`Progress` (a line whenever one is due). callbacks: called between chunks as
-    ``callback(done, rounds)`` with the number of rounds done and their records; one returning True ends
-    the fit there (``STOPPED_BY_CALLBACK``), keeping the rounds done. The model's records grow as needed,
-    so a huge ``n_rounds`` costs nothing up front.
-    """
-    config_rec = config[0]
-    governor = thread_governor()
-    # a first short call: the thread count follows the machine's load from the second call on
-    chunk = FIRST_CHUNK_ADAPTIVE if governor.enabled else CHUNK
-    done = start
-    why = RAN_ALL
-    if start and reweight_every and start % reweight_every == 0 and start < n_rounds:
-        reweight(model, start)  # the pass a fit of more rounds would have made after round ``start``
-    has_val = valid.y.shape[0] > 0
-    loop = boost.get(data.codes)
-    while done < n_rounds:
-        stop_at = min(n_rounds, done + chunk)
-        if reweight_every:
-            stop_at = min(stop_at, (done // reweight_every + 1) * reweight_every)
-        if progress:
-            stop_at = min(stop_at, progress.next_report)
-        if stop_at > model.rounds.shape[0]:
-            capacity = min(n_rounds, max(stop_at, 2 * model.rounds.shape[0]))
-            nodes_per_round = model.nodes.shape[1] * NODE_DTYPE.itemsize if model.nodes.shape[0] else 0
-            check_memory(progress.name if progress is not None else "fastboost",
-                         {f"round records ({capacity} rounds)": capacity * (ROUND_DTYPE.itemsize + nodes_per_round)},
-                         hint="lower n_estimators or use early stopping (n_iter_no_change)")
-            model = grow_model(model, capacity)
-        governor.adjust()
-        started = time.perf_counter()
-        with warnings.catch_warnings():  # numba calls passing first-class functions "experimental"
-            warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-            kept = loop(data, valid, config_rec, rules, ws, model, done, stop_at)
-        seconds = time.perf_counter() - started
-        if kept:  # the next call: as many rounds as take about CALL_SECONDS (never the model)
-            chunk = int(min(MAX_CHUNK, max(1, CALL_SECONDS * kept / max(seconds, 1e-9))))
-        done += kept
-        why = int(ws.state[0]["stop"])
-        if reweight_every and why == RAN_ALL and done % reweight_every == 0 and (done < n_rounds or reweight_last):
-            why = reweight(model, done) or RAN_ALL
-            if progress and progress.training_error is not None:
-                progress.training_error.reset()  # the pass changed earlier steps
-        if progress and (progress.due(done) or why != RAN_ALL or done >= n_rounds):
-            cost = np.exp(model.rounds[done - 1]["log_cost"]) if done else initial_cost
-            verr = float(model.rounds[done - 1]["val_error"]) if done and has_val else None
-            progress.report(done, cost, verr, model)
-        # every callback sees the last rounds too; True after the last round stops nothing
-        if why == RAN_ALL and callbacks and _callbacks_stop(callbacks, done, model.rounds) and done < n_rounds:
-            why = STOPPED_BY_CALLBACK
-        if why != RAN_ALL:
-            break
-    return model, done, why
-

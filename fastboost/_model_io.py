@@ -26,17 +26,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._types import MAX_CLASSES, NODE_DTYPE, ROUND_DTYPE
-from .estimators import (
-    AdaBoostClassifier,
-    EBBoostClassifier,
-    LazyBoostClassifier,
-    LPBoostClassifier,
-    QuadBoostClassifier,
-    RLPBoostClassifier,
-    RQPBoostClassifier,
-    SABoostClassifier,
-    VadaBoostClassifier,
-)
+from ._version import __version__
 
 FORMAT_NAME = "fastboost-model"
 #: the newest format version this fastboost writes and reads
@@ -61,9 +51,14 @@ _OLD_RECORDS = {version: {"ROUND_DTYPE": _records_of_version(ROUND_DTYPE, versio
                 for version in range(1, FORMAT_VERSION)}
 
 #: The classes a model file may name, by name: loading looks the class up here and never imports by name.
-ESTIMATOR_CLASSES = {cls.__name__: cls for cls in (
-    AdaBoostClassifier, EBBoostClassifier, LazyBoostClassifier, LPBoostClassifier, QuadBoostClassifier,
-    RLPBoostClassifier, RQPBoostClassifier, SABoostClassifier, VadaBoostClassifier)}
+#: ``fastboost.estimators`` fills it (``register_model_class``) as it defines its public estimators.
+ESTIMATOR_CLASSES = {}
+
+
+def register_model_class(cls):
+    """Class decorator: ``cls`` may be saved to and loaded from model files (by its name)."""
+    ESTIMATOR_CLASSES[cls.__name__] = cls
+    return cls
 
 #: fitted scalar attributes and their JSON type
 SCALARS = {
@@ -120,7 +115,6 @@ def save(estimator, path):
     Raises NotFittedError for an unfitted estimator and ValueError when something cannot be
     represented in the format (a parameter value, a label type), naming it.
     """
-    from . import __version__
 
     saved_from = None
     if callable(getattr(estimator, "to_local", None)):
@@ -388,7 +382,6 @@ def _read_header(zf):
     if not _is_int(version) or version < 1:
         raise _Invalid(f"{HEADER}: format_version must be an int >= 1, got {version!r}.")
     if version > FORMAT_VERSION:
-        from . import __version__
 
         raise _Invalid(f"the file has model format version {version}, newer than version {FORMAT_VERSION}, the "
                        f"newest this fastboost ({__version__}) reads; it was written by fastboost "

@@ -126,9 +126,10 @@ from ._binning import SUBSAMPLE, BinMapper
 from ._cache import sources_digest
 from ._config import n_threads
 from ._dask_worker import PartitionLostError, RoundUpdate, WorkerShard, predict_block
-from ._driver import Model, Progress, grow_model, make_model, max_nodes_of, pick_step_stop
+from ._driver import Model, max_nodes_of, pick_step_stop
+from ._fit import Fit
 from ._kernels.learners import finish_tree_round
-from ._kernels.loop import record_round
+from ._kernels.loop import record_round, record_validation
 from ._kernels.split import choose_stump
 from ._kernels.tree import choose_level, finish_leaves, reset_tree, root_weight
 from ._types import (
@@ -523,18 +524,6 @@ def _choose_stump(hist, histq, n_value_bins, missing_code, thresholds, criterion
 _Described = namedtuple("_Described", ["classes", "sw_max", "n_positive", "class_weight", "val_max"])
 
 
-def _record_validation(state, t, err, patience):
-    """As the loop's ``record_validation``: track the best validation error; True when ``patience`` rounds
-    brought no new best."""
-    if err < state["best_val"]:
-        state["best_val"] = err
-        state["best_t"] = t + 1
-        state["since_best"] = 0
-        return False
-    state["since_best"] += 1
-    return patience > 0 and state["since_best"] >= patience
-
-
 class _StumpLearner:
     """A stump round on Dask: the histograms (with the previous round's update), the compiled
     ``choose_stump`` on their sum, then the round's sums: from ``apply_stump`` on every worker (a second
@@ -661,6 +650,101 @@ class _TreeLearner:
         s = sums[0]
         return RoundUpdate(alpha, float(s["wi"]), float(s["wj"]), model.rounds[t:t + 1].copy(), model.nodes[t].copy(),
                            self.leaf_w.copy(), self.factor.copy())
+
+
+class DaskRounds:
+    """The rounds engine of a Dask fit (see ``fastboost._fit``): the rows live on the workers.
+
+    A round is the learner's calls to the workers (histograms, then the split, or a tree level by
+    level), the compiled loop's own step, stop and record rules on the client, and the round's update,
+    which the workers apply with the next round's first call; its cost and validation error arrive with
+    that call (or with one ``update`` call at the end of a run of rounds). ``round_callback(rounds_done,
+    worker_addresses)`` is called after every round (tests, benchmarks).
+    """
+
+    def __init__(self, shards, learner, rule, config, n_rows, has_validation, round_callback=None):
+        self.shards = shards
+        self.learner = learner
+        self.rule = rule
+        self.config = config
+        self.step, self.stop = pick_step_stop(rule, config)
+        self.n_rows = n_rows
+        self.has_validation = has_validation
+        self.round_callback = round_callback
+        self.state = np.zeros(1, STATE_DTYPE)
+
+    def start_run(self):
+        pass
+
+    def chunk_end(self, done):
+        return done + 2 ** 62  # one call runs every round (a call's end costs a round trip)
+
+    def header(self, T, start):
+        return None
+
+    def training_error(self):
+        return None
+
+    def _cost(self, alpha, parts):
+        """The rule's log cost after a round from the workers' update results (added in worker order)."""
+        if self.rule.additive:  # (risk, 0) per worker
+            a = float(parts[0][0])
+            for p in parts[1:]:
+                a += float(p[0])
+            b = 0.0
+        else:  # (Z, s2) per worker; Z is the same global normaliser on every worker
+            a = float(parts[0][0])
+            b = float(parts[0][1])
+            for p in parts[1:]:
+                b += float(p[1])
+        return self.rule.cost(self.state[0], alpha, a, b, self.config[0])
+
+    def _account(self, model, t, updates):
+        """Round t's cost and validation error from the workers' update results; True when early stopping
+        ends the fit after round t."""
+        model.rounds[t]["log_cost"] = self._cost(float(model.rounds[t]["alpha"]), updates)
+        if not self.has_validation:
+            return False
+        err = float(updates[0][2])
+        for u in updates[1:]:
+            err += float(u[2])
+        model.rounds[t]["val_error"] = err
+        return bool(record_validation(self.state[0], t, err, int(self.config[0]["patience"])))
+
+    def run(self, fit, start, stop):
+        shards, learner, c = self.shards, self.learner, self.config[0]
+        state = self.state[0]
+        state["stop"] = RAN_ALL
+        pending = None  # the last kept round (a RoundUpdate), applied by the workers' next call
+        done = start
+        for t in range(start, stop):
+            if t >= fit.model.rounds.shape[0]:  # grow the record (a huge n_estimators costs nothing up front)
+                fit.grow(min(fit.target, 2 * fit.model.rounds.shape[0]))
+            model = fit.model
+            updates = learner.start(shards, pending)
+            if pending is not None:
+                pending = None
+                if self._account(model, t - 1, updates):
+                    state["stop"] = STOPPED_EARLY
+                    return done - start
+            sums = learner.finish(shards, model, t)
+            alpha = self.step(sums[0], t + 1, c) * c["learning_rate"]  # as the compiled loop
+            decision = self.stop(alpha, sums[0], t + 1, c)
+            if decision == REJECT:
+                state["stop"] = STOPPED_BY_RULE
+                break
+            record_round(model.rounds, t, alpha, sums, bool(self.rule.additive))
+            model.rounds[t]["n_seen"] = self.n_rows  # (no weight trimming on Dask: the learner reads every row)
+            pending = learner.update(model, t, alpha, sums)
+            done = t + 1
+            if decision == ACCEPT_STOP:
+                state["stop"] = STOPPED_BY_RULE
+                break
+            if self.round_callback is not None:
+                self.round_callback(done, shards.addresses)
+        if pending is not None and self._account(fit.model, done - 1, shards.call("update", pending)):
+            state["stop"] = STOPPED_EARLY
+        return done - start
 
 
 # ----------------------------------------------------------------------------- the estimators
@@ -912,114 +996,22 @@ class _DaskBoostMixin:
         return BinMapper(self.max_bins, random_state=self.random_state).fit(sample, weights), q_sum, vq_sum
 
     # ------------------------------------------------------------------ boosting (the loop's rules, round by round)
-    @staticmethod
-    def _dask_cost(rule, cost, state, alpha, parts, config):
-        """The rule's log cost after a round from the workers' update results (added in worker order)."""
-        if rule.additive:  # (risk, 0) per worker
-            a = float(parts[0][0])
-            for p in parts[1:]:
-                a += float(p[0])
-            b = 0.0
-        else:  # (Z, s2) per worker; Z is the same global normaliser on every worker
-            a = float(parts[0][0])
-            b = float(parts[0][1])
-            for p in parts[1:]:
-                b += float(p[1])
-        return cost(state[0], alpha, a, b, config[0])
-
-    def _progress(self, progress, done, model):
-        if progress and (progress.due(done) or done == self.n_estimators):
-            verr = float(model.rounds[done - 1]["val_error"]) if self._has_validation else None
-            progress.report(done, np.exp(model.rounds[done - 1]["log_cost"]), verr)
-
-    def _account(self, rule, state, config, model, t, updates, progress):
-        """Round t's cost and validation error from the workers' update results (they arrive with the next
-        call); True when early stopping ends the fit after round t."""
-        alpha = float(model.rounds[t]["alpha"])
-        model.rounds[t]["log_cost"] = self._dask_cost(rule, rule.cost, state, alpha, updates, config)
-        stop = False
-        if self._has_validation:
-            err = float(updates[0][2])
-            for u in updates[1:]:
-                err += float(u[2])
-            model.rounds[t]["val_error"] = err
-            stop = _record_validation(state[0], t, err, int(config[0]["patience"]))
-        self._progress(progress, t + 1, model)
-        return stop
-
     def _dask_boost(self, shards, mapper, n_nonzero, config, has_validation=False):
-        """The rounds with the compiled loop's rules (step, stop, cost, record): stumps in two round trips,
-        trees in one per level plus the leaves; returns the fitted records as the loop fills them."""
+        """The rounds through a fit object whose rows are on the workers (``DaskRounds``): stumps in one or two
+        round trips, trees in one per level plus the leaves; returns the kept records."""
         rule = RULES[self._algorithm]
-        step, stop = pick_step_stop(rule, config)
         c = config[0]
         self._n_classes = int(c["n_classes"])
         self._has_validation = has_validation
-        depth = int(c["max_depth"])
-        state = np.zeros(1, STATE_DTYPE)
-        state[0]["n"] = n_nonzero
-        state[0]["best_val"] = np.inf
-        self.initial_cost_ = float(np.exp(rule.cost(state.copy()[0], 0.0, 1.0, 1.0, c)))
-        T = self.n_estimators
-        model = make_model(min(T, _CAPACITY), depth)
         fused = bool(rule.u_is_w and not rule.additive and not rule.use_q) and self._fuse_rounds
-        learner = _TreeLearner(mapper, config) if depth else _StumpLearner(mapper, config, fused)
-        every = self._reweight_every()
-        progress = Progress(type(self).__name__, T, self.verbose)
-        pending = None  # the last kept round (a RoundUpdate), applied by the workers' next call
-        done = 0
-        why = RAN_ALL
-        for t in range(T):
-            if t >= model.rounds.shape[0]:  # grow the record (a huge n_estimators costs nothing up front)
-                model = grow_model(model, min(T, 2 * model.rounds.shape[0]))
-            updates = learner.start(shards, pending)
-            if pending is not None:
-                pending = None
-                if self._account(rule, state, config, model, t - 1, updates, progress):
-                    why = STOPPED_EARLY
-                    break
-            sums = learner.finish(shards, model, t)
-            alpha = step(sums[0], t + 1, c) * c["learning_rate"]  # as the compiled loop
-            decision = stop(alpha, sums[0], t + 1, c)
-            if decision == REJECT:
-                why = STOPPED_BY_RULE
-                break
-            record_round(model.rounds, t, alpha, sums, bool(rule.additive))
-            model.rounds[t]["n_seen"] = self._n_rows  # (no weight trimming on Dask: the learner reads every row)
-            pending = learner.update(model, t, alpha, sums)
-            done = t + 1
-            if decision == ACCEPT_STOP:
-                why = STOPPED_BY_RULE
-                break
-            if every and done % every == 0 and done < T:
-                if self._account(rule, state, config, model, t, shards.call("update", pending), progress):
-                    pending = None
-                    why = STOPPED_EARLY
-                    break
-                pending = None
-                self._dask_reweight(shards, model.rounds[:done], config, state,
-                                    model.nodes[:done] if depth else None)
-            if self._round_callback is not None:
-                self._round_callback(done, shards.addresses)
-        if pending is not None and self._account(rule, state, config, model, done - 1,
-                                                 shards.call("update", pending), progress):
-            why = STOPPED_EARLY
-        self.stopped_early_ = why == STOPPED_EARLY
-        self.stopped_by_rule_ = why == STOPPED_BY_RULE
-        self.stopped_by_callback_ = False
-        kept = done
-        if has_validation:
-            self.validation_errors_ = model.rounds["val_error"][:done].copy()
-            kept = int(state[0]["best_t"])
-            progress.finish(why, done, kept, float(state[0]["best_val"]))
-        else:
-            progress.finish(why, done)
-        nodes = model.nodes[:kept].copy() if depth else model.nodes
-        return self._dask_finish(shards, config, Model(model.rounds[:kept].copy(), nodes))
-
-    def _dask_finish(self, shards, config, model):
-        """Hook after the rounds (QuadBoost re-weights its voters here), as ``_finish``."""
-        return model
+        learner = _TreeLearner(mapper, config) if int(c["max_depth"]) else _StumpLearner(mapper, config, fused)
+        engine = DaskRounds(shards, learner, rule, config, self._n_rows, has_validation, self._round_callback)
+        fit = Fit(type(self).__name__, rule, config, engine, n_nonzero=n_nonzero,
+                  capacity=min(self.n_estimators, _CAPACITY), has_validation=has_validation,
+                  hook=self._round_hook(), verbose=self.verbose)
+        result = fit.run(self.n_estimators).finish(keep_state=True)
+        self._apply_fit(result)
+        return result.model
 
     # ------------------------------------------------------------------ prediction
     def to_local(self):
@@ -1146,8 +1138,15 @@ class DaskQuadBoostClassifier(_DaskBoostMixin, QuadBoostClassifier):
             risk += float(p)
         return risk
 
-    def _dask_finish(self, shards, config, model):
-        """Residuals of the kept voters, the final re-weighting pass, zero-weight voters dropped (as _finish)."""
+    def _between_rounds(self, fit, model):
+        """QuadBoost's re-weighting pass on the workers' residuals (as the single-machine ``_between_rounds``)."""
+        self._dask_reweight(fit.rounds.shards, model.rounds, fit.config, fit.state,
+                            model.nodes if model.nodes.shape[0] else None)
+
+    def _finish(self, fit, model):
+        """Residuals of the kept voters, the final re-weighting pass, zero-weight voters dropped (as the
+        single-machine ``_finish``)."""
+        shards, config = fit.rounds.shards, fit.config
         c = config[0]
         rounds = np.ascontiguousarray(model.rounds)
         nodes = model.nodes if model.nodes.shape[0] else None

@@ -15,6 +15,7 @@ from ._algorithms import PENALTIES, RULES, SCHEDULES, quad_penalty
 from ._binning import BinMapper
 from ._config import n_threads
 from ._driver import ValidData
+from ._fit import Fit, LocalRounds, RoundHook
 from ._kernels.histogram import n_feature_groups
 from ._kernels.predict import add_stump, add_trees
 from ._kernels.predict import decision_function as _decision_kernel
@@ -22,6 +23,8 @@ from ._kernels.reweight import add_voter
 from ._kernels.reweight import reweight as _reweight_pass
 from ._kernels.update import n_blocks
 from ._lp import RQP_SOLVERS, SoftMarginMaster, highspy_module, soft_margin_caps, solve_soft_margin_lp, voter_margins
+from ._model_io import register_model_class
+from ._model_io import save as save_model
 from ._params import check_params, estimator_doc, store_params
 from ._types import (
     CRITERIA,
@@ -33,7 +36,6 @@ from ._types import (
     LEAF_LSQ,
     MAX_BINS,
     MAX_CLASSES,
-    RAN_ALL,
     STOPPED_BY_CALLBACK,
     STOPPED_BY_RULE,
     STOPPED_EARLY,
@@ -78,7 +80,7 @@ def _check_callbacks(callbacks):
     return tuple(callbacks)
 
 
-class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
+class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict for stump boosting; subclasses name their rule and its parameters."""
 
     _algorithm = None
@@ -184,7 +186,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                 mapper = BinMapper(self.max_bins, random_state=self.random_state)
                 codes = mapper.fit_transform(X, p, self._n_categories(X.shape[1]))
             else:
-                mapper = resume["mapper"]
+                mapper = resume.mapper
                 codes = mapper.transform(X)
             if val is not None:
                 val = (mapper.transform(val[0]), val[1], val[2])
@@ -250,15 +252,15 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     def _check_resume(self, resume, codes, y_idx, p, val):
         """warm_start: the same data and parameters as the fit it continues, or a clear ValueError."""
         name = type(self).__name__
-        old, new = resume["params"], self.get_params()
+        old, new = resume.extra["params"], self.get_params()
         changed = sorted(k for k in new if k not in self._WARM_FREE and repr(new[k]) != repr(old.get(k)))
         if changed:
             raise ValueError(f"{name}(warm_start=True) continues a fit with the same parameters; "
                              f"{', '.join(changed)} changed. Set warm_start=False to start again.")
-        data = resume["data"]
+        data = resume.data
         same = (codes.shape == data.codes.shape and np.array_equal(codes, data.codes)
                 and np.array_equal(y_idx, data.y) and np.array_equal(p, data.p))
-        vcodes = resume["valid"].codes
+        vcodes = resume.valid.codes
         if val is None:
             same = same and vcodes.shape[1] == 0
         else:
@@ -269,8 +271,8 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                              + (", or fix random_state so validation_fraction holds out the same rows"
                                 if self.validation_fraction is not None and self.random_state is None else "")
                              + ".")
-        if self.n_estimators < resume["done"]:
-            raise ValueError(f"n_estimators={self.n_estimators} must be >= the {resume['done']} rounds already "
+        if self.n_estimators < resume.done:
+            raise ValueError(f"n_estimators={self.n_estimators} must be >= the {resume.done} rounds already "
                              f"fitted when warm_start=True.")
 
     def __getstate__(self):
@@ -429,19 +431,36 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     #: all voters between rounds (``_between_rounds``), which also keeps the validation margins
     _corrective = False
 
-    def _between_rounds(self, data, config, model, ws, valid):
+    def _round_hook(self):
+        """What the fit runs between its rounds and at its end (a ``_fit.RoundHook``): QuadBoost's re-weighting
+        passes and LPBoost's master LP revise earlier steps there."""
+        return RoundHook(every=self._reweight_every(), after_last=self._corrective, between=self._between_rounds,
+                         finish=self._finish)
+
+    def _between_rounds(self, fit, model):
         """After every ``_reweight_every()`` rounds: QuadBoost's re-weighting pass (the kept voters ``model``);
         may return a reason to stop."""
-        self._reweight(data, config, model, ws.w, ws, valid)
+        ws = fit.rounds.ws
+        self._reweight(fit.data, fit.config, model, ws.w, ws, fit.valid)
 
     def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
-        """Run the one compiled loop through the round driver; return the fitted records (a Model).
+        """Run the one compiled loop through a fit object; return the fitted records (a Model).
 
-        resume: the state a warm start continues (data, workspace, records and rounds done)."""
-        if resume is not None:
-            return self._continue(resume, n_classes)
-        rule = RULES[self._algorithm]
+        resume: the fit (a ``_fit.Fit``) a warm start continues."""
         self._n_classes = n_classes
+        fit = self._new_fit(codes, y_idx, p, mapper, val, n_classes) if resume is None else resume
+        fit.verbose = self.verbose
+        fit.run(self.n_estimators, self.__dict__.get("_callbacks", ()))
+        result = fit.finish(keep_state=self.warm_start)
+        if self.warm_start:  # the fit to continue from, untouched by the kept records
+            fit.extra["params"] = self.get_params()
+            self._resume = fit
+        self._apply_fit(result)
+        return result.model
+
+    def _new_fit(self, codes, y_idx, p, mapper, val, n_classes):
+        """The fit object of a new fit: configuration, rules, workspace, validation data."""
+        rule = RULES[self._algorithm]
         n_features = codes.shape[0]
         config = self._config(rule, mapper, n_classes, n_features, np.count_nonzero(p))
         data = TrainData(codes, y_idx, p, mapper.n_value_bins_, mapper.thresholds_, mapper.categorical_)
@@ -452,78 +471,31 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             valid = ValidData(vcodes, vy, vp, np.zeros(vy.shape[0] * (1 if n_classes == 2 else n_classes)))
         # multiplicative rules keep the weights w (sum 1); the additive one the residuals r = y - F
         w = (2.0 * y_idx - 1.0) if rule.additive else p.copy()
-        T = self.n_estimators
-        depth = int(config[0]["max_depth"])
-        capacity = min(T, 4 * _driver.CHUNK)
+        capacity = min(self.n_estimators, 4 * _driver.CHUNK)
+        n_val = valid.y.shape[0]
         _driver.check_memory(type(self).__name__, _driver.working_memory(
-            y_idx.shape[0], n_features, mapper.missing_code + 1, config, valid.y.shape[0], capacity))
-        ws = _driver.make_workspace(y_idx, w, n_features, mapper.missing_code + 1, config, valid.y.shape[0])
-        ws.state[0]["n"] = np.count_nonzero(p)
-        self.initial_cost_ = float(np.exp(rule.cost(ws.state.copy()[0], 0.0, 1.0, 1.0, config[0])))
-        model = _driver.make_model(capacity, depth)
-        resume = {"mapper": mapper, "data": data, "valid": valid, "config": config, "ws": ws, "model": model,
-                  "done": 0, "why": RAN_ALL, "initial_cost": self.initial_cost_}
-        return self._continue(resume, n_classes)
-
-    def _continue(self, resume, n_classes):
-        """Run rounds ``resume["done"]`` .. ``n_estimators - 1`` (none after a stop) and wrap the result."""
-        rule = RULES[self._algorithm]
-        self._n_classes = n_classes
-        data, valid, config, ws = resume["data"], resume["valid"], resume["config"], resume["ws"]
-        self.initial_cost_ = resume["initial_cost"]
+            y_idx.shape[0], n_features, mapper.missing_code + 1, config, n_val, capacity))
+        ws = _driver.make_workspace(y_idx, w, n_features, mapper.missing_code + 1, config, n_val)
         # a totally corrective fit validates between rounds, after its master has re-weighted every voter
-        loop_valid = _driver.no_validation_data(data.codes.shape[0], data.codes) if self._corrective else valid
+        loop_valid = _driver.no_validation_data(n_features, codes) if self._corrective else valid
         categorical = bool(data.categorical.any())
-        rules = _driver.pick_rules(rule, config, loop_valid.y.shape[0] > 0, data.codes.dtype, categorical)
+        rules = _driver.pick_rules(rule, config, loop_valid.y.shape[0] > 0, codes.dtype, categorical)
+        engine = LocalRounds(data, loop_valid, config, rules, ws, _driver.pick_learner(config, categorical), n_val)
+        return Fit(type(self).__name__, rule, config, engine, n_nonzero=np.count_nonzero(p), capacity=capacity,
+                   has_validation=n_val > 0, hook=self._round_hook(), verbose=self.verbose, data=data, valid=valid,
+                   mapper=mapper)
 
-        def reweight(model, done):
-            return self._between_rounds(data, config, _driver.kept_model(model, done), ws, valid)
+    def _apply_fit(self, result):
+        """The fitted attributes a finished fit (a ``_fit.FitResult``) sets besides the records."""
+        self.initial_cost_ = result.initial_cost
+        self.stopped_early_ = result.why == STOPPED_EARLY
+        self.stopped_by_rule_ = result.why == STOPPED_BY_RULE
+        self.stopped_by_callback_ = result.why == STOPPED_BY_CALLBACK
+        if result.validation_errors is not None:
+            self.validation_errors_ = result.validation_errors
 
-        T = self.n_estimators if resume["why"] == RAN_ALL else resume["done"]
-        learner = _driver.pick_learner(config, categorical)
-        progress = _driver.Progress(
-            type(self).__name__, T, self.verbose, start=resume["done"],
-            header=self._progress_header(data, valid, config, T, resume["done"]),
-            training_error=_driver.TrainingError(data, config, ws, learner) if self.verbose else None)
-        model, done, why = _driver.run_rounds(data, loop_valid, config, rules, ws, resume["model"], T,
-                                              reweight_every=self._reweight_every(), reweight=reweight,
-                                              reweight_last=self._corrective,
-                                              progress=progress, initial_cost=self.initial_cost_,
-                                              start=resume["done"], callbacks=self.__dict__.get("_callbacks", ()))
-        if T <= resume["done"]:  # nothing was run: the previous fit's reason stands
-            why = resume["why"]
-        self.stopped_early_ = why == STOPPED_EARLY
-        self.stopped_by_rule_ = why == STOPPED_BY_RULE
-        self.stopped_by_callback_ = why == STOPPED_BY_CALLBACK
-        kept = done
-        if valid.y.shape[0]:
-            self.validation_errors_ = model.rounds["val_error"][:done].copy()
-            kept = int(ws.state[0]["best_t"])
-            progress.finish(why, done, kept, float(ws.state[0]["best_val"]))
-        else:
-            progress.finish(why, done)
-        kept_model = _driver.kept_model(model, kept)
-        if self.warm_start:  # keep the state to continue from, untouched by _finish and by the kept records
-            resumable = RAN_ALL if why == STOPPED_BY_CALLBACK else why  # a callback's stop: more rounds may follow
-            self._resume = {**resume, "model": model, "done": done, "why": resumable, "params": self.get_params()}
-            kept_model = _driver.Model(kept_model.rounds.copy(), kept_model.nodes.copy())
-        return self._finish(data, config, kept_model)
-
-    def _progress_header(self, data, valid, config, T, start):
-        """verbose: the first line of a fit's progress report."""
-        if not self.verbose:
-            return None
-        depth = int(config[0]["max_depth"])
-        n_features, n = data.codes.shape
-        what = f"{n} rows x {n_features} features, {int(config[0]['n_classes'])} classes, "
-        what += "stumps" if depth == 0 else f"trees of depth {depth}"
-        if valid.y.shape[0]:
-            what += f", {valid.y.shape[0]} validation rows"
-        rounds = f"rounds {start + 1} to {T}" if start else f"up to {T} rounds"
-        return f"{rounds} on {what}; a line every {_driver.report_every(max(1, T - start))} rounds"
-
-    def _finish(self, data, config, model):
-        """Hook after the loop (QuadBoost re-weights its voters here)."""
+    def _finish(self, fit, model):
+        """After the loop, the kept records (QuadBoost re-weights its voters here)."""
         return model
 
     def _set_rounds(self, model):
@@ -706,9 +678,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         fastboost's model format (docs/model-format.md: a zip of a JSON header and ``.npy`` arrays, no
         pickle); ``fastboost.load(path)`` reads it back and predicts bit for bit as this model. A Dask
         estimator saves its ``to_local()`` model."""
-        from ._model_io import save
-
-        save(self, path)
+        save_model(self, path)
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "n_estimators_")
@@ -719,7 +689,8 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
-class AdaBoostClassifier(_BaseBoostClassifier):
+@register_model_class
+class AdaBoostClassifier(BaseBoostClassifier):
     __doc__ = estimator_doc("AdaBoostClassifier", """Discrete AdaBoost with histogram decision stumps.
 
     Each round the stump minimising the weighted error (or the weighted Gini
@@ -751,6 +722,7 @@ class AdaBoostClassifier(_BaseBoostClassifier):
         store_params(self, locals())
 
 
+@register_model_class
 class LazyBoostClassifier(AdaBoostClassifier):
     __doc__ = estimator_doc("LazyBoostClassifier", """AdaBoost with sub-optimal "lazy" stumps (Sardana & Birodkar).
 
@@ -780,7 +752,8 @@ class LazyBoostClassifier(AdaBoostClassifier):
         return tags
 
 
-class VadaBoostClassifier(_BaseBoostClassifier):
+@register_model_class
+class VadaBoostClassifier(BaseBoostClassifier):
     __doc__ = estimator_doc("VadaBoostClassifier", """
     VadaBoost (Shivaswamy & Jebara, NeurIPS 2011): variance-penalised boosting.
 
@@ -812,7 +785,8 @@ class VadaBoostClassifier(_BaseBoostClassifier):
         return 0.25
 
 
-class EBBoostClassifier(_BaseBoostClassifier):
+@register_model_class
+class EBBoostClassifier(BaseBoostClassifier):
     __doc__ = estimator_doc("EBBoostClassifier", """
     EBBoost (Shivaswamy & Jebara, AISTATS 2010): empirical-Bernstein boosting.
 
@@ -854,7 +828,8 @@ class EBBoostClassifier(_BaseBoostClassifier):
         return {"lam": float(self.lam)}
 
 
-class SABoostClassifier(_BaseBoostClassifier):
+@register_model_class
+class SABoostClassifier(BaseBoostClassifier):
     __doc__ = estimator_doc("SABoostClassifier", """
     SABoost (Tsao & Chang, CSDA 2007): boosting with stochastic-approximation step sizes.
 
@@ -889,7 +864,8 @@ class SABoostClassifier(_BaseBoostClassifier):
         return {"gamma": float(self.gamma), "schedule": SCHEDULES[self.schedule]}
 
 
-class QuadBoostClassifier(_BaseBoostClassifier):
+@register_model_class
+class QuadBoostClassifier(BaseBoostClassifier):
     __doc__ = estimator_doc("QuadBoostClassifier", """
     QuadBoost (Fortier-Dubois et al., arXiv 1506.02535): boosting the quadratic risk.
 
@@ -960,8 +936,9 @@ class QuadBoostClassifier(_BaseBoostClassifier):
                 validate(valid, c, ws, model, j, model.rounds[j]["alpha"])
         return penalty
 
-    def _finish(self, data, config, model):
+    def _finish(self, fit, model):
         """Residuals of the kept voters, the final re-weighting pass, zero-weight voters dropped."""
+        data, config = fit.data, fit.config
         c = config[0]
         r = 2.0 * data.y - 1.0
         for j in range(model.rounds.shape[0]):
@@ -1004,7 +981,8 @@ def _margin_error(ym, y, p):
     return float(p @ ((ym < 0) | ((ym == 0) & (y == 1))))
 
 
-class LPBoostClassifier(_BaseBoostClassifier):
+@register_model_class
+class LPBoostClassifier(BaseBoostClassifier):
     __doc__ = estimator_doc("LPBoostClassifier", """
     LPBoost (Demiriz, Bennett & Shawe-Taylor 2002): totally corrective boosting by column generation.
 
@@ -1056,14 +1034,15 @@ class LPBoostClassifier(_BaseBoostClassifier):
         soft_margin_caps(p[p > 0], self.nu, self.capping)  # ValueError before any round
         return super()._boost(codes, y_idx, p, mapper, val, n_classes, resume)
 
-    def _between_rounds(self, data, config, model, ws, valid):
+    def _between_rounds(self, fit, model):
         """Add the new column(s) to the master, re-solve it, set every weight and the learner's next weights
         u; record the round's LP value, beta, active columns and validation error."""
-        master = self.__dict__.get("_master")
+        data, config, ws, valid = fit.data, fit.config, fit.rounds.ws, fit.valid
+        master = fit.extra.get("master")
         if master is None:
             rows = np.flatnonzero(data.p > 0)
-            master = self._master = {"lp": SoftMarginMaster(soft_margin_caps(data.p[rows], self.nu, self.capping)),
-                                     "rows": rows, "valid": []}
+            caps = soft_margin_caps(data.p[rows], self.nu, self.capping)
+            master = fit.extra["master"] = {"lp": SoftMarginMaster(caps), "rows": rows, "valid": []}
         lp, rows = master["lp"], master["rows"]
         c = config[0]
         done = model.rounds.shape[0]
@@ -1082,7 +1061,7 @@ class LPBoostClassifier(_BaseBoostClassifier):
         last["lp_beta"] = sol.beta
         last["n_active"] = np.count_nonzero(sol.weights)
         last["log_cost"] = np.log(max(1.0 - sol.value, 0.0)) if sol.value < 1.0 else -np.inf
-        self._solution = sol
+        master["solution"] = sol
         if not valid.y.shape[0]:
             return None
         vrows = np.arange(valid.y.shape[0])
@@ -1097,17 +1076,16 @@ class LPBoostClassifier(_BaseBoostClassifier):
             state["best_val"] = err
             state["best_t"] = done
             state["since_best"] = 0
-            self._best = sol
+            master["best"] = sol
             return None
         state["since_best"] += 1
         return STOPPED_EARLY if c["patience"] > 0 and state["since_best"] >= c["patience"] else None
 
-    def _finish(self, data, config, model):
+    def _finish(self, fit, model):
         """The weights of the kept round's solve; voters with weight 0 dropped."""
-        master = self.__dict__.pop("_master", None)
+        master = fit.extra.get("master")
         self.lp_time_ = master.get("seconds", 0.0) if master is not None else 0.0
-        sol = self.__dict__.pop("_best", None) or self.__dict__.pop("_solution", None)
-        self.__dict__.pop("_solution", None)
+        sol = None if master is None else master.get("best") or master.get("solution")
         n = model.rounds.shape[0]
         if sol is None or n == 0:
             self.objective_ = np.nan
@@ -1123,7 +1101,7 @@ class LPBoostClassifier(_BaseBoostClassifier):
         self.rounds_["cost"] = 1.0 - self.rounds_["lp_value"]  # exact where exp(log) would round
 
 
-class _ReweightedAdaBoost(_BaseBoostClassifier):
+class _ReweightedAdaBoost(BaseBoostClassifier):
     """AdaBoost (stumps or trees, with its validation early stopping), then only the voters' weights
     re-learnt by a regularised LP or QP over AdaBoost's fixed voters (the subclass's ``_solve``)."""
 
@@ -1135,7 +1113,8 @@ class _ReweightedAdaBoost(_BaseBoostClassifier):
         super()._check_params()
         self._check_solver()
 
-    def _finish(self, data, config, model):
+    def _finish(self, fit, model):
+        data, config = fit.data, fit.config
         n = model.rounds.shape[0]
         if n == 0:
             self.objective_ = np.nan
@@ -1151,6 +1130,7 @@ class _ReweightedAdaBoost(_BaseBoostClassifier):
         return _driver.Model(model.rounds[keep], model.nodes[keep] if model.nodes.shape[0] else model.nodes)
 
 
+@register_model_class
 class RLPBoostClassifier(_ReweightedAdaBoost):
     __doc__ = estimator_doc("RLPBoostClassifier", """
     RLP-Boost (Raetsch, Onoda & Mueller 2001, LP_reg-AdaBoost): AdaBoost's voters re-weighted by the
@@ -1192,6 +1172,7 @@ class RLPBoostClassifier(_ReweightedAdaBoost):
         return sol.weights, sol.value
 
 
+@register_model_class
 class RQPBoostClassifier(_ReweightedAdaBoost):
     __doc__ = estimator_doc("RQPBoostClassifier", """
     RQP-Boost (Raetsch, Onoda & Mueller 2001, QP_reg-AdaBoost): AdaBoost's voters re-weighted by a

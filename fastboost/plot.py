@@ -45,9 +45,9 @@ def _new_axes(ax):
 
 def _fitted(model):
     """A fitted fastboost estimator: TypeError for anything else, NotFittedError before ``fit``."""
-    from .estimators import _BaseBoostClassifier
+    from .estimators import BaseBoostClassifier
 
-    if not isinstance(model, _BaseBoostClassifier):
+    if not isinstance(model, BaseBoostClassifier):
         raise TypeError(f"expected a fastboost estimator, got {type(model).__name__}.")
     check_is_fitted(model)
     return model

@@ -194,12 +194,12 @@ def test_tree_leaves_before_the_last_level_keep_rows_with_codes_above_255():
     X = rng.normal(size=(4000, 3))
     y = np.where(X[:, 1] > 0, 1, np.where(X[:, 2] > 0.3, 1, 0))  # x1 > 0: pure, a leaf at depth 1
     model = AdaBoostClassifier(1, max_depth=3, max_bins=None, warm_start=True).fit(X, y)
-    data = model._resume["data"]
+    data = model._resume.data
     assert data.codes.dtype == np.uint16 and data.codes[0].max() > 255
-    tree = model._resume["model"].nodes[0]
+    tree = model._resume.model.nodes[0]
     from fastboost._kernels.tree import leaf_of_codes
 
-    leaf = np.array([leaf_of_codes(data.codes, i, tree, int(model._resume["config"][0]["missing_code"]))
+    leaf = np.array([leaf_of_codes(data.codes, i, tree, int(model._resume.config[0]["missing_code"]))
                      for i in range(X.shape[0])])
     depth = np.zeros(tree.shape[0], int)
     for node in range(tree.shape[0]):

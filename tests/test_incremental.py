@@ -116,7 +116,7 @@ def test_histograms_stay_within_1e_12_of_a_full_build_after_1000_rounds(twonorm)
     X, y = twonorm
     model = _fit(10 ** 9, AdaBoostClassifier(1000, warm_start=True), X, y)
     assert model.n_estimators_ == 1000
-    ws, data = model._resume["ws"], model._resume["data"]
+    ws, data = model._resume.rounds.ws, model._resume.data
     assert ws.state[0]["hist_ready"] == 1
     ref = np.empty_like(ws.hist)
     build_histograms(data.codes, ws.ylab, ws.w, ref, 2)
@@ -129,10 +129,10 @@ def test_trimmed_histograms_stay_within_1e_12_of_their_kept_rows_after_900_round
     when they no longer hold the share): the carried histograms against a build from those rows' weights."""
     X, y = twonorm
     model = AdaBoostClassifier(100, weight_trim_rate=0.95, warm_start=True).fit(X, y)
-    model._resume["config"][0]["hist_rebuild"] = 10 ** 9
+    model._resume.config[0]["hist_rebuild"] = 10 ** 9
     model.set_params(n_estimators=1000).fit(X, y)
-    assert model.n_estimators_ == 1000 and model._resume["config"][0]["hist_rebuild"] == 10 ** 9
-    ws, data = model._resume["ws"], model._resume["data"]
+    assert model.n_estimators_ == 1000 and model._resume.config[0]["hist_rebuild"] == 10 ** 9
+    ws, data = model._resume.rounds.ws, model._resume.data
     state = ws.state[0]
     assert state["hist_ready"] == 1 and 0 < state["n_kept"] < X.shape[0]
     kept = ws.tmp[:state["n_kept"]]
@@ -150,13 +150,13 @@ def test_only_the_rules_it_is_exact_for_carry_histograms(twonorm):
                     (AdaBoostClassifier(3, warm_start=True), y3),
                     (AdaBoostClassifier(3, max_depth=2, warm_start=True), y3),
                     (AdaBoostClassifier(3, weight_trim_rate=0.99, warm_start=True), y)):
-        assert est.fit(X, yy)._resume["config"][0]["hist_rebuild"] > 1, est
+        assert est.fit(X, yy)._resume.config[0]["hist_rebuild"] > 1, est
     for est, yy in ((VadaBoostClassifier(3, warm_start=True), y),
                     (VadaBoostClassifier(3, max_depth=2, warm_start=True), y),
                     (AdaBoostClassifier(3, max_depth=2, weight_trim_rate=0.99, warm_start=True), y),
                     (AdaBoostClassifier(3, max_depth=2, leaf="real", warm_start=True), y),
                     (AdaBoostClassifier(3, max_depth=2, min_samples_leaf=5, warm_start=True), y3)):
-        assert est.fit(X, yy)._resume["config"][0]["hist_rebuild"] == 0, est
+        assert est.fit(X, yy)._resume.config[0]["hist_rebuild"] == 0, est
 
 
 def test_carried_histograms_give_the_same_model_for_any_thread_count(twonorm):
@@ -228,10 +228,10 @@ def test_the_same_trees_as_building_every_root_from_every_row(twonorm, depth, n_
         y = np.digitize(s, np.nanquantile(s, np.linspace(0, 1, n_classes + 1)[1:-1]))
     full = _fit(1, AdaBoostClassifier(n_rounds, max_depth=depth, warm_start=True), X, y)
     carried = _fit(driver.HIST_REBUILD_EVERY, AdaBoostClassifier(n_rounds, max_depth=depth, warm_start=True), X, y)
-    assert carried._resume["config"][0]["hist_rebuild"] > 1 and full._resume["config"][0]["hist_rebuild"] == 1
+    assert carried._resume.config[0]["hist_rebuild"] > 1 and full._resume.config[0]["hist_rebuild"] == 1
     assert full.n_estimators_ == carried.n_estimators_
-    a = full._resume["model"].nodes[:full.n_estimators_]
-    b = carried._resume["model"].nodes[:carried.n_estimators_]
+    a = full._resume.model.nodes[:full.n_estimators_]
+    b = carried._resume.model.nodes[:carried.n_estimators_]
     for name in ("feature", "bin", "missing_left", "left", "right", "class_", "value"):
         np.testing.assert_array_equal(a[name], b[name], err_msg=name)
     # carried, the leaves' sums come from the histograms' bins, not the rows: equal up to rounding
@@ -243,7 +243,7 @@ def test_tree_root_histograms_stay_within_1e_12_of_a_full_build_after_1000_round
     X, y = twonorm
     model = _fit(10 ** 9, AdaBoostClassifier(1000, max_depth=2, warm_start=True), X, y)
     assert model.n_estimators_ == 1000
-    ws, data = model._resume["ws"], model._resume["data"]
+    ws, data = model._resume.rounds.ws, model._resume.data
     assert ws.state[0]["hist_ready"] == 1
     ref = np.empty_like(ws.hist)
     rows_histograms(data.codes, ws.idx, 0, ws.w.shape[0], ws.ylab, ws.w, ws.w, 2, False, ref, 2)

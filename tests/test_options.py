@@ -149,16 +149,16 @@ def test_warm_start_refuses_other_data_and_parameters(data):
 
 
 def test_warm_start_runs_only_the_new_rounds(data, monkeypatch):
-    import fastboost._driver as driver
+    from fastboost._fit import Fit
 
     starts = []
-    run_rounds = driver.run_rounds
+    run = Fit.run
 
-    def spy(*args, start=0, **kwargs):
-        starts.append((start, args[6]))
-        return run_rounds(*args, start=start, **kwargs)
+    def spy(fit, n_rounds, *args, **kwargs):
+        starts.append((fit.done, n_rounds))
+        return run(fit, n_rounds, *args, **kwargs)
 
-    monkeypatch.setattr(driver, "run_rounds", spy)
+    monkeypatch.setattr(Fit, "run", spy)
     X, y = data
     model = AdaBoostClassifier(n_estimators=20, warm_start=True).fit(X, y)
     model.set_params(n_estimators=50).fit(X, y)

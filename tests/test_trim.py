@@ -174,12 +174,12 @@ def test_carried_kept_rows_hold_the_share_and_are_chosen_again_in_time(twonorm, 
     n = X.shape[0]
     rate, n_rounds = 0.95, 70
     est = Est(n_estimators=1, weight_trim_rate=rate, warm_start=True).fit(X, y)
-    prev = est._resume["ws"].tmp[:est.rounds_["n_seen"][0]].copy()
+    prev = est._resume.rounds.ws.tmp[:est.rounds_["n_seen"][0]].copy()
     carried = 0
     for t in range(1, n_rounds):
-        w = est._resume["ws"].w.copy()  # the weights round t learns from (u = w)
+        w = est._resume.rounds.ws.w.copy()  # the weights round t learns from (u = w)
         est.set_params(n_estimators=t + 1).fit(X, y)
-        ws = est._resume["ws"]
+        ws = est._resume.rounds.ws
         m = ws.state[0]["n_kept"]
         if m == 0:  # round t's trimmed stump was rejected and learnt again from every row
             assert est.rounds_["n_seen"][t] == n
@@ -218,7 +218,7 @@ def test_learners_that_choose_every_round_read_every_row_while_most_rows_are_cho
     kinds = {"dense choice"}
     for t in range(1, n_rounds):
         est.set_params(n_estimators=t + 1).fit(X, y)
-        ws = est._resume["ws"]
+        ws = est._resume.rounds.ws
         seen = est.rounds_["n_seen"][t]
         if dense and t % RECHOOSE_EVERY != 0:
             assert seen == n, t
