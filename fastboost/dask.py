@@ -523,6 +523,10 @@ def _choose_stump(hist, histq, n_value_bins, missing_code, thresholds, criterion
 #: (or None) and the validation rows' largest sample weight (None without validation).
 _Described = namedtuple("_Described", ["classes", "sw_max", "n_positive", "class_weight", "val_max"])
 
+#: A Dask fit's inputs split into row partitions: X's, y's and sample_weight's (None without) delayed parts,
+#: X's empty meta (its columns), and the validation set's parts or ``validation_fraction``'s seed (or None).
+_DaskInputs = namedtuple("_DaskInputs", ["xparts", "yparts", "swparts", "meta", "val"])
+
 
 class _StumpLearner:
     """A stump round on Dask: the histograms (with the previous round's update), the compiled
@@ -781,51 +785,10 @@ class _DaskBoostMixin:
         """
         self._check_params()
         name = type(self).__name__
-        if y is None:
-            raise ValueError(f"{name} requires y to be passed, but the target y is None.")
-        if eval_set is not None and self.validation_fraction is not None:
-            raise ValueError("Pass either eval_set or validation_fraction, not both.")
-        if eval_set is None and self.validation_fraction is None and self.n_iter_no_change is not None:
-            raise ValueError("n_iter_no_change needs a validation set: pass eval_set=(X_val, y_val) to fit "
-                             "or set validation_fraction.")
-        if getattr(self, "weight_trim_rate", None) is not None:
-            raise NotImplementedError(f"{name} does not trim weights (weight_trim_rate) yet: it is a "
-                                      "single-machine option; fit with weight_trim_rate=None.")
-        if self.max_bins is None or self.max_bins > MAX_BINS:
-            raise NotImplementedError(f"{name} bins to at most {MAX_BINS} bins (max_bins={self.max_bins}): exact "
-                                      "mode (max_bins=None or above 255) is a single-machine option.")
-        explicit = not (self.categorical_features is None or isinstance(self.categorical_features, str))
-        if explicit or any(getattr(dt, "name", None) == "category" or getattr(dt, "kind", "f") in "OUS"
-                           for dt in getattr(X, "dtypes", ())):
-            raise NotImplementedError(f"{name} takes numeric features only: categorical features are "
-                                      "single-machine (encode them as numbers, or fit on one machine).")
-        client = distributed.get_client() if client is None else client
-        xparts, row_chunks, meta = _x_parts(X, name)
-        yparts = _vector_parts(y, "y", len(xparts), row_chunks)
-        swparts = None if sample_weight is None else _vector_parts(sample_weight, "sample_weight", len(xparts),
-                                                                   row_chunks)
+        inputs = self._dask_inputs(X, y, sample_weight, eval_set, bin_mapper)
+        xparts, yparts, swparts, meta, val = inputs
         n_features = meta.shape[1]
-        val = None
-        if eval_set is not None:
-            if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
-                raise TypeError("eval_set must be a tuple (X_val, y_val) or (X_val, y_val, sample_weight_val).")
-            vxparts, v_chunks, vmeta = _x_parts(eval_set[0], name)
-            if vmeta.shape[1] != n_features:
-                raise ValueError(f"eval_set's X has {vmeta.shape[1]} features, but X has {n_features}.")
-            val = {"xparts": vxparts, "yparts": _vector_parts(eval_set[1], "eval_set's y", len(vxparts), v_chunks),
-                   "swparts": None if len(eval_set) == 2 or eval_set[2] is None else
-                   _vector_parts(eval_set[2], "eval_set's sample_weight", len(vxparts), v_chunks)}
-        elif self.validation_fraction is not None:
-            seed = (int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-                    if self.random_state is not None else int(np.random.default_rng().integers(2 ** 31 - 1)))
-            val = {"fraction": float(self.validation_fraction), "seed": seed}
-        if bin_mapper is not None:
-            if not hasattr(bin_mapper, "thresholds_"):
-                raise ValueError("bin_mapper must be a fitted fastboost._binning.BinMapper.")
-            if bin_mapper.max_bins != self.max_bins or bin_mapper.thresholds_.shape[0] != n_features:
-                raise ValueError(f"bin_mapper has max_bins={bin_mapper.max_bins} and "
-                                 f"{bin_mapper.thresholds_.shape[0]} features; this fit needs max_bins="
-                                 f"{self.max_bins} and {n_features}.")
+        client = distributed.get_client() if client is None else client
         rule = RULES[self._algorithm]
         shards = _Shards(client, name, worker_timeout)
         t0 = time.perf_counter()
@@ -880,6 +843,56 @@ class _DaskBoostMixin:
         if not ovr:
             self._set_rounds(model)
         return self
+
+    def _dask_inputs(self, X, y, sample_weight, eval_set, bin_mapper):
+        """The fit's inputs checked and split into their row partitions (a :class:`_DaskInputs`): what can be
+        checked without reading the rows (the rest is checked on the workers, ``_dask_describe``)."""
+        name = type(self).__name__
+        if y is None:
+            raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+        if eval_set is not None and self.validation_fraction is not None:
+            raise ValueError("Pass either eval_set or validation_fraction, not both.")
+        if eval_set is None and self.validation_fraction is None and self.n_iter_no_change is not None:
+            raise ValueError("n_iter_no_change needs a validation set: pass eval_set=(X_val, y_val) to fit "
+                             "or set validation_fraction.")
+        if getattr(self, "weight_trim_rate", None) is not None:
+            raise NotImplementedError(f"{name} does not trim weights (weight_trim_rate) yet: it is a "
+                                      "single-machine option; fit with weight_trim_rate=None.")
+        if self.max_bins is None or self.max_bins > MAX_BINS:
+            raise NotImplementedError(f"{name} bins to at most {MAX_BINS} bins (max_bins={self.max_bins}): exact "
+                                      "mode (max_bins=None or above 255) is a single-machine option.")
+        explicit = not (self.categorical_features is None or isinstance(self.categorical_features, str))
+        if explicit or any(getattr(dt, "name", None) == "category" or getattr(dt, "kind", "f") in "OUS"
+                           for dt in getattr(X, "dtypes", ())):
+            raise NotImplementedError(f"{name} takes numeric features only: categorical features are "
+                                      "single-machine (encode them as numbers, or fit on one machine).")
+        xparts, row_chunks, meta = _x_parts(X, name)
+        yparts = _vector_parts(y, "y", len(xparts), row_chunks)
+        swparts = None if sample_weight is None else _vector_parts(sample_weight, "sample_weight", len(xparts),
+                                                                   row_chunks)
+        n_features = meta.shape[1]
+        val = None
+        if eval_set is not None:
+            if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
+                raise TypeError("eval_set must be a tuple (X_val, y_val) or (X_val, y_val, sample_weight_val).")
+            vxparts, v_chunks, vmeta = _x_parts(eval_set[0], name)
+            if vmeta.shape[1] != n_features:
+                raise ValueError(f"eval_set's X has {vmeta.shape[1]} features, but X has {n_features}.")
+            val = {"xparts": vxparts, "yparts": _vector_parts(eval_set[1], "eval_set's y", len(vxparts), v_chunks),
+                   "swparts": None if len(eval_set) == 2 or eval_set[2] is None else
+                   _vector_parts(eval_set[2], "eval_set's sample_weight", len(vxparts), v_chunks)}
+        elif self.validation_fraction is not None:
+            seed = (int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+                    if self.random_state is not None else int(np.random.default_rng().integers(2 ** 31 - 1)))
+            val = {"fraction": float(self.validation_fraction), "seed": seed}
+        if bin_mapper is not None:
+            if not hasattr(bin_mapper, "thresholds_"):
+                raise ValueError("bin_mapper must be a fitted fastboost._binning.BinMapper.")
+            if bin_mapper.max_bins != self.max_bins or bin_mapper.thresholds_.shape[0] != n_features:
+                raise ValueError(f"bin_mapper has max_bins={bin_mapper.max_bins} and "
+                                 f"{bin_mapper.thresholds_.shape[0]} features; this fit needs max_bins="
+                                 f"{self.max_bins} and {n_features}.")
+        return _DaskInputs(xparts, yparts, swparts, meta, val)
 
     def _dask_one_vs_rest(self, shards, mapper, n_nonzero, config, classes, meta):
         """K > 2 classes for the binary algorithms: one Dask fit per class against the rest, on the rows
