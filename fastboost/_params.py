@@ -332,10 +332,13 @@ COMMON = {
     "validation_fraction": Param(None, OrNone(Real(0.0, 1.0, "neither")), (
         "Hold out this stratified fraction of the training rows as the validation set (or pass "
         "``fit(X, y, eval_set=(X_val, y_val))``). With a validation set the model keeps the first "
-        f"round with the lowest validation error; see {_VALIDATION}.")),
+        "round with the lowest validation error. None: no validation set, except that with "
+        "``n_iter_no_change`` and no ``eval_set`` 0.1 of the rows are held out (as scikit-learn's "
+        f"gradient boosting); see {_VALIDATION}.")),
     "n_iter_no_change": Param(None, OrNone(Int(1)), (
         "With a validation set, stop after this many rounds without a new lowest validation error "
-        "(the papers use 100). Needs ``validation_fraction`` or ``eval_set``.")),
+        "(the papers use 100). The validation set is ``eval_set``, or ``validation_fraction`` of the "
+        "training rows (0.1 when it is None).")),
     "n_jobs": Param(None, NJobs(), (
         "Threads for fit and predict: None for the cores this process may use (its CPU affinity; at most "
         "OMP_NUM_THREADS when that is set, as joblib sets it in its workers), a negative value as in joblib "

@@ -852,9 +852,6 @@ class _DaskBoostMixin:
             raise ValueError(f"{name} requires y to be passed, but the target y is None.")
         if eval_set is not None and self.validation_fraction is not None:
             raise ValueError("Pass either eval_set or validation_fraction, not both.")
-        if eval_set is None and self.validation_fraction is None and self.n_iter_no_change is not None:
-            raise ValueError("n_iter_no_change needs a validation set: pass eval_set=(X_val, y_val) to fit "
-                             "or set validation_fraction.")
         if getattr(self, "weight_trim_rate", None) is not None:
             raise NotImplementedError(f"{name} does not trim weights (weight_trim_rate) yet: it is a "
                                       "single-machine option; fit with weight_trim_rate=None.")
@@ -881,10 +878,10 @@ class _DaskBoostMixin:
             val = {"xparts": vxparts, "yparts": _vector_parts(eval_set[1], "eval_set's y", len(vxparts), v_chunks),
                    "swparts": None if len(eval_set) == 2 or eval_set[2] is None else
                    _vector_parts(eval_set[2], "eval_set's sample_weight", len(vxparts), v_chunks)}
-        elif self.validation_fraction is not None:
+        elif self._held_out_fraction(None) is not None:
             seed = (int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
                     if self.random_state is not None else int(np.random.default_rng().integers(2 ** 31 - 1)))
-            val = {"fraction": float(self.validation_fraction), "seed": seed}
+            val = {"fraction": float(self._held_out_fraction(None)), "seed": seed}
         if bin_mapper is not None:
             if not hasattr(bin_mapper, "thresholds_"):
                 raise ValueError("bin_mapper must be a fitted fastboost._binning.BinMapper.")

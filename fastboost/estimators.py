@@ -45,6 +45,9 @@ from ._types import (
 )
 
 MAX_DEPTH = 8
+#: the share of the training rows held out for early stopping when ``n_iter_no_change`` is set without
+#: ``eval_set`` or ``validation_fraction`` (scikit-learn's gradient boosting's default validation_fraction)
+EARLY_STOPPING_FRACTION = 0.1
 
 
 
@@ -269,7 +272,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{name}(warm_start=True) continues a fit on the same training data (and "
                              "validation set); these differ. Set warm_start=False to fit new data"
                              + (", or fix random_state so validation_fraction holds out the same rows"
-                                if self.validation_fraction is not None and self.random_state is None else "")
+                                if self._held_out_fraction(None) is not None and self.random_state is None else "")
                              + ".")
         if self.n_estimators < resume.done:
             raise ValueError(f"n_estimators={self.n_estimators} must be >= the {resume.done} rounds already "
@@ -331,15 +334,23 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         swv = eval_set[2] if len(eval_set) == 3 else None
         return Xv, classes[yv_idx], swv
 
+    def _held_out_fraction(self, eval_set):
+        """The share of the training rows held out as the validation set (None: none): ``validation_fraction``,
+        or with ``n_iter_no_change`` and no validation set ``EARLY_STOPPING_FRACTION`` (as scikit-learn's
+        gradient boosting)."""
+        if eval_set is not None:
+            return None
+        if self.validation_fraction is not None:
+            return self.validation_fraction
+        return EARLY_STOPPING_FRACTION if self.n_iter_no_change is not None else None
+
     def _validation_split(self, X, y_idx, sw, classes, eval_set):
         """(X_train, y_train, sw_train, (X_val, y_val_idx uint8, p_val) or None), all checked."""
         name = type(self).__name__
         if eval_set is not None and self.validation_fraction is not None:
             raise ValueError("Pass either eval_set or validation_fraction, not both.")
-        if eval_set is None and self.validation_fraction is None:
-            if self.n_iter_no_change is not None:
-                raise ValueError("n_iter_no_change needs a validation set: pass eval_set=(X_val, y_val) to fit "
-                                 "or set validation_fraction.")
+        fraction = self._held_out_fraction(eval_set)
+        if eval_set is None and fraction is None:
             return X, y_idx, sw, None
         if eval_set is not None:
             if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
@@ -364,11 +375,11 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
         rows = np.arange(X.shape[0])
         try:
-            tr, va = train_test_split(rows, test_size=self.validation_fraction, stratify=y_idx,
+            tr, va = train_test_split(rows, test_size=fraction, stratify=y_idx,
                                       random_state=check_random_state(self.random_state).randint(2 ** 31 - 1)
                                       if self.random_state is not None else None)
         except ValueError as e:
-            raise ValueError(f"validation_fraction={self.validation_fraction} cannot hold out a stratified "
+            raise ValueError(f"validation_fraction={fraction} cannot hold out a stratified "
                              f"validation set from {X.shape[0]} samples: {e}") from None
         tr.sort()
         va.sort()

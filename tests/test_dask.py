@@ -484,8 +484,12 @@ def test_clear_errors(client, ddata, data):
         est.fit(Xd, yd, eval_set=(X, y))
     with pytest.raises(ValueError, match="either eval_set or validation_fraction"):
         fbd.DaskAdaBoostClassifier(validation_fraction=0.2).fit(Xd, yd, eval_set=(Xd, yd))
-    with pytest.raises(ValueError, match="n_iter_no_change needs a validation set"):
-        fbd.DaskAdaBoostClassifier(n_iter_no_change=3).fit(Xd, yd)
+    # early stopping without a validation set holds out 0.1 of each worker's rows, as validation_fraction=0.1
+    held = fbd.DaskAdaBoostClassifier(n_estimators=5, n_iter_no_change=3, random_state=0).fit(Xd, yd)
+    same = fbd.DaskAdaBoostClassifier(n_estimators=5, n_iter_no_change=3, validation_fraction=0.1,
+                                      random_state=0).fit(Xd, yd)
+    assert held.validation_errors_.shape == (5,) or held.stopped_early_
+    np.testing.assert_array_equal(held.validation_errors_, same.validation_errors_)
     with pytest.raises(ValueError, match="labels not in the training y"):
         est.fit(Xd, yd, eval_set=(Xd, yd + 5))
     with pytest.raises(ValueError, match="eval_set's X has 3 features"):

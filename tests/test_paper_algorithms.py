@@ -315,8 +315,13 @@ def test_validation_fraction_and_argument_errors():
     b = AdaBoostClassifier(500, validation_fraction=0.2, n_iter_no_change=20, random_state=0).fit(X, y)
     np.testing.assert_array_equal(a.rounds_["feature"], b.rounds_["feature"])
     assert a.n_estimators_ == np.argmin(a.validation_errors_) + 1
-    with pytest.raises(ValueError, match="needs a validation set"):
-        AdaBoostClassifier(n_iter_no_change=5).fit(X, y)
+    # early stopping without a validation set holds out 0.1 of the rows, as validation_fraction=0.1 does
+    c = AdaBoostClassifier(500, n_iter_no_change=5, random_state=0).fit(X, y)
+    d = AdaBoostClassifier(500, n_iter_no_change=5, validation_fraction=0.1, random_state=0).fit(X, y)
+    assert c.validation_errors_.shape[0] > c.n_estimators_ - 1 and c.stopped_early_
+    assert c.rounds_.tobytes() == d.rounds_.tobytes()
+    np.testing.assert_array_equal(c.validation_errors_, d.validation_errors_)
+    assert AdaBoostClassifier(500, random_state=0).fit(X, y).n_estimators_ == 500  # no early stopping: no hold-out
     with pytest.raises(ValueError, match="either eval_set or validation_fraction"):
         AdaBoostClassifier(validation_fraction=0.2).fit(X, y, eval_set=(X, y))
     with pytest.raises(ValueError, match="features"):
