@@ -155,6 +155,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             raise
         finally:
             self.__dict__.pop("_callbacks", None)
+            self.__dict__.pop("_fitting", None)
 
     def _fit(self, X, y, sample_weight, eval_set):
         self._check_params()
@@ -461,6 +462,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self._n_classes = n_classes
         fit = self._new_fit(codes, y_idx, p, mapper, val, n_classes) if resume is None else resume
         fit.verbose = self.verbose
+        self._fitting = fit  # (the fit in progress, for callbacks that read its working state; gone after fit)
         fit.run(self.n_estimators, self.__dict__.get("_callbacks", ()))
         result = fit.finish(keep_state=self.warm_start)
         if self.warm_start:  # the fit to continue from, untouched by the kept records

@@ -87,10 +87,11 @@ def twonorm32(n, seed):
 
 
 def lp_counters(clf):
-    """The running LP counters of an LPBoost fit in progress, read between rounds from the estimator's
-    working state (private attributes; None where absent)."""
-    master = clf.__dict__.get("_master") or {}
-    sol = clf.__dict__.get("_solution")
+    """The running LP counters of an LPBoost fit in progress, read between rounds from the fit's working
+    state (the fit object's master; None where absent)."""
+    fit = clf.__dict__.get("_fitting")
+    master = (fit.extra.get("master") if fit is not None else None) or {}
+    sol = master.get("solution")
     return LPCounters(master.get("seconds"), getattr(sol, "seconds", None), getattr(sol, "iterations", None))
 
 
