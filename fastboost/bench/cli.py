@@ -210,7 +210,7 @@ def _data(args, tasks):
     Xtr, ytr, Xte, yte, desc = load_data(args)
     n = Xtr.shape[0]
     for t in tasks:
-        if t["library"] in ADAPTERS and ADAPTERS[t["library"]].slow and n >= args.slow_rows:
+        if ADAPTERS[t["library"]].slow and n >= args.slow_rows:
             t["fit_rounds"] = min(args.rounds, args.slow_rounds)
     log(f"data: {desc['name']} {fmt_rows(n)} x {Xtr.shape[1]} train, {fmt_rows(Xte.shape[0])} test, {desc['dtype']}")
     return Xtr, ytr, Xte, yte, desc
@@ -279,12 +279,20 @@ def _merge(results, skipped):
     return merged
 
 
+def _saved(tmp, Xtr, ytr, Xte, yte):
+    """The data saved for the children in ``tmp``/data."""
+    ddir = Path(tmp) / "data"
+    ddir.mkdir()
+    save_data(ddir, Xtr, ytr, Xte, yte)
+    return ddir
+
+
 def _out_path(args, kind):
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return Path(args.out) if args.out else Path("bench_results") / f"{kind}-{stamp}.json"
 
 
-def _start(args):
+def _log_fastboost():
     """Log which fastboost runs."""
     import fastboost
 
@@ -316,7 +324,7 @@ def run_per_round(args, stdout):
     """The per-round benchmark for checked ``args``: every task timed, in child processes unless --no-subprocess;
     the table, JSON record and chart."""
     out = _out_path(args, "bench")
-    _start(args)
+    _log_fastboost()
     skipped = []
     tasks = _plan(args, skipped)
     load_start, loadavg = _other_load_now()
@@ -362,19 +370,11 @@ def run_per_round(args, stdout):
     return write_report(payload, out, plot=not args.no_plot, stdout=stdout)
 
 
-def _saved(tmp, Xtr, ytr, Xte, yte):
-    """The data saved for the children in ``tmp``/data."""
-    ddir = Path(tmp) / "data"
-    ddir.mkdir()
-    save_data(ddir, Xtr, ytr, Xte, yte)
-    return ddir
-
-
 def run_contention_benchmark(args, stdout):
     """--contention for checked ``args``: every task at 1 and --threads threads, alone and beside busy processes,
     each in a child process; the table and JSON record."""
     out = _out_path(args, "contention")
-    _start(args)
+    _log_fastboost()
     skipped = []
     tasks = _plan(args, skipped)
     load_start, _ = _other_load_now()
