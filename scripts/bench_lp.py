@@ -72,8 +72,8 @@ ChildRun = namedtuple("ChildRun", ["lines", "exit_code", "killed_epoch", "peak_r
 
 
 # ======================================================================================= memory
-from fastboost.bench.measure import _maxrss_to_mb as _maxrss_mb  # noqa: E402  (after the sys.path line)
-from fastboost.bench.measure import current_rss_mb as rss_mb  # noqa: E402
+from fastboost.bench.measure import current_rss_mb as rss_mb  # noqa: E402  (after the sys.path line)
+from fastboost.bench.measure import maxrss_to_mb as _maxrss_mb  # noqa: E402
 from fastboost.bench.measure import reset_peak_rss  # noqa: E402
 from fastboost.bench.measure import self_peak_rss_mb as peak_rss_mb  # noqa: E402
 

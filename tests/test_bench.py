@@ -80,14 +80,14 @@ def test_bench_depth_above_one_and_extrapolated_competitor(tmp_path, capsys):
 def test_bench_skips_a_stump_only_estimator_at_depth_above_one(tmp_path, capsys, monkeypatch):
     from sklearn.base import BaseEstimator
 
-    from fastboost.bench import tasks
+    from fastboost.bench import adapters
 
     class StumpsOnly(BaseEstimator):
         def __init__(self, n_estimators=50, max_bins=255, n_jobs=None, random_state=None):
             self.n_estimators, self.max_bins = n_estimators, max_bins
             self.n_jobs, self.random_state = n_jobs, random_state
 
-    monkeypatch.setattr(tasks, "fastboost_class", lambda name: (StumpsOnly, None))
+    monkeypatch.setattr(adapters, "fastboost_class", lambda name: (StumpsOnly, None))
     out = tmp_path / "stumps.json"
     cli.main(TINY + ["--depth", "3", "--algorithms", "stumpy", "--competitors", "none", "--no-plot", "--out", str(out)])
     payload = json.loads(out.read_text())

@@ -87,11 +87,11 @@ def test_contention_end_to_end(tmp_path):
 def test_bins_exact_argument():
     import argparse
 
-    from fastboost.bench.cli import _bins
+    from fastboost.bench.options import parse_bins
 
-    assert _bins("exact") == "exact" and _bins("EXACT") == "exact" and _bins("64") == 64
+    assert parse_bins("exact") == "exact" and parse_bins("EXACT") == "exact" and parse_bins("64") == 64
     with pytest.raises(argparse.ArgumentTypeError, match="integer or 'exact'"):
-        _bins("many")
+        parse_bins("many")
     parser = add_arguments(argparse.ArgumentParser())
     with pytest.raises(SystemExit, match="--bins must be in"):
         run(parser.parse_args(["--bins", "300"]))

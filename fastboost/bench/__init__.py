@@ -34,20 +34,24 @@ set it prints each library's best test error, the seconds it needs to come withi
 (``--within``) and that time over fastboost's, writes the curves to
 ``bench_results/curve-<timestamp>.json`` and charts test error against seconds.
 
-The package's modules import only the standard library and NumPy at the top: the child
-processes load them by path (``_worker.py``), so competitors' children never import fastboost.
+Every library is driven through its adapter (``adapters.py``: prepare, train with a per-round
+callback, predict), the same for the per-round timing and the curves. The package's modules import
+only the standard library and NumPy at the top: the child processes load them by path
+(``_worker.py``), so competitors' children never import fastboost.
 """
-# measure: memory, timers, load, bandwidth; tasks: data and the per-library runners (RUNNERS), the
-# child processes; report: table, JSON, chart; cli: arguments and run; profile: the kernel profile;
-# curve and curve_report: --curve's runners, arithmetic, table and chart.
-from .cli import add_arguments, main, run
-from .curve import CURVE_DATASETS, CURVE_RUNNERS, run_curve, time_to_within
+# adapters: one per library; measure: memory, timers, round stamps, load, bandwidth; options: argument helpers;
+# tasks: data and the per-round timing; curve: --curve's data, fits and arithmetic; processes and child: the child
+# processes; report and curve_report: tables, JSON, charts; contention: --contention; profile: the kernel profile;
+# cli: arguments, their check and run.
+from .adapters import ADAPTERS, COMPETITORS, FASTBOOST_ALGORITHMS, fastboost_class
+from .cli import add_arguments, check_args, main, run
+from .curve import CURVE_DATASETS, run_curve, time_to_within
 from .measure import bandwidth_probe, current_rss_mb, default_threads, self_peak_rss_mb
 from .profile import profile_kernels
 from .report import format_profile, format_table, machine_info, write_plot, write_report
-from .tasks import COMPETITORS, FASTBOOST_ALGORITHMS, RUNNERS, fastboost_class, load_data, run_task
+from .tasks import load_data, run_task
 
-__all__ = ["COMPETITORS", "CURVE_DATASETS", "CURVE_RUNNERS", "FASTBOOST_ALGORITHMS", "RUNNERS", "add_arguments",
-           "bandwidth_probe", "current_rss_mb", "default_threads", "fastboost_class", "format_profile", "format_table",
+__all__ = ["ADAPTERS", "COMPETITORS", "CURVE_DATASETS", "FASTBOOST_ALGORITHMS", "add_arguments", "bandwidth_probe",
+           "check_args", "current_rss_mb", "default_threads", "fastboost_class", "format_profile", "format_table",
            "load_data", "machine_info", "main", "profile_kernels", "run", "run_curve", "run_task", "self_peak_rss_mb",
            "time_to_within", "write_plot", "write_report"]

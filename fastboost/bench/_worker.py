@@ -1,8 +1,8 @@
-"""Entry of ``fastboost bench``'s child processes, run by path (``tasks._run_child``).
+"""Entry of ``fastboost bench``'s child processes, run by path (``processes.run_child``).
 
-It loads its sibling modules (``tasks``, and ``measure`` through it) from this directory as the
-submodules of a stand-in package, without importing fastboost: a child that fits a competitor
-never imports fastboost (a fastboost task's child imports it from the runner).
+It loads its sibling modules (``child``, and ``tasks``, ``curve``, ``adapters``, ``measure`` through it)
+from this directory as the submodules of a stand-in package, without importing fastboost: a child that
+fits a competitor never imports fastboost (a fastboost task's child imports it from the adapter).
 """
 import importlib
 import sys
@@ -21,5 +21,5 @@ def load(name):
     return importlib.import_module(f"{PACKAGE}.{name}")
 
 
-if __name__ == "__fastboost_bench_worker__":  # tasks.WORKER_RUN_NAME
-    load("tasks")._worker_main(sys.argv[2])
+if __name__ == "__fastboost_bench_worker__":  # processes.WORKER_RUN_NAME
+    load("child").main(sys.argv[2])

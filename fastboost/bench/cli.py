@@ -1,22 +1,23 @@
-"""The command line of ``fastboost bench``: its arguments, and ``run`` (tasks, children, report)."""
+"""The command line of ``fastboost bench``: its arguments, their check (``check_args``) and ``run``."""
 import argparse
 import gc
-import importlib
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
-from . import measure
-from . import tasks as tasks_lib
-from .curve import CURVE_DATASETS
-from .measure import _other_load, _own_cpu, _system_busy_cpu, default_threads, log
+from . import adapters
+from .adapters import ADAPTERS, COMPETITORS, FASTBOOST_ALGORITHMS, unavailable
+from .contention import format_contention, run_contention
+from .curve import CURVE_DATASETS, CurveError, run_curve
+from .curve import check_args as check_curve_args
+from .measure import default_threads, log, other_load
+from .options import competitor_keys, parse_bins, split_names
+from .processes import child_task, fastboost_root, parent_clock, run_child, run_task_here, run_task_in_child, save_data
 from .profile import profile_kernels
 from .report import GBM_NOTE, RSS_METHOD, fmt_rows, machine_info, payload_header, write_outputs, write_report
-from .tasks import COMPETITORS, FASTBOOST_ALGORITHMS, _run_child, load_data, run_task
+from .tasks import load_data, run_task
 
 
 def add_arguments(p):
@@ -37,7 +38,7 @@ def add_arguments(p):
     g.add_argument("--depth", type=int, default=None, help="tree depth for every library (default 1: stumps; "
                    "--curve: per data set, twonorm 1, ringnorm 3, waveform 1)")
     g.add_argument("--rounds", type=int, default=None, help="boosting rounds (default 100; --curve 1000)")
-    g.add_argument("--bins", type=_bins, default=255,
+    g.add_argument("--bins", type=parse_bins, default=255,
                    help="bins per feature for every library (2..255); 'exact': fastboost's exact mode "
                         "(max_bins=None) beside fastboost at 255 bins and scikit-learn's AdaBoost (exact splits); "
                         "the histogram libraries have no exact mode and are skipped")
@@ -88,55 +89,32 @@ def add_arguments(p):
     return p
 
 
-def _bins(text):
-    if text.strip().lower() == "exact":
-        return "exact"
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer or 'exact', got {text!r}") from None
-
-
-#: --bins exact: the competitors that split exactly too
-EXACT_COMPETITORS = ("sklearn-adaboost",)
-
-
-def _split_names(values):
-    return [v.strip().lower() for item in values for v in item.split(",") if v.strip()]
-
-
-def run(args, stdout=None):
-    """Run the benchmark for parsed ``args``; print the table; return the JSON payload (a dict)."""
-    stdout = stdout or sys.stdout
-    if getattr(args, "trim", None) is not None and (getattr(args, "curve", False) or getattr(args, "contention", False)
-                                                    or args.bins == "exact"):
+# ================================================================================== argument checks
+def check_args(args):
+    """Check the parsed ``args`` and resolve their defaults on them (the mode's rounds, algorithms, competitors'
+    keys, ...). A bad argument ends the command with one line: ``SystemExit`` with the message (exit status 1),
+    for ``--curve``'s arguments the message on stderr and exit status 2."""
+    for name, default in (("trim", None), ("curve", False), ("contention", False), ("within", None),
+                          ("gbm_learning_rate", None)):
+        if not hasattr(args, name):
+            setattr(args, name, default)
+    if args.trim is not None and (args.curve or args.contention or args.bins == "exact"):
         raise SystemExit("fastboost bench: --trim goes with the per-round benchmark at up to 255 bins (not with "
                          "--curve, --contention or --bins exact)")
-    if getattr(args, "curve", False):
-        from .curve import CurveError, run_curve
-
+    if args.curve:
         try:
-            return run_curve(args, stdout)
+            check_curve_args(args)
         except CurveError as exc:
             print(f"fastboost bench: error: {exc}", file=sys.stderr)
             raise SystemExit(2) from None
+        return
     for name in ("within", "gbm_learning_rate"):
-        if getattr(args, name, None) is not None:
+        if getattr(args, name) is not None:
             raise SystemExit(f"fastboost bench: --{name.replace('_', '-')} applies to --curve only")
-    trim = getattr(args, "trim", None)
-    if trim is not None and not 0.0 < trim <= 1.0:
+    if args.trim is not None and not 0.0 < args.trim <= 1.0:
         raise SystemExit("fastboost bench: --trim must be in (0, 1]")
-    contention = getattr(args, "contention", False)
-    if contention:
-        if args.no_subprocess:
-            raise SystemExit("fastboost bench: --contention runs every fit in a child process (no --no-subprocess)")
-        if args.contention_procs < 1:
-            raise SystemExit("fastboost bench: --contention-procs must be >= 1")
-        args.rounds = 200 if args.rounds is None else args.rounds
-        args.algorithms = ["adaboost"] if args.algorithms is None else args.algorithms
-        if args.competitors == ["all"]:
-            args.competitors = [c for c in COMPETITORS if c != "sklearn-adaboost"]
-        args.no_compile_time = True
+    if args.contention:
+        _contention_defaults(args)
     args.depth = 1 if args.depth is None else args.depth
     args.rounds = 100 if args.rounds is None else args.rounds
     args.slow_rounds = 5 if args.slow_rounds is None else args.slow_rounds
@@ -145,148 +123,152 @@ def run(args, stdout=None):
         if len(args.data) > 1:
             raise SystemExit("fastboost bench: --data takes one file (several data set names go with --curve)")
         args.data = args.data[0]
-    exact = args.bins == "exact"
-    if not exact and not 2 <= args.bins <= 255:
+    if args.bins != "exact" and not 2 <= args.bins <= 255:
         raise SystemExit("fastboost bench: --bins must be in [2, 255] (fastboost and HistGradientBoosting) or 'exact'")
     if args.depth < 1 or args.rounds < 1 or args.repeat < 1 or args.threads < 1:
         raise SystemExit("fastboost bench: --depth, --rounds, --repeat and --threads must be >= 1")
-    args.algorithms = [a for a in _split_names(args.algorithms) if a != "none"]
-    comps = _split_names(args.competitors)
-    if "all" in comps:
-        comps = list(COMPETITORS)
-    comps = [c for c in comps if c != "none"]
-    unknown = [c for c in comps if c not in COMPETITORS]
+    args.algorithms = [a for a in split_names(args.algorithms) if a != "none"]
+    args.competitors = competitor_keys(args.competitors)
+    unknown = [c for c in args.competitors if c not in COMPETITORS]
     if unknown:
         raise SystemExit(f"fastboost bench: unknown competitor(s) {unknown}; choose from {list(COMPETITORS)}")
 
-    import fastboost
 
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    kind = "contention" if contention else "bench"
-    out = Path(args.out) if args.out else Path("bench_results") / f"{kind}-{stamp}.json"
-    log(f"fastboost bench: fastboost {fastboost.__version__} from {Path(fastboost.__file__).parent}")
-    skipped, tasks = [], []
+def _contention_defaults(args):
+    """--contention: its checks, and its defaults (200 rounds, fastboost adaboost, the competitors but the slow
+    one, no compile-time runs)."""
+    if args.no_subprocess:
+        raise SystemExit("fastboost bench: --contention runs every fit in a child process (no --no-subprocess)")
+    if args.contention_procs < 1:
+        raise SystemExit("fastboost bench: --contention-procs must be >= 1")
+    args.rounds = 200 if args.rounds is None else args.rounds
+    args.algorithms = ["adaboost"] if args.algorithms is None else args.algorithms
+    if args.competitors == ["all"]:
+        args.competitors = [c for c in COMPETITORS if not ADAPTERS[c].slow]
+    args.no_compile_time = True
+
+
+# ================================================================================== the tasks
+def _skip(skipped, key, label, message):
+    skipped.append({"key": key, "label": label, "message": message})
+    log(f"skipping {label}: {message}")
+
+
+def _fastboost_tasks(args, algo, base, skipped):
+    """The tasks of one fastboost algorithm: itself (with --bins exact: in exact mode and at 255 bins; with --trim:
+    also trimmed), or none if it cannot run."""
+    cls, reason = adapters.fastboost_class(algo)
+    key, label = f"fastboost-{algo}", (f"fastboost {cls.__name__}" if cls else f"fastboost {algo}")
+    if cls is None:
+        _skip(skipped, key, label, reason)
+        return []
+    if args.depth > 1 and "max_depth" not in cls().get_params():
+        _skip(skipped, key, label, f"{cls.__name__} has no max_depth parameter: it fits stumps only (depth 1). The "
+                                   f"competitors still run at depth {args.depth}.")
+        return []
+    task = {**base, "key": key, "library": "fastboost", "algorithm": algo}
+    if args.bins == "exact":  # exact mode, and the same algorithm at 255 bins to compare with
+        return [{**task, "bins": None, "label": f"{label} (exact)", "short": f"fastboost {algo} exact"},
+                {**task, "bins": 255, "key": f"{key}-255", "label": f"{label} (255 bins)",
+                 "short": f"fastboost {algo} 255"}]
+    tasks = [{**task, "label": label, "short": f"fastboost {algo}"}]
+    if args.trim is not None:  # the same algorithm with weight trimming, next to it
+        tasks.append({**task, "trim": args.trim, "key": f"{key}-trim", "label": f"{label} (trim {args.trim:g})",
+                      "short": f"fastboost {algo} trim {args.trim:g}"})
+    return tasks
+
+
+def _competitor_task(args, key, base, skipped):
+    """The task of competitor ``key``, or None if it cannot run (no exact mode with --bins exact, not installed)."""
+    label, _, short = COMPETITORS[key]
+    if args.bins == "exact" and not ADAPTERS[key].exact:
+        _skip(skipped, key, label,
+              "no exact mode (histogram bins of at most 255 here); --bins exact compares exact splitters only")
+        return None
+    reason = unavailable(key)
+    if reason is not None:
+        _skip(skipped, key, label, reason)
+        return None
+    label += f" (depth {args.depth})" if args.depth > 1 else " (stumps)"
+    return {**base, "key": key, "library": key, "label": label, "short": short}
+
+
+def _plan(args, skipped):
+    """The per-round tasks: the fastboost algorithms first (the first is the reference), then the competitors.
+    A library that cannot run is added to ``skipped`` with why."""
     base = {"rounds": args.rounds, "depth": args.depth, "bins": args.bins, "threads": args.threads,
             "repeat": args.repeat, "seed": args.seed}
-    for algo in args.algorithms:
-        cls, reason = tasks_lib.fastboost_class(algo)
-        label = f"fastboost {cls.__name__}" if cls else f"fastboost {algo}"
-        if cls is None:
-            skipped.append({"key": f"fastboost-{algo}", "label": label, "message": reason})
-            log(f"skipping {label}: {reason}")
-            continue
-        if args.depth > 1 and "max_depth" not in cls().get_params():
-            msg = (f"{cls.__name__} has no max_depth parameter: fastboost fits stumps only (depth 1) for now; "
-                   f"trees are being built in another issue. The competitors still run at depth {args.depth}.")
-            skipped.append({"key": f"fastboost-{algo}", "label": label, "message": msg})
-            log(f"skipping {label}: {msg}")
-            continue
-        if exact:  # exact mode, and the same algorithm at 255 bins to compare with
-            tasks.append({**base, "bins": None, "key": f"fastboost-{algo}", "library": "fastboost", "algorithm": algo,
-                          "label": f"{label} (exact)", "short": f"fastboost {algo} exact"})
-            tasks.append({**base, "bins": 255, "key": f"fastboost-{algo}-255", "library": "fastboost",
-                          "algorithm": algo, "label": f"{label} (255 bins)", "short": f"fastboost {algo} 255"})
-            continue
-        tasks.append({**base, "key": f"fastboost-{algo}", "library": "fastboost", "algorithm": algo,
-                      "label": label, "short": f"fastboost {algo}"})
-        if trim is not None:  # the same algorithm with weight trimming, next to it
-            tasks.append({**base, "trim": trim, "key": f"fastboost-{algo}-trim", "library": "fastboost",
-                          "algorithm": algo, "label": f"{label} (trim {trim:g})",
-                          "short": f"fastboost {algo} trim {trim:g}"})
-    for key in comps:
-        if exact and key not in EXACT_COMPETITORS:
-            msg = "no exact mode (histogram bins of at most 255 here); --bins exact compares exact splitters only"
-            skipped.append({"key": key, "label": COMPETITORS[key][0], "message": msg})
-            log(f"skipping {COMPETITORS[key][0]}: {msg}")
-            continue
-        label, module, short = COMPETITORS[key]
-        try:
-            importlib.import_module(module)
-        except Exception as exc:
-            msg = f"not installed or not importable ({type(exc).__name__}: {exc}); pip install 'fastboost[bench]'"
-            skipped.append({"key": key, "label": label, "message": msg})
-            log(f"skipping {label}: {msg}")
-            continue
-        lab = label + (f" (depth {args.depth})" if args.depth > 1 else " (stumps)")
-        tasks.append({**base, "key": key, "library": key, "label": lab, "short": short})
+    tasks = [t for algo in args.algorithms for t in _fastboost_tasks(args, algo, base, skipped)]
+    tasks += [t for t in (_competitor_task(args, key, base, skipped) for key in args.competitors) if t]
+    return tasks
 
-    load_start = _other_load(1.0)
-    loadavg = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
-    if load_start is not None:
-        log(f"other processes use {load_start:.2f} cores now (load average {loadavg[0]:.2f})")
+
+# ================================================================================== running them
+def _data(args, tasks):
+    """Load the data; a slow competitor fits --slow-rounds rounds from --slow-rows rows on (extrapolated)."""
     log("preparing data")
-    Xtr, ytr, Xte, yte, data_desc = load_data(args)
+    Xtr, ytr, Xte, yte, desc = load_data(args)
     n = Xtr.shape[0]
     for t in tasks:
-        if t["key"] == "sklearn-adaboost" and n >= args.slow_rows:
+        if ADAPTERS[t["library"]].slow and n >= args.slow_rows:
             t["fit_rounds"] = min(args.rounds, args.slow_rounds)
-    log(f"data: {data_desc['name']} {fmt_rows(n)} x {Xtr.shape[1]} train, {fmt_rows(Xte.shape[0])} test, "
-        f"{data_desc['dtype']}")
+    log(f"data: {desc['name']} {fmt_rows(n)} x {Xtr.shape[1]} train, {fmt_rows(Xte.shape[0])} test, {desc['dtype']}")
+    return Xtr, ytr, Xte, yte, desc
 
-    compile_info = None
+
+def _run_here(tasks, data):
+    """--no-subprocess: every task in this process (no peak RSS)."""
     results = []
-    fb_root = str(Path(fastboost.__file__).resolve().parent.parent)
-    with tempfile.TemporaryDirectory(prefix="fastboost-bench-") as tmp:
-        if args.no_subprocess:
-            data = {"Xtr": Xtr, "ytr": ytr, "Xte": Xte, "yte": yte}
-            compile_info = {"message": "not measured (--no-subprocess)"}
-            for t in tasks:
-                log(f"{t['label']}: {t['repeat']} repeats in this process")
-                busy0, own0, t0 = _system_busy_cpu(), _own_cpu(), time.perf_counter()
-                try:
-                    res = run_task(t, data)
-                except Exception as exc:
-                    res = {"key": t["key"], "status": "failed", "message": f"{type(exc).__name__}: {exc}"}
-                wall = time.perf_counter() - t0
-                if busy0 is not None:
-                    res["other_load_cores"] = max(0.0, (_system_busy_cpu() - busy0) - (_own_cpu() - own0)) / wall
-                res["peak_rss_mb"] = None
-                results.append((t, res))
+    for t in tasks:
+        log(f"{t['label']}: {t['repeat']} repeats in this process")
+        res, _, other = run_task_here(run_task, t, data)
+        if other is not None:
+            res["other_load_cores"] = other
+        res["peak_rss_mb"] = None
+        results.append((t, res))
+    return results
+
+
+def _run_in_children(tasks, ddir, tmp, fb_root):
+    """Every task in its own child process, on the data saved in ``ddir``."""
+    results = []
+    for t in tasks:
+        log(f"{t['label']}: {t['repeat']} repeats in a child process")
+        res, peak, wall, other = run_task_in_child(t, ddir, tmp, fb_root)
+        res["peak_rss_mb"] = peak
+        res["other_load_cores"] = other
+        res["process_wall_s"] = wall
+        results.append((t, res))
+    return results
+
+
+def _first_use(args, fb_tasks, n_features, tmp, fb_root):
+    """fastboost's first-call time: a fresh process on an empty numba cache (cold), then one on the filled cache
+    (warm)."""
+    if not fb_tasks:
+        return None
+    if args.no_compile_time:
+        return {"message": "not measured (--no-compile-time)"}
+    ctask = {"key": "compile", "d": n_features, "bins": None if args.bins == "exact" else args.bins,
+             "threads": args.threads, "algorithms": [t["algorithm"] for t in fb_tasks], "fastboost_root": fb_root,
+             "t_start_epoch": parent_clock()}
+    cache = Path(tmp) / "numba-cache"
+    info = {"method": "fresh process, NUMBA_CACHE_DIR=<empty temporary dir> (cold), then a second fresh process on "
+                      "the filled cache (warm); first fit + predict of each algorithm on 2000 rows, 5 rounds"}
+    for phase in ("cold", "warm"):
+        log(f"fastboost first-call time, {phase} numba cache (fresh process)")
+        r, rc, _, wall, _ = run_child(dict(ctask), tmp, {"NUMBA_CACHE_DIR": str(cache)})
+        info[phase] = r
+        if r:
+            log(f"  import {r['import_s']:.2f} s, first fits {r['first_total_s']:.2f} s, "
+                f"second fits {r['second_total_s']:.3f} s (process wall {wall:.1f} s)")
         else:
-            ddir = Path(tmp) / "data"
-            ddir.mkdir()
-            for k, a in (("Xtr", Xtr), ("ytr", ytr), ("Xte", Xte), ("yte", yte)):
-                np.save(ddir / f"{k}.npy", a)
-            profile_data = (Xtr, ytr) if args.profile else None
-            del Xtr, Xte
-            gc.collect()
-            if contention:
-                return _report_contention(args, tasks, ddir, tmp, fb_root, data_desc, skipped, load_start, out,
-                                          stdout)
-            fb_tasks = [t for t in tasks if t["library"] == "fastboost"]
-            if fb_tasks and not args.no_compile_time:
-                ctask = {"key": "compile", "d": data_desc["n_features"], "bins": None if exact else args.bins,
-                         "threads": args.threads, "algorithms": [t["algorithm"] for t in fb_tasks],
-                         "fastboost_root": fb_root,
-                         "t_start_epoch": time.time() - (time.perf_counter() - measure.T_START)}
-                cache = Path(tmp) / "numba-cache"
-                compile_info = {"method": "fresh process, NUMBA_CACHE_DIR=<empty temporary dir> (cold), then a "
-                                          "second fresh process on the filled cache (warm); first fit + predict "
-                                          "of each algorithm on 2000 rows, 5 rounds"}
-                for phase in ("cold", "warm"):
-                    log(f"fastboost first-call time, {phase} numba cache (fresh process)")
-                    r, rc, _, wall, _ = _run_child(dict(ctask), tmp, {"NUMBA_CACHE_DIR": str(cache)})
-                    compile_info[phase] = r
-                    if r:
-                        log(f"  import {r['import_s']:.2f} s, first fits {r['first_total_s']:.2f} s, "
-                            f"second fits {r['second_total_s']:.3f} s (process wall {wall:.1f} s)")
-                    else:
-                        log(f"  failed (exit code {rc})")
-            elif fb_tasks:
-                compile_info = {"message": "not measured (--no-compile-time)"}
-            for t in tasks:
-                log(f"{t['label']}: {t['repeat']} repeats in a child process")
-                child = {**t, "data_dir": str(ddir), "fastboost_root": fb_root if t["library"] == "fastboost" else None,
-                         "t_start_epoch": time.time() - (time.perf_counter() - measure.T_START)}
-                res, rc, peak, wall, other = _run_child(child, tmp)
-                if res is None:
-                    res = {"key": t["key"], "status": "failed", "message": f"child process exited with code {rc}"}
-                res["peak_rss_mb"] = peak
-                res["other_load_cores"] = other
-                res["process_wall_s"] = wall
-                results.append((t, res))
-            if profile_data is not None:
-                Xtr, ytr = profile_data
+            log(f"  failed (exit code {rc})")
+    return info
+
+
+def _merge(results, skipped):
+    """One record per task (its labels and its result); a task that did not run is added to ``skipped``."""
     merged = []
     for t, res in results:
         r = {**{k: t[k] for k in ("key", "library", "label", "short")}, **res}
@@ -294,17 +276,84 @@ def run(args, stdout=None):
             skipped.append({"key": r["key"], "label": r["label"], "message": r.get("message", r["status"])})
             log(f"{r['label']}: {r['status']}: {r.get('message')}")
         merged.append(r)
+    return merged
+
+
+def _saved(tmp, Xtr, ytr, Xte, yte):
+    """The data saved for the children in ``tmp``/data."""
+    ddir = Path(tmp) / "data"
+    ddir.mkdir()
+    save_data(ddir, Xtr, ytr, Xte, yte)
+    return ddir
+
+
+def _out_path(args, kind):
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path(args.out) if args.out else Path("bench_results") / f"{kind}-{stamp}.json"
+
+
+def _log_fastboost():
+    """Log which fastboost runs."""
+    import fastboost
+
+    log(f"fastboost bench: fastboost {fastboost.__version__} from {Path(fastboost.__file__).parent}")
+
+
+def _other_load_now():
+    """(cores other processes use now or None, the load averages or None)."""
+    load = other_load(1.0)
+    loadavg = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+    if load is not None:
+        log(f"other processes use {load:.2f} cores now (load average {loadavg[0]:.2f})")
+    return load, loadavg
+
+
+def run(args, stdout=None):
+    """Run the benchmark for parsed ``args`` (checked first, see ``check_args``); print the table; return the JSON
+    payload (a dict)."""
+    check_args(args)
+    stdout = stdout or sys.stdout
+    if args.curve:
+        return run_curve(args, stdout)
+    if args.contention:
+        return run_contention_benchmark(args, stdout)
+    return run_per_round(args, stdout)
+
+
+def run_per_round(args, stdout):
+    """The per-round benchmark for checked ``args``: every task timed, in child processes unless --no-subprocess;
+    the table, JSON record and chart."""
+    out = _out_path(args, "bench")
+    _log_fastboost()
+    skipped = []
+    tasks = _plan(args, skipped)
+    load_start, loadavg = _other_load_now()
+    Xtr, ytr, Xte, yte, data_desc = _data(args, tasks)
+    compile_info = {"message": "not measured (--no-subprocess)"}
+    with tempfile.TemporaryDirectory(prefix="fastboost-bench-") as tmp:
+        if args.no_subprocess:
+            results = _run_here(tasks, {"Xtr": Xtr, "ytr": ytr, "Xte": Xte, "yte": yte})
+        else:
+            fb_root = fastboost_root()
+            ddir = _saved(tmp, Xtr, ytr, Xte, yte)
+            if not args.profile:  # the children read the files: free this process's copies
+                Xtr = ytr = None
+            Xte = yte = None
+            gc.collect()
+            compile_info = _first_use(args, [t for t in tasks if t["library"] == "fastboost"],
+                                      data_desc["n_features"], tmp, fb_root)
+            results = _run_in_children(tasks, ddir, tmp, fb_root)
+    merged = _merge(results, skipped)
     profile = None
     if args.profile:
         fb = next((r for r in merged if r["library"] == "fastboost" and r["status"] == "ok"), None)
         log("profiling fastboost's kernels in this process")
         profile = profile_kernels(Xtr, ytr, args, fb["per_round_s"] if fb else None)
-
     payload = {
         **payload_header("fastboost bench"),
         "config": {"n": args.n, "n_test": args.n_test, "d": args.d, "depth": args.depth, "rounds": args.rounds,
                    "bins": args.bins, "threads": args.threads, "repeat": args.repeat, "dtype": args.dtype,
-                   "seed": args.seed, "algorithms": args.algorithms, "competitors": comps,
+                   "seed": args.seed, "algorithms": args.algorithms, "competitors": args.competitors,
                    "slow_rows": args.slow_rows, "slow_rounds": args.slow_rounds,
                    "subprocess": not args.no_subprocess, "data": args.data, "target": args.target},
         "data": data_desc,
@@ -321,19 +370,28 @@ def run(args, stdout=None):
     return write_report(payload, out, plot=not args.no_plot, stdout=stdout)
 
 
-def _report_contention(args, tasks, ddir, tmp, fb_root, data_desc, skipped, load_start, out, stdout):
-    """--contention: every task at 1 and --threads threads, alone and beside busy processes; table and JSON."""
-    from .contention import format_contention, run_contention
+def run_contention_benchmark(args, stdout):
+    """--contention for checked ``args``: every task at 1 and --threads threads, alone and beside busy processes,
+    each in a child process; the table and JSON record."""
+    out = _out_path(args, "contention")
+    _log_fastboost()
+    skipped = []
+    tasks = _plan(args, skipped)
+    load_start, _ = _other_load_now()
+    Xtr, ytr, Xte, yte, data_desc = _data(args, tasks)
+    fb_root = fastboost_root()
+    with tempfile.TemporaryDirectory(prefix="fastboost-bench-") as tmp:
+        ddir = _saved(tmp, Xtr, ytr, Xte, yte)
+        del Xtr, ytr, Xte, yte
+        gc.collect()
 
-    def run_child(task):
-        child = {**task, "data_dir": str(ddir), "fastboost_root": fb_root if task["library"] == "fastboost" else None,
-                 "t_start_epoch": time.time() - (time.perf_counter() - measure.T_START)}
-        res, rc, _, _, other = _run_child(child, tmp)
-        if res is not None:
-            res["other_load_cores"] = other
-        return res
+        def run_one(task):
+            res, _, _, _, other = run_child(child_task(task, ddir, fb_root), tmp)
+            if res is not None:
+                res["other_load_cores"] = other
+            return res
 
-    rows = run_contention(tasks, run_child, args.contention_procs, args.threads)
+        rows = run_contention(tasks, run_one, args.contention_procs, args.threads)
     policy = next((r["results"][k].get("wait_policy") for r in rows for k in r["results"]
                    if r["key"].startswith("fastboost") and r["results"][k]), None)
     header = (f"fastboost bench --contention: {data_desc['name']} {fmt_rows(data_desc['n_train'])} x "

@@ -22,12 +22,11 @@ Times count from the start of the library's own data preparation (fastboost's fi
 call), after a small warm-up fit (JIT compilation, lazy initialisation). The time spent inside our
 own callbacks is subtracted from the times after them.
 
+Each library is fitted through its adapter (``adapters.py``, the same as the per-round timing's).
 Imports only the standard library, NumPy and its sibling modules at the top (each library inside its
-runner): the child processes load this module by path (see ``_worker.py``).
+adapter): the child processes load this module by path (see ``_worker.py``).
 """
-import contextlib
 import gc
-import re
 import sys
 import tempfile
 import time
@@ -36,10 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import measure
-from .measure import _other_load, _own_cpu, _system_busy_cpu, log
-from .report import payload_header
-from .tasks import COMPETITORS, _run_child, _Skipped, _warm_slice, fastboost_class
+from .adapters import ADAPTERS, COMPETITORS, Skipped, adapter_class, fastboost_class, unavailable, warm_slice
+from .measure import RoundStamps, interpolate_round_times, log, other_load
+from .options import competitor_keys, split_names
+from .processes import fastboost_root, run_task_here, run_task_in_child, save_data
+from .report import machine_info, payload_header
 
 #: A generated data set of the curve benchmark: the ``fastboost.datasets`` generator, its classes, the
 #: tree depth and rounds used unless ``--depth`` / ``--rounds`` say otherwise, and whether ``--d`` applies.
@@ -98,69 +98,6 @@ def time_to_reach(curve, target):
     return int(curve.rounds[hit[0]]), float(curve.seconds[hit[0]])
 
 
-def interpolate_round_times(points, n_rounds):
-    """Seconds at which rounds 1..n_rounds ended, linear between ``points``: (rounds done, seconds) pairs
-    in increasing order, the first of them (0, when round 1 started)."""
-    done = np.array([p[0] for p in points], dtype=np.float64)
-    secs = np.array([p[1] for p in points], dtype=np.float64)
-    if done[0] != 0 or np.any(np.diff(done) <= 0) or done[-1] < n_rounds:
-        raise ValueError(f"round timestamps must start at round 0, increase and reach round {n_rounds}; "
-                         f"got rounds {done.astype(int).tolist()}")
-    return np.interp(np.arange(1, n_rounds + 1, dtype=np.float64), done, secs)
-
-
-def _error_curve(labels_per_round, y):
-    """Test error after each round from an iterable of predicted labels (one array per round)."""
-    return np.array([np.count_nonzero(np.asarray(p) != y) for p in labels_per_round], dtype=np.float64) / y.shape[0]
-
-
-def _labels(raw):
-    """Class index from raw scores: > 0 for one column (binary), argmax for K columns."""
-    return (raw > 0).astype(np.int64) if raw.ndim == 1 else np.argmax(raw, axis=1)
-
-
-class _Stamps:
-    """Elapsed seconds taken inside a library's callbacks, on a clock that leaves out the callbacks' own time."""
-
-    def __init__(self):
-        self.t0 = None
-        self.times = []   # elapsed seconds of each stamp
-        self.marks = []   # what each stamp marks (a round count, or None)
-        self.overhead = 0.0
-
-    def start(self):
-        self.t0 = time.perf_counter()
-
-    def now(self):
-        """Elapsed seconds since ``start``, callback time left out."""
-        return time.perf_counter() - self.t0 - self.overhead
-
-    def stamp(self, mark=None):
-        t = time.perf_counter()
-        self.times.append(t - self.t0 - self.overhead)
-        self.marks.append(mark)
-        self.overhead += time.perf_counter() - t
-
-
-class _StampedWriter:
-    """A text stream that stamps each write matching ``pattern`` (HistGradientBoosting's per-iteration line)."""
-
-    def __init__(self, stamps, pattern):
-        self.stamps, self.pattern, self.lines = stamps, re.compile(pattern), []
-
-    def write(self, text):
-        if self.pattern.search(text):
-            self.stamps.stamp()
-        self.lines.append(text)
-        return len(text)
-
-    def flush(self):
-        pass
-
-    def getvalue(self):
-        return "".join(self.lines)
-
-
 # ================================================================================== data
 def make_curve_data(spec, n, n_test, d, seed, dtype):
     """(X_train, y_train, X_test, y_test, description) of a ``CURVE_DATASETS`` entry; y as class indices 0..K-1
@@ -179,251 +116,39 @@ def make_curve_data(spec, n, n_test, d, seed, dtype):
     return (np.ascontiguousarray(Xtr, dtype=dtype), ytr, np.ascontiguousarray(Xte, dtype=dtype), yte, desc)
 
 
-# ================================================================================== runners (child process)
-def curve_fastboost(task, data, res, say):
-    """A fastboost estimator: round times from fit callbacks (interpolated), errors from ``staged_predict``."""
+# ================================================================================== one fit (child process)
+def _fit_curve(task, data, res, say):
+    """Fit one library once through its adapter, stamping the end of every round; fill ``res`` (params, timing and
+    evaluation methods, prep and fit seconds, a final check) and return its ``Curve``. Raises ``Skipped`` when the
+    library cannot run the task."""
     Xtr, ytr, Xte, yte = data["Xtr"], data["ytr"], data["Xte"], data["yte"]
-    cls, reason = fastboost_class(task["algorithm"])
-    if cls is None:
-        raise _Skipped(reason)
-    params = {"n_estimators": task["fit_rounds"], "max_bins": task["bins"], "n_jobs": task["threads"],
-              "random_state": task["seed"]}
-    if "max_depth" in cls().get_params():
-        params["max_depth"] = task["depth"]
-    elif task["depth"] > 1:
-        raise _Skipped(f"{cls.__name__} has no max_depth parameter: fastboost fits stumps only (depth 1)")
-    res["params"] = dict(params)
-    res["estimator"] = f"fastboost.{cls.__name__}"
-    Xw, yw = _warm_slice(Xtr, ytr)
-    warm = cls(**{**params, "n_estimators": 5}).fit(Xw, yw, callbacks=[lambda done, rounds: None])
-    if hasattr(warm, "estimators_"):
-        raise _Skipped(f"{cls.__name__} fits {task['n_classes']} classes one-vs-rest, which has no staged "
-                       "predictions (AdaBoostClassifier fits them together with SAMME)")
-    list(warm.staged_predict(Xw[:100]))
-    gc.collect()
-
-    stamps = _Stamps()
-    est = cls(**params)
-    stamps.start()
-    est.fit(Xtr, ytr, callbacks=[lambda done, rounds: stamps.stamp(done)])
-    wall = stamps.now()
-    n_run = int(est.n_estimators_)
-    before = wall - est.fit_time_  # input checks before fastboost's fit timer (and its tiny bookkeeping after)
-    points = [(0, before + est.bin_time_)] + [(d, t) for d, t in zip(stamps.marks, stamps.times) if d <= n_run]
-    if points[-1][0] < n_run:  # a stop rule ended the fit after the last callback
-        points.append((n_run, before + est.fit_time_))
-    seconds = interpolate_round_times(points, n_run)
-    gaps = np.diff([p[0] for p in points])
-    res["prep_s"] = before + est.bin_time_
-    res["prep_what"] = "input checks + BinMapper (bin_time_)"
-    res["timing"] = (f"fit callbacks between chunks of rounds: {len(points) - 1} time stamps, {int(gaps.min())} to "
-                     f"{int(gaps.max())} rounds apart, the rounds in between interpolated linearly; round 1 starts "
-                     "after the input checks and bin_time_ (callback_points: [rounds done, seconds])")
-    res["callback_points"] = [list(p) for p in points]
-    res["fit_s"] = wall
-    say(f"{task['label']}: {n_run} rounds in {wall:.2f} s; test error per round (staged_predict)")
-    errors = _error_curve(est.staged_predict(Xte), yte)
-    res["evaluation"] = "staged_predict on the test rows after the fit"
-    res["final_check"] = {"predict_error": float(np.mean(est.predict(Xte) != yte)), "curve_error": float(errors[-1])}
-    return Curve(np.arange(1, n_run + 1), seconds, errors)
-
-
-def curve_lightgbm(task, data, res, say):
-    """``lightgbm.train`` with a callback stamping each iteration; errors from per-iteration raw scores."""
-    import lightgbm as lgb
-
-    Xtr, ytr, Xte, yte = data["Xtr"], data["ytr"], data["Xte"], data["yte"]
-    depth, bins, threads, k = task["depth"], task["bins"], task["threads"], task["n_classes"]
-    objective = {"objective": "binary"} if k == 2 else {"objective": "multiclass", "num_class": k}
-    ds_params = {"max_bin": bins, "verbose": -1, "num_threads": threads, "seed": task["seed"]}
-    params = {**objective, "learning_rate": task["gbm_learning_rate"], "num_leaves": 2 ** depth,
-              "max_depth": depth, "max_bin": bins, "num_threads": threads, "verbose": -1, "seed": task["seed"]}
-    res["params"] = params
-    res["estimator"] = f"lightgbm.train (lightgbm {lgb.__version__})"
-    Xw, yw = _warm_slice(Xtr, ytr)
-    lgb.train(params, lgb.Dataset(Xw, label=yw, params=ds_params), num_boost_round=2)
-    gc.collect()
-
-    stamps = _Stamps()
-    stamps.start()
-    ds = lgb.Dataset(Xtr, label=ytr, params=ds_params, free_raw_data=False).construct()
-    res["prep_s"] = stamps.now()
-    bst = lgb.train(params, ds, num_boost_round=task["fit_rounds"],
-                    callbacks=[lambda env: stamps.stamp(env.iteration + 1)])
-    res["fit_s"] = stamps.now()
-    n_run = bst.current_iteration()
-    res["prep_what"] = "lgb.Dataset(free_raw_data=False).construct()"
-    res["timing"] = "a training callback stamps the end of every iteration"
-    say(f"{task['label']}: {n_run} iterations in {res['fit_s']:.2f} s; test error per iteration")
-    raw, errors = None, np.empty(n_run)
-    for i in range(n_run):
-        part = bst.predict(Xte, start_iteration=i, num_iteration=1, raw_score=True, num_threads=threads)
-        raw = part if raw is None else raw + part
-        errors[i] = np.mean(_labels(raw) != yte)
-    full = _labels(bst.predict(Xte, raw_score=True, num_threads=threads))
-    res["evaluation"] = ("after the fit: raw scores of one iteration at a time (predict(start_iteration=i, "
-                         "num_iteration=1, raw_score=True)), summed")
-    res["final_check"] = {"predict_error": float(np.mean(full != yte)), "curve_error": float(errors[-1]),
-                          "label_mismatches": int(np.count_nonzero(full != _labels(raw)))}
-    return Curve(np.arange(1, n_run + 1), np.array(stamps.times[:n_run]), errors)
-
-
-def curve_xgboost(task, data, res, say):
-    """``xgboost.train`` (hist) with a callback stamping each iteration; errors from per-iteration margins."""
-    import xgboost as xgb
-
-    Xtr, ytr, Xte, yte = data["Xtr"], data["ytr"], data["Xte"], data["yte"]
-    depth, bins, threads, k = task["depth"], task["bins"], task["threads"], task["n_classes"]
-    objective = {"objective": "binary:logistic"} if k == 2 else {"objective": "multi:softprob", "num_class": k}
-    params = {**objective, "tree_method": "hist", "max_depth": depth, "max_bin": bins,
-              "learning_rate": task["gbm_learning_rate"], "nthread": threads, "verbosity": 0, "seed": task["seed"]}
-    res["params"] = params
-    res["estimator"] = f"xgboost.train (xgboost {xgb.__version__})"
-
-    stamps = _Stamps()
-
-    class StampIterations(xgb.callback.TrainingCallback):
-        def after_iteration(self, model, epoch, evals_log):
-            stamps.stamp(epoch + 1)
-            return False
-
-    Xw, yw = _warm_slice(Xtr, ytr)
-    xgb.train(params, xgb.QuantileDMatrix(Xw, label=yw, max_bin=bins, nthread=threads), num_boost_round=2)
-    gc.collect()
-
-    stamps.start()
-    dm = xgb.QuantileDMatrix(Xtr, label=ytr, max_bin=bins, nthread=threads)
-    res["prep_s"] = stamps.now()
-    bst = xgb.train(params, dm, num_boost_round=task["fit_rounds"], callbacks=[StampIterations()])
-    res["fit_s"] = stamps.now()
-    n_run = bst.num_boosted_rounds()
-    res["prep_what"] = "xgboost.QuantileDMatrix(max_bin=bins)"
-    res["timing"] = "a training callback stamps the end of every iteration"
-    say(f"{task['label']}: {n_run} iterations in {res['fit_s']:.2f} s; test error per iteration")
-    del dm
-    shape = (Xte.shape[0],) if k == 2 else (Xte.shape[0], k)
-    plain = xgb.DMatrix(Xte, nthread=threads)
-    zero = xgb.DMatrix(Xte, base_margin=np.zeros(shape, np.float32), nthread=threads)  # trees only, no base score
-    first = {"iteration_range": (0, 1), "output_margin": True}
-    raw = (bst.predict(plain, **first) - bst.predict(zero, **first)).astype(np.float64)  # the base score
-    errors = np.empty(n_run)
-    for i in range(n_run):
-        raw += bst.predict(zero, iteration_range=(i, i + 1), output_margin=True)
-        errors[i] = np.mean(_labels(raw) != yte)
-    full_raw = bst.predict(plain, output_margin=True)
-    full = _labels(full_raw)
-    res["evaluation"] = ("after the fit: margins of one iteration at a time (iteration_range=(i, i + 1) on a test "
-                         "DMatrix with base_margin 0), summed with the base score in float64")
-    res["final_check"] = {"predict_error": float(np.mean(full != yte)), "curve_error": float(errors[-1]),
-                          "label_mismatches": int(np.count_nonzero(full != _labels(raw))),
-                          "max_abs_margin_difference": float(np.max(np.abs(full_raw - raw)))}
-    return Curve(np.arange(1, n_run + 1), np.array(stamps.times[:n_run]), errors)
-
-
-def curve_sklearn_hgb(task, data, res, say):
-    """HistGradientBoostingClassifier: ``verbose=2`` lines stamped as written; errors from ``staged_predict``."""
-    from sklearn.ensemble import HistGradientBoostingClassifier
-    from threadpoolctl import threadpool_limits
-
-    Xtr, ytr, Xte, yte = data["Xtr"], data["ytr"], data["Xte"], data["yte"]
-    depth, bins, threads = task["depth"], task["bins"], task["threads"]
-    params = {"max_iter": task["fit_rounds"], "learning_rate": task["gbm_learning_rate"], "max_depth": depth,
-              "max_leaf_nodes": max(2, 2 ** depth), "max_bins": bins, "early_stopping": False,
-              "random_state": task["seed"]}
-    res["params"] = params
-    res["estimator"] = "sklearn.ensemble.HistGradientBoostingClassifier"
-    Xw, yw = _warm_slice(Xtr, ytr)
-    with threadpool_limits(threads, user_api="openmp"):
-        HistGradientBoostingClassifier(**{**params, "max_iter": 2}).fit(Xw, yw)
+    adapter = adapter_class(task)(task)
+    res["params"], res["estimator"] = dict(adapter.params), adapter.estimator
+    res["threads_used"] = adapter.threads_used()
+    with adapter.session():
+        adapter.warm_up(*warm_slice(Xtr, ytr), staged=True)
         gc.collect()
-        stamps = _Stamps()
-        writer = _StampedWriter(stamps, r"in \d+\.\d+s$")  # the line that ends each iteration
-        est = HistGradientBoostingClassifier(**params, verbose=2)
+        stamps = RoundStamps()
         stamps.start()
-        with contextlib.redirect_stdout(writer):
-            est.fit(Xtr, ytr)
+        dataset = adapter.prepare(Xtr, ytr)
+        prep_s = stamps.now()
+        model = adapter.train(dataset, on_round=stamps.stamp)
         res["fit_s"] = stamps.now()
-        n_run = int(est.n_iter_)
-        m = re.search(r"Binning [\d.]+ GB of training data: ([\d.]+) s", writer.getvalue())
-        res["prep_s"] = float(m.group(1)) if m else None
-        res["prep_what"] = "HGB's own binning time from its verbose log" if m else None
-        res["timing"] = ("verbose=2: HGB writes a line as each iteration ends; the writes are stamped (the "
-                         "line's formatting, microseconds, counts as training time)")
-        say(f"{task['label']}: {n_run} iterations in {res['fit_s']:.2f} s; test error per iteration (staged_predict)")
-        errors = _error_curve(est.staged_predict(Xte), yte)
-        res["final_check"] = {"predict_error": float(np.mean(est.predict(Xte) != yte)),
-                              "curve_error": float(errors[-1])}
-    res["evaluation"] = "staged_predict on the test rows after the fit"
-    if len(stamps.times) != n_run:
-        raise RuntimeError(f"HGB wrote {len(stamps.times)} iteration lines for {n_run} iterations")
-    return Curve(np.arange(1, n_run + 1), np.array(stamps.times), errors)
-
-
-def curve_sklearn_adaboost(task, data, res, say):
-    """AdaBoostClassifier on decision trees whose ``fit`` stamps each round's start; errors from
-    ``staged_predict``. One thread, no binning."""
-    from sklearn.ensemble import AdaBoostClassifier
-    from sklearn.tree import DecisionTreeClassifier
-
-    Xtr, ytr, Xte, yte = data["Xtr"], data["ytr"], data["Xte"], data["yte"]
-    stamps = _Stamps()
-
-    class StampedTree(DecisionTreeClassifier):
-        """A decision tree that stamps the time each time a round starts fitting it."""
-
-        def fit(self, X, y, sample_weight=None, check_input=True):
-            stamps.stamp()
-            return super().fit(X, y, sample_weight=sample_weight, check_input=check_input)
-
-    def make(rounds, tree):
-        return AdaBoostClassifier(estimator=tree(max_depth=task["depth"]), n_estimators=rounds, learning_rate=1.0,
-                                  random_state=task["seed"])
-
-    res["params"] = {"estimator": f"DecisionTreeClassifier(max_depth={task['depth']})",
-                     "n_estimators": task["fit_rounds"], "learning_rate": 1.0}
-    res["estimator"] = "sklearn.ensemble.AdaBoostClassifier"
-    Xw, yw = _warm_slice(Xtr, ytr)
-    make(2, DecisionTreeClassifier).fit(Xw, yw)
-    gc.collect()
-    est = make(task["fit_rounds"], StampedTree)
-    stamps.start()
-    est.fit(Xtr, ytr)
-    res["fit_s"] = stamps.now()
-    n_run = len(est.estimators_)
-    ends = (stamps.times[1:] + [res["fit_s"]])[:n_run]  # round t ends when round t + 1 starts, the last with fit
-    res["prep_s"] = stamps.times[0]
-    res["prep_what"] = "input checks before the first round's tree (no binning)"
-    res["timing"] = ("each round's tree stamps the time as its fit starts: round t ends when round t + 1 starts, "
-                     "the last when fit returns")
-    say(f"{task['label']}: {n_run} rounds in {res['fit_s']:.2f} s; test error per round (staged_predict)")
-    errors = _error_curve(est.staged_predict(Xte), yte)
-    res["evaluation"] = "staged_predict on the test rows after the fit"
-    res["final_check"] = {"predict_error": float(np.mean(est.predict(Xte) != yte)), "curve_error": float(errors[-1])}
-    return Curve(np.arange(1, n_run + 1), np.array(ends), errors)
-
-
-#: The curve runner of each library: ``CURVE_RUNNERS[library](task, data, res, say)`` fits once, fills ``res``
-#: (params, timing and evaluation methods, prep and fit seconds, a final check) and returns a ``Curve``; it raises
-#: ``_Skipped`` when the library cannot run the task.
-CURVE_RUNNERS = {
-    "fastboost": curve_fastboost,
-    "sklearn-adaboost": curve_sklearn_adaboost,
-    "lightgbm": curve_lightgbm,
-    "xgboost": curve_xgboost,
-    "sklearn-hgb": curve_sklearn_hgb,
-}
+        dataset = None
+        seconds = adapter.round_seconds(model, stamps, prep_s, res["fit_s"], res)
+        n_run = seconds.shape[0]
+        say(f"{task['label']}: {n_run} rounds in {res['fit_s']:.2f} s; test error per round")
+        errors = adapter.errors_per_round(model, Xte, yte, res)
+    return Curve(np.arange(1, n_run + 1), seconds, errors)
 
 
 def run_curve_task(task, data, say=log):
     """Fit one library once on ``data`` and measure its curve; a JSON-able result dict."""
-    runner = CURVE_RUNNERS[task["library"]]
     res = {"key": task["key"], "status": "ok", "rounds_requested": task["rounds"], "rounds_fitted": task["fit_rounds"],
-           "capped": task["fit_rounds"] < task["rounds"], "threads_used": task["threads"]}
-    if task["library"] == "sklearn-adaboost":
-        res["threads_used"] = 1
+           "capped": task["fit_rounds"] < task["rounds"]}
     try:
-        curve = runner(task, data, res, say)
-    except _Skipped as exc:
+        curve = _fit_curve(task, data, res, say)
+    except Skipped as exc:
         return {**res, "status": "skipped", "message": str(exc)}
     if curve.rounds.size == 0:
         return {**res, "status": "failed", "message": "the fit kept no round: no curve"}
@@ -468,10 +193,12 @@ def summarize(results, within):
 
 
 # ================================================================================== the command
-def _check_args(args):
-    """Resolve ``--curve``'s defaults on ``args``; raise CurveError for a bad argument."""
+def check_args(args):
+    """Check ``--curve``'s arguments and resolve their defaults on ``args`` (the data set names in ``curve_data``,
+    the competitors' keys in ``competitors``, the tolerance as an error in ``within_error``); raise CurveError for a
+    bad argument."""
     given = [args.data] if isinstance(args.data, str) else (args.data or list(CURVE_DATASETS))
-    names = [v.strip().lower() for item in given for v in item.split(",") if v.strip()]
+    names = split_names(given)
     unknown = [n for n in names if n not in CURVE_DATASETS]
     if unknown or not names:
         raise CurveError(f"--curve --data takes data set names ({', '.join(CURVE_DATASETS)}); got "
@@ -499,6 +226,12 @@ def _check_args(args):
         raise CurveError("--within must be a positive number of percentage points below 100")
     if not args.gbm_learning_rate > 0:
         raise CurveError(f"--gbm-learning-rate must be > 0; got {args.gbm_learning_rate}")
+    comps = competitor_keys(args.competitors)
+    unknown = [c for c in comps if c not in COMPETITORS]
+    if unknown:
+        raise CurveError(f"unknown competitor(s) {', '.join(unknown)}; choose from {', '.join(COMPETITORS)}")
+    args.competitors = comps
+    args.algorithms = [a for a in split_names(args.algorithms or ["adaboost"]) if a != "none"]
 
 
 def _depth_rounds(args, spec):
@@ -506,11 +239,16 @@ def _depth_rounds(args, spec):
     return (spec.depth if args.depth is None else args.depth), (spec.rounds if args.rounds is None else args.rounds)
 
 
-def _tasks(args, spec, comps, skipped):
+def _skip_once(skipped, key, label, message):
+    """Add a library that cannot run at all to ``skipped``, once for every data set."""
+    if not any(s["key"] == key for s in skipped):
+        skipped.append({"key": key, "data": None, "label": label, "message": message})
+        log(f"skipping {label}: {message}")
+
+
+def _tasks(args, spec, skipped):
     """The tasks of one data set: fastboost algorithms first (the first is the reference), then competitors.
     A library that cannot run at all is added to ``skipped`` once, with why."""
-    import importlib
-
     depth, rounds = _depth_rounds(args, spec)
     base = {"mode": "curve", "data_name": spec.name, "n_classes": spec.n_classes, "depth": depth, "rounds": rounds,
             "fit_rounds": rounds, "bins": args.bins, "threads": args.threads, "seed": args.seed,
@@ -520,24 +258,18 @@ def _tasks(args, spec, comps, skipped):
         cls, reason = fastboost_class(algo)
         label = f"fastboost {cls.__name__ if cls else algo}"
         if cls is None:
-            if not any(s["key"] == f"fastboost-{algo}" for s in skipped):
-                skipped.append({"key": f"fastboost-{algo}", "data": None, "label": label, "message": reason})
-                log(f"skipping {label}: {reason}")
+            _skip_once(skipped, f"fastboost-{algo}", label, reason)
             continue
         tasks.append({**base, "key": f"fastboost-{algo}", "library": "fastboost", "algorithm": algo,
                       "label": label, "short": f"fastboost {algo}"})
-    for key in comps:
-        label, module, short = COMPETITORS[key]
-        try:
-            importlib.import_module(module)
-        except Exception as exc:
-            if not any(s["key"] == key for s in skipped):
-                msg = f"not installed or not importable ({type(exc).__name__}: {exc}); pip install 'fastboost[bench]'"
-                skipped.append({"key": key, "data": None, "label": label, "message": msg})
-                log(f"skipping {label}: {msg}")
+    for key in args.competitors:
+        label, _, short = COMPETITORS[key]
+        reason = unavailable(key)
+        if reason is not None:
+            _skip_once(skipped, key, label, reason)
             continue
         task = {**base, "key": key, "library": key, "label": label, "short": short}
-        if key == "sklearn-adaboost" and args.n >= args.slow_rows:
+        if ADAPTERS[key].slow and args.n >= args.slow_rows:
             task["fit_rounds"] = min(rounds, args.slow_rounds)
         tasks.append(task)
     return tasks
@@ -550,85 +282,68 @@ def _measure(task, data, ddir, tmp, fb_root):
     log(f"{task['data_name']}: {task['label']}, {task['fit_rounds']} rounds, "
         + ("in this process" if data is not None else "in a child process"))
     if data is not None:
-        busy0, own0, t0 = _system_busy_cpu(), _own_cpu(), time.perf_counter()
-        try:
-            res = run_curve_task(task, data)
-        except Exception as exc:
-            res = {"key": task["key"], "status": "failed", "message": f"{type(exc).__name__}: {exc}"}
-        wall = time.perf_counter() - t0
-        peak = other = None
-        if busy0 is not None:
-            other = max(0.0, (_system_busy_cpu() - busy0) - (_own_cpu() - own0)) / wall
+        res, wall, other = run_task_here(run_curve_task, task, data)
+        peak = None
     else:
-        child = {**task, "data_dir": str(ddir), "fastboost_root": fb_root if task["library"] == "fastboost" else None,
-                 "t_start_epoch": time.time() - (time.perf_counter() - measure.T_START)}
-        res, rc, peak, wall, other = _run_child(child, tmp)
-        if res is None:
-            res = {"key": task["key"], "status": "failed", "message": f"child process exited with code {rc}"}
+        res, peak, wall, other = run_task_in_child(task, ddir, tmp, fb_root)
     return {**{k: task[k] for k in ("key", "library", "label", "short")}, **res,
             "peak_rss_mb": peak, "process_wall_s": wall, "other_load_cores": other}
 
 
+def _run_dataset(args, spec, tmp, fb_root, skipped):
+    """Generate data set ``spec``, fit every library on it, summarize; its section of the JSON record."""
+    name = spec.name
+    tasks = _tasks(args, spec, skipped)
+    log(f"{name}: generating {args.n} training + {args.n_test} test rows")
+    Xtr, ytr, Xte, yte, desc = make_curve_data(spec, args.n, args.n_test, args.d, args.seed, args.dtype)
+    ddir = Path(tmp) / name
+    data = None
+    if args.no_subprocess:
+        data = {"Xtr": Xtr, "ytr": ytr, "Xte": Xte, "yte": yte}
+    else:
+        ddir.mkdir()
+        save_data(ddir, Xtr, ytr, Xte, yte)
+    del Xtr, Xte
+    gc.collect()
+    results = [_measure(t, data, ddir, tmp, fb_root) for t in tasks]
+    for r in results:
+        if r["status"] != "ok":
+            skipped.append({"key": r["key"], "data": name, "label": r["label"],
+                            "message": r.get("message", r["status"])})
+            log(f"{name}: {r['label']}: {r['status']}: {r.get('message')}")
+    reference = summarize(results, args.within_error)
+    depth, rounds = _depth_rounds(args, spec)
+    data = None
+    gc.collect()
+    if ddir.exists():
+        for f in ddir.iterdir():
+            f.unlink()
+    return {"name": name, "data": desc, "depth": depth, "rounds": rounds, "reference": reference, "results": results}
+
+
 def run_curve(args, stdout=None):
-    """``fastboost bench --curve`` for parsed ``args``: print the tables, write the JSON record and chart;
-    return the record (a dict). A bad argument raises CurveError."""
-    from .cli import _split_names
-    from .curve_report import write_curve_report
-    from .report import machine_info
-
-    stdout = stdout or sys.stdout
-    _check_args(args)
-    comps = _split_names(args.competitors)
-    comps = list(COMPETITORS) if "all" in comps else [c for c in comps if c != "none"]
-    unknown = [c for c in comps if c not in COMPETITORS]
-    if unknown:
-        raise CurveError(f"unknown competitor(s) {', '.join(unknown)}; choose from {', '.join(COMPETITORS)}")
-    args.algorithms = [a for a in _split_names(args.algorithms or ["adaboost"]) if a != "none"]
-
+    """``fastboost bench --curve`` for parsed ``args`` checked by ``check_args``: print the tables, write the JSON
+    record and chart; return the record (a dict)."""
     import fastboost
 
+    from .curve_report import write_curve_report
+
+    stdout = stdout or sys.stdout
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.out) if args.out else Path("bench_results") / f"curve-{stamp}.json"
     log(f"fastboost bench --curve: fastboost {fastboost.__version__} from {Path(fastboost.__file__).parent}")
-    load_start = _other_load(1.0)
+    load_start = other_load(1.0)
     if load_start is not None:
         log(f"other processes use {load_start:.2f} cores now")
-    fb_root = str(Path(fastboost.__file__).resolve().parent.parent)
-    skipped, sections = [], []
+    fb_root = fastboost_root()
+    skipped = []
     with tempfile.TemporaryDirectory(prefix="fastboost-curve-") as tmp:
-        for name in args.curve_data:
-            spec = CURVE_DATASETS[name]
-            tasks = _tasks(args, spec, comps, skipped)
-            log(f"{name}: generating {args.n} training + {args.n_test} test rows")
-            Xtr, ytr, Xte, yte, desc = make_curve_data(spec, args.n, args.n_test, args.d, args.seed, args.dtype)
-            ddir = Path(tmp) / name
-            if not args.no_subprocess:
-                ddir.mkdir()
-                for k, a in (("Xtr", Xtr), ("ytr", ytr), ("Xte", Xte), ("yte", yte)):
-                    np.save(ddir / f"{k}.npy", a)
-            data = {"Xtr": Xtr, "ytr": ytr, "Xte": Xte, "yte": yte} if args.no_subprocess else None
-            del Xtr, Xte
-            gc.collect()
-            results = [_measure(t, data, ddir, tmp, fb_root) for t in tasks]
-            for r in results:
-                if r["status"] != "ok":
-                    skipped.append({"key": r["key"], "data": name, "label": r["label"],
-                                    "message": r.get("message", r["status"])})
-                    log(f"{name}: {r['label']}: {r['status']}: {r.get('message')}")
-            reference = summarize(results, args.within_error)
-            depth, rounds = _depth_rounds(args, spec)
-            sections.append({"name": name, "data": desc, "depth": depth, "rounds": rounds,
-                             "reference": reference, "results": results})
-            data = None
-            gc.collect()
-            if ddir.exists():
-                for f in ddir.iterdir():
-                    f.unlink()
+        sections = [_run_dataset(args, CURVE_DATASETS[name], tmp, fb_root, skipped) for name in args.curve_data]
     payload = {
         **payload_header("fastboost bench --curve"),
         "config": {"data": args.curve_data, "n": args.n, "n_test": args.n_test, "d": args.d, "dtype": args.dtype,
                    "seed": args.seed, "depth": args.depth, "rounds": args.rounds, "bins": args.bins,
-                   "threads": args.threads, "algorithms": args.algorithms, "competitors": comps,
+                   "threads": args.threads, "algorithms": args.algorithms, "competitors": args.competitors,
                    "slow_rows": args.slow_rows, "slow_rounds": args.slow_rounds,
                    "gbm_learning_rate": args.gbm_learning_rate, "subprocess": not args.no_subprocess},
         "within": args.within_error,
@@ -655,6 +370,5 @@ CURVE_NOTES = [
 ]
 
 
-__all__ = ["CURVE_DATASETS", "CURVE_RUNNERS", "Curve", "CurveData", "CurveError", "curve_of",
-           "interpolate_round_times", "make_curve_data", "run_curve", "run_curve_task", "summarize",
-           "time_to_reach", "time_to_within"]
+__all__ = ["CURVE_DATASETS", "Curve", "CurveData", "CurveError", "check_args", "curve_of", "interpolate_round_times",
+           "make_curve_data", "run_curve", "run_curve_task", "summarize", "time_to_reach", "time_to_within"]

@@ -4,7 +4,7 @@ import sys
 
 import numpy as np
 
-from .report import _ratio, fmt_rows, write_outputs
+from .report import fmt_ratio, fmt_rows, write_outputs
 
 #: chart colours of the competitors (fastboost: red)
 LIBRARY_COLORS = {"lightgbm": "tab:green", "xgboost": "tab:blue", "sklearn-hgb": "tab:purple",
@@ -67,9 +67,9 @@ def format_curve_table(payload):
         lines += [head, "-" * len(head)]
         for r in res:
             s = r["summary"]
-            vs = "-" if s["ratio_to_reference"] is None else _ratio(s["ratio_to_reference"])
+            vs = "-" if s["ratio_to_reference"] is None else fmt_ratio(s["ratio_to_reference"])
             load = "-" if r.get("other_load_cores") is None else f"{r['other_load_cores']:.1f}"
-            vs_target = "-" if s.get("reference_target_ratio") is None else _ratio(s["reference_target_ratio"])
+            vs_target = "-" if s.get("reference_target_ratio") is None else fmt_ratio(s["reference_target_ratio"])
             target = _at(s.get("seconds_to_reference_target"), s.get("round_to_reference_target")) \
                 if sec["reference"] else "-"
             lines.append(f"{r['label']:<{lw}}{r['rounds_run']:>7}{100 * s['best_error']:>11.2f}%{s['best_round']:>10}"
@@ -78,7 +78,7 @@ def format_curve_table(payload):
         ref = next((r for r in res if r["key"] == sec["reference"]), None)
         if ref:
             within = payload["within"]
-            parts = [f"{r['short']} {_ratio(r['summary']['ratio_to_reference'])}{_ratio_note(r, ref, within)}"
+            parts = [f"{r['short']} {fmt_ratio(r['summary']['ratio_to_reference'])}{_ratio_note(r, ref, within)}"
                      for r in res if r is not ref and r["summary"]["ratio_to_reference"] is not None]
             if parts:
                 lines.append(f"time to within {pts} points of its own best, over {ref['short']}'s "

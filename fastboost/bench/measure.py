@@ -1,5 +1,5 @@
-"""Measurements for ``fastboost bench``: RSS and peak memory, timers, the load of other processes,
-CPU accounting and the streaming-bandwidth probe.
+"""Measurements for ``fastboost bench``: RSS and peak memory, timers and per-round time stamps, the load of
+other processes, CPU accounting and the streaming-bandwidth and scatter-add probes.
 
 Imports only the standard library and NumPy at the top (numba and psutil inside the functions
 that use them): the child processes load this module by path (see ``_worker.py``).
@@ -19,7 +19,9 @@ def log(msg):
     print(f"[{time.perf_counter() - T_START:7.1f} s] {msg}", file=sys.stderr, flush=True)
 
 
-class _Timer:
+class Timer:
+    """``with Timer() as t: ...``: the block's wall seconds in ``t.s``."""
+
     def __enter__(self):
         self.t0 = time.perf_counter()
         return self
@@ -27,6 +29,42 @@ class _Timer:
     def __exit__(self, *exc):
         self.s = time.perf_counter() - self.t0
         return False
+
+
+class RoundStamps:
+    """Elapsed seconds taken inside a library's per-round callbacks, on a clock that leaves out the callbacks'
+    own time: ``start()``, then ``stamp(mark)`` from the callbacks (``times``: the seconds, ``marks``: what each
+    marks, a round count or None); ``now()`` reads the clock."""
+
+    def __init__(self):
+        self.t0 = None
+        self.times = []   # elapsed seconds of each stamp
+        self.marks = []   # what each stamp marks (a round count, or None)
+        self.overhead = 0.0
+
+    def start(self):
+        self.t0 = time.perf_counter()
+
+    def now(self):
+        """Elapsed seconds since ``start``, callback time left out."""
+        return time.perf_counter() - self.t0 - self.overhead
+
+    def stamp(self, mark=None):
+        t = time.perf_counter()
+        self.times.append(t - self.t0 - self.overhead)
+        self.marks.append(mark)
+        self.overhead += time.perf_counter() - t
+
+
+def interpolate_round_times(points, n_rounds):
+    """Seconds at which rounds 1..n_rounds ended, linear between ``points``: (rounds done, seconds) pairs
+    in increasing order, the first of them (0, when round 1 started)."""
+    done = np.array([p[0] for p in points], dtype=np.float64)
+    secs = np.array([p[1] for p in points], dtype=np.float64)
+    if done[0] != 0 or np.any(np.diff(done) <= 0) or done[-1] < n_rounds:
+        raise ValueError(f"round timestamps must start at round 0, increase and reach round {n_rounds}; "
+                         f"got rounds {done.astype(int).tolist()}")
+    return np.interp(np.arange(1, n_rounds + 1, dtype=np.float64), done, secs)
 
 
 def default_threads():
@@ -52,7 +90,8 @@ def current_rss_mb():
         return None
 
 
-def _maxrss_to_mb(maxrss):
+def maxrss_to_mb(maxrss):
+    """``ru_maxrss`` in MB (bytes on macOS, KiB on Linux)."""
     return maxrss / 2 ** 20 if sys.platform == "darwin" else maxrss / 1024  # bytes on macOS, KiB on Linux
 
 
@@ -68,7 +107,7 @@ def self_peak_rss_mb():
     try:
         import resource
 
-        return _maxrss_to_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        return maxrss_to_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     except Exception:
         return None
 
@@ -84,7 +123,7 @@ def reset_peak_rss():
         return False
 
 
-class _FitMemory:
+class FitMemory:
     """Peak RSS of the timed fits over the RSS just before them (the library imported and warmed up,
     the data loaded): what fitting itself needs beyond its input."""
 
@@ -99,7 +138,7 @@ class _FitMemory:
 
 
 # ======================================================================================= CPU accounting
-def _system_busy_cpu():
+def system_busy_cpu():
     """Busy CPU seconds of the whole machine so far (psutil), or None."""
     try:
         import psutil
@@ -110,19 +149,20 @@ def _system_busy_cpu():
         return None
 
 
-def _own_cpu():
+def own_cpu():
+    """CPU seconds (user + system) this process has used so far."""
     t = os.times()
     return t.user + t.system
 
 
-def _other_load(seconds):
+def other_load(seconds):
     """Cores used by other processes over ``seconds`` (None without psutil)."""
-    busy0, own0, t0 = _system_busy_cpu(), _own_cpu(), time.perf_counter()
+    busy0, own0, t0 = system_busy_cpu(), own_cpu(), time.perf_counter()
     if busy0 is None:
         return None
     time.sleep(seconds)
     wall = time.perf_counter() - t0
-    return max(0.0, (_system_busy_cpu() - busy0) - (_own_cpu() - own0)) / wall
+    return max(0.0, (system_busy_cpu() - busy0) - (own_cpu() - own0)) / wall
 
 
 # ================================================================================== bandwidth floor
@@ -264,7 +304,7 @@ def scatter_probe(n_updates, threads, n_features=8, runs=5, min_seconds=0.02, se
             "kernel": "numba prange over features, h[2 * code + y] += w, uniform random codes"}
 
 
-def _pool_probes(probes):
+def pool_probes(probes):
     """One bandwidth record from several probes of the same size: median and best over all samples."""
     samples = [x for p in probes for x in p["samples_s"]]
     med = statistics.median(samples)

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from .measure import _Timer, log
+from .measure import Timer, log
 
 
 def profile_kernels(Xtr, ytr, args, per_round_s=None, say=log):
@@ -51,7 +51,7 @@ def profile_kernels(Xtr, ytr, args, per_round_s=None, say=log):
     with n_threads(args.threads):
         # the round's setup exactly as a fit makes it (the round driver's config, data and workspace)
         mapper = BinMapper(args.bins, random_state=args.seed)
-        with _Timer() as tb:
+        with Timer() as tb:
             codes = mapper.fit_transform(Xtr)
         out["binning_s"] = tb.s
         y = ytr.astype(Y_DTYPE)

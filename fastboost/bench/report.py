@@ -36,7 +36,7 @@ def _ms(s):
     return f"{ms:.3f}" if ms < 10 else f"{ms:.2f}" if ms < 100 else f"{ms:.1f}" if ms < 10_000 else f"{ms:.0f}"
 
 
-def _ratio(x):
+def fmt_ratio(x):
     return f"{x:.2f}×" if x < 10 else f"{x:.1f}×" if x < 100 else f"{x:.0f}×"
 
 
@@ -120,7 +120,7 @@ def format_table(payload):
     for r in res:
         rounds = str(r["rounds_run"])
         prep = "-" if r["prep_s"] is None else f"{r['prep_s']:.3f}"
-        vs = _ratio(r["per_round_s"] / ref["per_round_s"]) if ref else "-"
+        vs = fmt_ratio(r["per_round_s"] / ref["per_round_s"]) if ref else "-"
         rss = "-" if r.get("peak_rss_mb") is None else f"{r['peak_rss_mb']:.0f}"
         base = "-" if r.get("base_rss_mb") is None else f"{r['base_rss_mb']:.0f}"
         load = "-" if r.get("other_load_cores") is None else f"{r['other_load_cores']:.1f}"
@@ -132,7 +132,7 @@ def format_table(payload):
                      f"  {notes}")
     lines.append("")
     if ref:
-        parts = [f"{r['short']}/{ref['short']} per-round = {_ratio(r['per_round_s'] / ref['per_round_s'])}"
+        parts = [f"{r['short']}/{ref['short']} per-round = {fmt_ratio(r['per_round_s'] / ref['per_round_s'])}"
                  + (" (extrapolated)" if r["extrapolated"] else "")
                  for r in res if r is not ref]
         if parts:
@@ -141,7 +141,7 @@ def format_table(payload):
         for r in res:
             if r is ref or r["prep_s"] is None or not ref["prep_s"]:
                 continue
-            parts.append(f"{r['short']}/{ref['short']} prep = {_ratio(r['prep_s'] / ref['prep_s'])}")
+            parts.append(f"{r['short']}/{ref['short']} prep = {fmt_ratio(r['prep_s'] / ref['prep_s'])}")
         if parts:
             lines.append("prep ratios: " + "; ".join(parts))
         parts = []
@@ -150,10 +150,10 @@ def format_table(payload):
                 continue
             whole = r["prep_s"] + r["per_round_s"] * r["rounds_requested"]
             mine = ref["prep_s"] + ref["per_round_s"] * ref["rounds_requested"]
-            parts.append(f"{r['short']}/{ref['short']} = {_ratio(whole / mine)}")
+            parts.append(f"{r['short']}/{ref['short']} = {fmt_ratio(whole / mine)}")
         if parts:
             lines.append(f"whole fit (prep + {ref['rounds_requested']} rounds) ratios: " + "; ".join(parts))
-        parts = [f"{r['short']}/{ref['short']} = {_ratio(r['predict_s'] / ref['predict_s'])}" for r in res
+        parts = [f"{r['short']}/{ref['short']} = {fmt_ratio(r['predict_s'] / ref['predict_s'])}" for r in res
                  if r is not ref and r.get("predict_s") and ref.get("predict_s")]
         if parts:
             lines.append(f"predict ({fmt_rows(data['n_test'])} test rows) ratios: " + "; ".join(parts))

@@ -1,63 +1,18 @@
-"""The benchmark tasks of ``fastboost bench``: data loading, one runner function per library (the
-``RUNNERS`` table that ``run_task`` dispatches through), the child processes that run each task,
-and fastboost's first-call (compile) task.
+"""The per-round timing of ``fastboost bench``: its data, and ``run_task``, which times one library's fits
+through the library's adapter (``adapters.py``) and fills the result the table and JSON record read.
 
-Imports only the standard library, NumPy and its sibling ``measure`` at the top (each library
-inside its runner): the child processes load this module by path (see ``_worker.py``), so the
-children that fit a competitor never import fastboost.
+Imports only the standard library, NumPy and its siblings ``measure`` and ``adapters`` at the top: the
+child processes load this module by path (see ``_worker.py``), so the children that fit a competitor
+never import fastboost.
 """
-import contextlib
 import gc
-import io
-import json
-import os
-import re
 import statistics
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-from . import measure
-from .measure import (
-    _FitMemory,
-    _maxrss_to_mb,
-    _pool_probes,
-    _system_busy_cpu,
-    _Timer,
-    bandwidth_probe,
-    current_rss_mb,
-    default_threads,
-    log,
-    scatter_probe,
-    self_peak_rss_mb,
-)
-
-#: ``__name__`` of the child processes' entry module ``_worker.py`` (run by path, see ``_run_child``).
-WORKER_RUN_NAME = "__fastboost_bench_worker__"
-WORKER_PATH = Path(__file__).resolve().with_name("_worker.py")
-
-#: ``--algorithms`` names -> fastboost estimator class names. Names whose class is not in the
-#: installed fastboost are skipped with a message (a name not listed here is also tried as
-#: ``<Name>Classifier``, case-insensitively).
-FASTBOOST_ALGORITHMS = {
-    "adaboost": "AdaBoostClassifier",
-    "vadaboost": "VadaBoostClassifier",
-    "ebboost": "EBBoostClassifier",
-    "saboost": "SABoostClassifier",
-    "quadboost": "QuadBoostClassifier",
-    "lazyboost": "LazyBoostClassifier",
-}
-
-#: Competitors: key -> (label, module that must import, short name for ratios).
-COMPETITORS = {
-    "sklearn-adaboost": ("sklearn AdaBoostClassifier", "sklearn.ensemble", "sklearn AdaBoost"),
-    "lightgbm": ("LightGBM", "lightgbm", "LightGBM"),
-    "xgboost": ("XGBoost", "xgboost", "XGBoost"),
-    "sklearn-hgb": ("sklearn HistGradientBoostingClassifier", "sklearn.ensemble", "sklearn HGB"),
-}
+from .adapters import Skipped, adapter_class, warm_slice
+from .measure import FitMemory, Timer, bandwidth_probe, log, pool_probes, scatter_probe
 
 
 def _median(values):
@@ -122,282 +77,74 @@ def _load_file(path, target):
     return np.asarray(X, dtype=np.float64), y, desc
 
 
-# ================================================================================== libraries
-def fastboost_class(algorithm):
-    """The estimator class for an ``--algorithms`` name, or (None, reason)."""
-    import fastboost
-
-    name = FASTBOOST_ALGORITHMS.get(algorithm)
-    if name is not None and hasattr(fastboost, name):
-        return getattr(fastboost, name), None
-    wanted = f"{algorithm}classifier".lower()
-    for attr in dir(fastboost):
-        if attr.lower() == wanted and isinstance(getattr(fastboost, attr), type):
-            return getattr(fastboost, attr), None
-    known = sorted(a for a in FASTBOOST_ALGORITHMS if hasattr(fastboost, FASTBOOST_ALGORITHMS[a]))
-    reason = (f"fastboost {fastboost.__version__} has no {name or algorithm!r} estimator "
-              f"(available: {', '.join(known)})")
-    return None, reason
-
-
-def _warm_slice(X, y, n=2000):
-    """A small slice with both classes, to warm up JIT compilation / lazy initialisation."""
-    n = min(n, X.shape[0])
-    Xw, yw = X[:n], y[:n]
-    if np.unique(yw).size < 2:
-        i0, i1 = np.flatnonzero(y == 0)[:n // 2], np.flatnonzero(y == 1)[:n // 2]
-        idx = np.sort(np.concatenate([i0, i1]))
-        Xw, yw = X[idx], y[idx]
-    return Xw, yw
-
-
+# ================================================================================== the timed fits
 def _time_predict(predict, reps=3):
     """(predictions, median seconds of ``reps`` calls) of a fitted model on the test rows."""
     times = []
     for _ in range(reps):
-        with _Timer() as t:
+        with Timer() as t:
             pred = predict()
         times.append(t.s)
     return pred, _median(times)
 
 
-def _prepare_train_repeats(task, record, prepare, train, rounds_of):
-    """``task["repeat"]`` timed repeats of prepare() -> dataset, then train(dataset) -> model (the previous
-    repeat's dataset and model are freed first); returns (the last model, fit +MB)."""
-    model = dataset = None
-    with _FitMemory() as fit_mem:
+def _timed_fits(adapter, task, X, y, record):
+    """``task["repeat"]`` timed fits: prepare, then train, each timed (the previous fit's input and model freed
+    first); ``record(r, run)`` gets each run. Returns (the last model, fit +MB)."""
+    model = None
+    with FitMemory() as fit_mem:
         for r in range(task["repeat"]):
             model = dataset = None
             gc.collect()
-            with _Timer() as tp:
-                dataset = prepare()
-            with _Timer() as t:
-                model = train(dataset)
-            n_run = int(rounds_of(model))
-            record(r, {"prep_s": tp.s, "train_s": t.s, "fit_wall_s": tp.s + t.s, "rounds": n_run,
-                       "per_round_s": t.s / max(n_run, 1)})
+            with Timer() as tp:
+                dataset = adapter.prepare(X, y)
+            with Timer() as t:
+                model = adapter.train(dataset)
+            prep, train = adapter.fit_seconds(model, tp.s, t.s)
+            n_run = adapter.rounds_run(model)
+            record(r, {"prep_s": prep, "train_s": train, "fit_wall_s": tp.s + t.s, "rounds": n_run,
+                       "per_round_s": train / max(n_run, 1)})
     return model, fit_mem.mb
 
 
-class _Skipped(Exception):
-    """Raised by a runner when its library cannot run this task; the message says why."""
-
-
-def run_fastboost(task, data, res, record, say):
-    """A fastboost estimator (``task["algorithm"]``), with the bandwidth probe before and after its fits."""
-    import numba
-
-    from fastboost._config import resolve_n_jobs
-
+def _time_library(task, data, res, record, say):
+    """One library's part of ``run_task``: fill ``res`` (params, timed runs via ``record``, memory, predict time;
+    fastboost's bandwidth and scatter-add probes around its fits) and return the predictions on ``data["Xte"]``.
+    Raises ``Skipped`` when the library cannot run the task."""
     Xtr, ytr, Xte = data["Xtr"], data["ytr"], data["Xte"]
-    depth, bins, threads, fit_rounds = task["depth"], task["bins"], task["threads"], res["rounds_fitted"]
-    label = task["label"]
-    cls, reason = fastboost_class(task["algorithm"])
-    if cls is None:
-        raise _Skipped(reason)
-    params = {"n_estimators": fit_rounds, "max_bins": bins, "n_jobs": threads, "random_state": task["seed"]}
-    est = cls(**params)
-    if depth > 1:
-        if "max_depth" not in est.get_params():
-            raise _Skipped(f"{cls.__name__} has no max_depth parameter: fastboost fits stumps only "
-                           f"(depth 1) for now; trees are being built in another issue")
-        params["max_depth"] = depth
-    if task.get("trim") is not None:
-        if "weight_trim_rate" not in est.get_params():
-            raise _Skipped(f"{cls.__name__} has no weight_trim_rate parameter (no weight trimming)")
-        params["weight_trim_rate"] = task["trim"]
-    res["params"] = dict(params)
-    res["estimator"] = f"fastboost.{cls.__name__}"
-    probe_bytes = Xtr.shape[0] * Xtr.shape[1]
+    adapter = adapter_class(task)(task)
+    res["params"], res["estimator"] = dict(adapter.params), adapter.estimator
+    probe_bytes = Xtr.shape[0] * Xtr.shape[1]  # fastboost's uint8 codes
     probes = []
-    if task.get("probe", True):
-        say(f"{label}: streaming-bandwidth probe on {probe_bytes / 1e6:.1f} MB (before the fits)")
-        probes.append(bandwidth_probe(probe_bytes, threads))
-    Xw, yw = _warm_slice(Xtr, ytr)
-    with _Timer() as tw:
-        cls(**{**params, "n_estimators": 5}).fit(Xw, yw).predict(Xw[:100])
-    res["warmup_s"] = tw.s
-    res["threads_used"] = resolve_n_jobs(threads)
-    with _FitMemory() as fit_mem:
-        for r in range(task["repeat"]):
-            gc.collect()
-            est = cls(**params)
-            with _Timer() as t:
-                est.fit(Xtr, ytr)
-            n_run = int(est.n_estimators_)
-            train = est.fit_time_ - est.bin_time_
-            record(r, {"prep_s": est.bin_time_, "train_s": train, "fit_wall_s": t.s, "rounds": n_run,
-                       "per_round_s": train / max(n_run, 1)})
-    res["fit_peak_over_start_mb"] = fit_mem.mb
-    notes = []
-    if n_run < fit_rounds:
-        notes.append(f"stopped early after {n_run} of {fit_rounds} rounds")
-    if task.get("trim") is not None:
-        res["rows_read_share"] = float(est.rounds_["n_seen"].mean() / Xtr.shape[0])
-        notes.append(f"learner read {100 * res['rows_read_share']:.1f} % of the rows per round")
-    if notes:
-        res["note"] = "; ".join(notes)
-    res["prep_what"] = "BinMapper fit_transform (bin_time_)"
-    if probes:
-        say(f"{label}: streaming-bandwidth probe again (after the fits)")
-        probes.append(bandwidth_probe(probe_bytes, threads))
-        res["bandwidth"] = _pool_probes(probes)
-        say(f"{label}: scatter-add probe")
-        res["scatter"] = scatter_probe(probe_bytes, threads)
-    try:
-        res["numba_threading_layer"] = numba.threading_layer()
-    except ValueError:
-        pass
-    from fastboost._config import wait_policy
-
-    res["wait_policy"] = wait_policy()
-    pred, res["predict_s"] = _time_predict(lambda: est.predict(Xte))
+    if task["library"] == "fastboost" and task.get("probe", True):
+        say(f"{task['label']}: streaming-bandwidth probe on {probe_bytes / 1e6:.1f} MB (before the fits)")
+        probes.append(bandwidth_probe(probe_bytes, task["threads"]))
+    with adapter.session():
+        with Timer() as tw:
+            adapter.warm_up(*warm_slice(Xtr, ytr))
+        res["warmup_s"] = tw.s
+        res["threads_used"] = adapter.threads_used()
+        model, res["fit_peak_over_start_mb"] = _timed_fits(adapter, task, Xtr, ytr, record)
+        adapter.describe_fits(res, model, Xtr.shape[0])
+        if probes:
+            say(f"{task['label']}: streaming-bandwidth probe again (after the fits)")
+            probes.append(bandwidth_probe(probe_bytes, task["threads"]))
+            res["bandwidth"] = pool_probes(probes)
+            say(f"{task['label']}: scatter-add probe")
+            res["scatter"] = scatter_probe(probe_bytes, task["threads"])
+        res.update(adapter.runtime())
+        pred, res["predict_s"] = _time_predict(lambda: adapter.predict(model, Xte), adapter.predict_reps)
     return pred
-
-
-def run_sklearn_adaboost(task, data, res, record, say):
-    """scikit-learn's AdaBoostClassifier on decision trees: one thread, no binning."""
-    from sklearn.ensemble import AdaBoostClassifier
-    from sklearn.tree import DecisionTreeClassifier
-
-    Xtr, ytr, Xte = data["Xtr"], data["ytr"], data["Xte"]
-    depth, fit_rounds = task["depth"], res["rounds_fitted"]
-
-    def make(k):
-        return AdaBoostClassifier(estimator=DecisionTreeClassifier(max_depth=depth), n_estimators=k,
-                                  learning_rate=1.0, random_state=task["seed"])
-
-    res["params"] = {"estimator": f"DecisionTreeClassifier(max_depth={depth})", "n_estimators": fit_rounds,
-                     "learning_rate": 1.0}
-    res["estimator"] = "sklearn.ensemble.AdaBoostClassifier"
-    res["threads_used"] = 1
-    res["note"] = "1 thread (no n_jobs), no binning"
-    Xw, yw = _warm_slice(Xtr, ytr)
-    make(2).fit(Xw, yw)
-    with _FitMemory() as fit_mem:
-        for r in range(task["repeat"]):
-            gc.collect()
-            est = make(fit_rounds)
-            with _Timer() as t:
-                est.fit(Xtr, ytr)
-            n_run = len(est.estimators_)
-            record(r, {"prep_s": None, "train_s": t.s, "fit_wall_s": t.s, "rounds": n_run,
-                       "per_round_s": t.s / max(n_run, 1)})
-    res["fit_peak_over_start_mb"] = fit_mem.mb
-    res["prep_what"] = None
-    pred, res["predict_s"] = _time_predict(lambda: est.predict(Xte), reps=1)
-    return pred
-
-
-def run_lightgbm(task, data, res, record, say):
-    """LightGBM's ``lightgbm.train``; preparation = ``Dataset(...).construct()``."""
-    import lightgbm as lgb
-
-    Xtr, ytr, Xte = data["Xtr"], data["ytr"], data["Xte"]
-    depth, bins, threads, fit_rounds = task["depth"], task["bins"], task["threads"], res["rounds_fitted"]
-    ds_params = {"max_bin": bins, "verbose": -1, "num_threads": threads, "seed": task["seed"]}
-    params = {"objective": "binary", "learning_rate": 0.1, "num_leaves": 2 ** depth, "max_depth": depth,
-              "max_bin": bins, "num_threads": threads, "verbose": -1, "seed": task["seed"]}
-    res["params"] = params
-    res["estimator"] = f"lightgbm.train (lightgbm {lgb.__version__})"
-    res["threads_used"] = threads
-    Xw, yw = _warm_slice(Xtr, ytr)
-    lgb.train(params, lgb.Dataset(Xw, label=yw, params=ds_params), num_boost_round=2)
-    bst, res["fit_peak_over_start_mb"] = _prepare_train_repeats(
-        task, record, lambda: lgb.Dataset(Xtr, label=ytr, params=ds_params, free_raw_data=False).construct(),
-        lambda ds: lgb.train(params, ds, num_boost_round=fit_rounds), lambda b: b.current_iteration())
-    res["prep_what"] = "lgb.Dataset(free_raw_data=False).construct()"
-    pred, res["predict_s"] = _time_predict(lambda: bst.predict(Xte, num_threads=threads) > 0.5)
-    return pred
-
-
-def run_xgboost(task, data, res, record, say):
-    """XGBoost's ``xgboost.train`` with ``tree_method="hist"``; preparation = ``QuantileDMatrix``."""
-    import xgboost as xgb
-
-    Xtr, ytr, Xte = data["Xtr"], data["ytr"], data["Xte"]
-    depth, bins, threads, fit_rounds = task["depth"], task["bins"], task["threads"], res["rounds_fitted"]
-    params = {"objective": "binary:logistic", "tree_method": "hist", "max_depth": depth, "max_bin": bins,
-              "learning_rate": 0.1, "nthread": threads, "verbosity": 0, "seed": task["seed"]}
-    res["params"] = params
-    res["estimator"] = f"xgboost.train (xgboost {xgb.__version__})"
-    res["threads_used"] = threads
-    Xw, yw = _warm_slice(Xtr, ytr)
-    xgb.train(params, xgb.QuantileDMatrix(Xw, label=yw, max_bin=bins, nthread=threads), num_boost_round=2)
-    bst, res["fit_peak_over_start_mb"] = _prepare_train_repeats(
-        task, record, lambda: xgb.QuantileDMatrix(Xtr, label=ytr, max_bin=bins, nthread=threads),
-        lambda dm: xgb.train(params, dm, num_boost_round=fit_rounds), lambda b: b.num_boosted_rounds())
-    res["prep_what"] = "xgboost.QuantileDMatrix(max_bin=bins)"
-    pred, res["predict_s"] = _time_predict(lambda: bst.inplace_predict(Xte) > 0.5)
-    return pred
-
-
-def run_sklearn_hgb(task, data, res, record, say):
-    """scikit-learn's HistGradientBoostingClassifier; preparation = the binning time of its verbose log."""
-    from sklearn.ensemble import HistGradientBoostingClassifier
-    from threadpoolctl import threadpool_limits
-
-    Xtr, ytr, Xte = data["Xtr"], data["ytr"], data["Xte"]
-    depth, bins, threads, fit_rounds = task["depth"], task["bins"], task["threads"], res["rounds_fitted"]
-    params = {"max_iter": fit_rounds, "learning_rate": 0.1, "max_depth": depth,
-              "max_leaf_nodes": max(2, 2 ** depth), "max_bins": bins, "early_stopping": False,
-              "random_state": task["seed"]}
-    res["params"] = params
-    res["estimator"] = "sklearn.ensemble.HistGradientBoostingClassifier"
-    res["threads_used"] = threads
-    Xw, yw = _warm_slice(Xtr, ytr)
-    with threadpool_limits(threads, user_api="openmp"):
-        HistGradientBoostingClassifier(**{**params, "max_iter": 2}).fit(Xw, yw)
-        separable = True
-        with _FitMemory() as fit_mem:
-            for r in range(task["repeat"]):
-                gc.collect()
-                est = HistGradientBoostingClassifier(**params, verbose=1)
-                buf = io.StringIO()
-                with contextlib.redirect_stdout(buf), _Timer() as t:
-                    est.fit(Xtr, ytr)
-                m = re.search(r"Binning [\d.]+ GB of training data: ([\d.]+) s", buf.getvalue())
-                n_run = int(est.n_iter_)
-                if m:
-                    prep = float(m.group(1))
-                    train = t.s - prep
-                else:
-                    separable, prep, train = False, None, t.s
-                record(r, {"prep_s": prep, "train_s": train, "fit_wall_s": t.s, "rounds": n_run,
-                           "per_round_s": train / max(n_run, 1)})
-        res["fit_peak_over_start_mb"] = fit_mem.mb
-        pred, res["predict_s"] = _time_predict(lambda: est.predict(Xte))
-    if separable:
-        res["prep_what"] = "HGB's own binning time, read from its verbose log (fit minus it = train)"
-        res["note"] = "prep from HGB's verbose log"
-    else:
-        res["prep_what"] = None
-        res["note"] = "binning not separable: included in train"
-    return pred
-
-
-#: Runner of each library: ``run_task`` calls ``RUNNERS[library](task, data, res, record, say)``, which
-#: fills ``res`` (params, timed runs via ``record``, memory, predict time) and returns the predictions on
-#: ``data["Xte"]``; it raises ``_Skipped`` when the library cannot run the task. The key of a task is its
-#: library's key, "fastboost-<algorithm>" for fastboost.
-RUNNERS = {
-    "fastboost": run_fastboost,
-    "sklearn-adaboost": run_sklearn_adaboost,
-    "lightgbm": run_lightgbm,
-    "xgboost": run_xgboost,
-    "sklearn-hgb": run_sklearn_hgb,
-}
 
 
 def run_task(task, data, say=log):
     """Fit one library ``task["repeat"]`` times on ``data``; a JSON-able result dict.
 
-    data: dict with Xtr, ytr (0/1), Xte, yte. The training data are never copied here.
+    data: dict with Xtr, ytr (0/1), Xte, yte. The training data are never copied here. The key of a task
+    is its library's key, "fastboost-<algorithm>" for fastboost.
     """
     kind = task["key"]
-    runner = RUNNERS.get("fastboost" if kind.startswith("fastboost-") else kind)
-    if runner is None:
-        raise ValueError(f"unknown benchmark task {kind!r}")
+    adapter_class(task)  # an unknown task is an error, not a skipped library
     yte = data["yte"]
     rounds = task["rounds"]
     fit_rounds = task.get("fit_rounds") or rounds
@@ -412,8 +159,8 @@ def run_task(task, data, say=log):
             f"{run['rounds']} rounds, {1e3 * run['per_round_s']:.3f} ms/round")
 
     try:
-        pred = runner(task, data, res, record, say)
-    except _Skipped as exc:
+        pred = _time_library(task, data, res, record, say)
+    except Skipped as exc:
         return {**res, "status": "skipped", "message": str(exc)}
 
     runs = res["runs"]
@@ -438,93 +185,3 @@ def run_task(task, data, say=log):
         res["scatter_floor_s"] = res["scatter"]["s_per_update"] * bw["bytes"]
         res["scatter_floor_multiple"] = res["per_round_s"] / res["scatter_floor_s"]
     return res
-
-
-# ================================================================================== child processes
-def _worker_main(task_path):
-    """Child process: load the data, record the RSS baseline, run one task, write the result."""
-    task = json.loads(Path(task_path).read_text())
-    measure.T_START = time.perf_counter() - (time.time() - task["t_start_epoch"])  # the parent's clock for log()
-    if task.get("fastboost_root"):
-        sys.path.insert(0, task["fastboost_root"])
-    say = log
-    if task["key"] == "compile":
-        result = _compile_task(task)
-    else:
-        d = Path(task["data_dir"])
-        data = {k: np.load(d / f"{k}.npy") for k in ("Xtr", "ytr", "Xte", "yte")}
-        base = current_rss_mb()
-        if task.get("mode") == "curve":  # fastboost bench --curve (curve.py imports this module)
-            from .curve import run_curve_task
-
-            result = run_curve_task(task, data, say)
-        else:
-            result = run_task(task, data, say)
-        result["base_rss_mb"] = base
-        result["self_peak_rss_mb"] = self_peak_rss_mb()
-    Path(task["result_path"]).write_text(json.dumps(result))
-
-
-def _compile_task(task):
-    """In a fresh process: import fastboost, first fit + predict of each algorithm (compile or cache
-    load), then the same again (already compiled)."""
-    with _Timer() as ti:
-        import fastboost  # noqa: F401
-        from fastboost.datasets import make_twonorm
-    X, y = make_twonorm(2000, n_features=task["d"], random_state=0)
-    out = {"key": "compile", "import_s": ti.s, "first": {}, "second": {}}
-    for phase in ("first", "second"):
-        for algo in task["algorithms"]:
-            cls, _ = fastboost_class(algo)
-            if cls is None:
-                continue
-            with _Timer() as t:
-                cls(n_estimators=5, max_bins=task["bins"], n_jobs=task["threads"]).fit(X, y).predict(X)
-            out[phase][algo] = t.s
-    out["first_total_s"] = sum(out["first"].values())
-    out["second_total_s"] = sum(out["second"].values())
-    return out
-
-
-def _run_child(task, tmp, env_extra=None):
-    """Run ``task`` in a fresh interpreter: (result or None, exit code, peak RSS MB, wall s, other processes' cores)."""
-    task_path = Path(tmp) / f"task-{task['key']}-{time.monotonic_ns()}.json"
-    task["result_path"] = str(task_path.with_suffix(".result.json"))
-    task_path.write_text(json.dumps(task))
-    env = {**os.environ, "OMP_NUM_THREADS": str(task.get("threads", default_threads())),
-           "PYTHONUNBUFFERED": "1"}
-    env.update(env_extra or {})
-    cmd = [sys.executable, "-c",
-           f"import runpy, sys; runpy.run_path(sys.argv[1], run_name={WORKER_RUN_NAME!r})",
-           str(WORKER_PATH), str(task_path)]
-    busy0, t0 = _system_busy_cpu(), time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdin=subprocess.DEVNULL)
-    rusage_peak = cpu = None
-    try:
-        if hasattr(os, "wait4"):
-            while True:
-                try:
-                    _, status, ru = os.wait4(proc.pid, 0)
-                    break
-                except InterruptedError:
-                    continue
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            rusage_peak = _maxrss_to_mb(ru.ru_maxrss)  # on Linux at least the parent's RSS at fork
-            cpu = ru.ru_utime + ru.ru_stime
-        else:
-            proc.wait()
-    except BaseException:
-        proc.kill()
-        raise
-    wall = time.perf_counter() - t0
-    busy1 = _system_busy_cpu()
-    other = None
-    if busy0 is not None and cpu is not None and wall > 0:
-        other = max(0.0, (busy1 - busy0) - cpu) / wall
-    rp = Path(task["result_path"])
-    result = json.loads(rp.read_text()) if proc.returncode == 0 and rp.exists() else None
-    peak = None
-    if result is not None:
-        result["rusage_maxrss_mb"] = rusage_peak
-        peak = result.get("self_peak_rss_mb") or rusage_peak
-    return result, proc.returncode, peak, wall, other
