@@ -346,8 +346,9 @@ COMMON = {
         "Seeds the binning subsample (drawn above 200 000 rows) and the ``validation_fraction`` "
         "split; boosting itself is deterministic.")),
     "verbose": Param(0, Verbose(), (
-        "When > 0 (or True), print the round, cost, validation error and elapsed time every 10 "
-        "rounds.")),
+        "When > 0 (or True), print a header, then a line every 1, 2 or 5 times a power of ten rounds (at "
+        "most 20 a fit) with the round, the training error, the validation error, the cost and the time "
+        "elapsed and left, and a last line saying why the fit ended. 0 prints nothing.")),
 }
 
 _CRITERION_OR_REAL = replace(COMMON["criterion"], doc=COMMON["criterion"].doc + (
