@@ -56,8 +56,14 @@ def param_matrix():
 
 
 def _plain_doc(text):
-    """A numpydoc description as Markdown: ``code`` becomes `code`."""
-    return re.sub(r"``(.+?)``", r"`\1`", text)
+    """A numpydoc description as Markdown: ``code`` becomes `code`, a reference to a section of
+    docs/algorithms.md a link to it (the strict build checks the anchor)."""
+    from markdown.extensions.toc import slugify
+
+    text = re.sub(r"``(.+?)``", r"`\1`", text)
+    text = re.sub(r'docs/algorithms\.md, "([^"]+)"',
+                  lambda m: f'[Algorithms, "{m.group(1)}"](algorithms.md#{slugify(m.group(1), "-")})', text)
+    return re.sub(r"docs/algorithms\.md(?!\]|#)", "[Algorithms](algorithms.md)", text)
 
 
 def param_details():
