@@ -11,6 +11,7 @@ Conventions of the pages (README.md and docs/*.md), read here:
 - a ```bash block runs its ``fastboost`` commands (``fastboost.cli.main``) on the small files that
   ``<!-- test: files NAME ... -->`` before it names (generated: ``.csv`` with a ``label`` column,
   ``.npy``); ``<!-- test: not run: REASON -->`` before a block says why it does not run;
+- a ```pycon block (``>>>`` lines and their output) runs as a doctest in the page's namespace;
 - fences carry a language; other languages (json, text) are not run.
 """
 import argparse
@@ -32,7 +33,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md"] + sorted(DOCS.glob("*.md"))
-RUN = {"python", "bash"}
+RUN = {"python", "pycon", "bash"}
 NOT_RUN_LANGUAGES = {"json", "text", "console"}
 
 MARKER = re.compile(r"^\s*<!-- test: (shrink|files|not run:)(.*?)-->\s*$")
@@ -127,6 +128,16 @@ def commands(code):
     return [argv for argv in (shlex.split(line, comments=True) for line in joined.splitlines()) if argv]
 
 
+def run_doctest(code, namespace, page, line):
+    """A ```pycon block: its >>> lines run in the page's namespace and must print the output shown."""
+    test = doctest.DocTestParser().get_doctest(code, namespace, f"{page.name}:{line}", str(page), line - 1)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    out = []
+    runner.run(test, out=out.append, clear_globs=False)
+    namespace.update(test.globs)  # DocTest works on a copy; the page's later blocks see its names
+    assert runner.failures == 0, "".join(out)
+
+
 def run_cli(argv, where):
     from fastboost.cli import main
 
@@ -171,6 +182,8 @@ def test_page_examples_run(page, tmp_path, monkeypatch, plain_matplotlib):
         if block.lang == "python":
             # leading newlines: a traceback names the page's own line numbers
             exec(compile("\n" * (block.line - 1) + code, str(page), "exec"), namespace)
+        elif block.lang == "pycon":
+            run_doctest(code, namespace, page, block.line)
         else:
             write_files(block.files)
             for argv in commands(code):
@@ -221,6 +234,14 @@ def test_parse_reads_the_markers(tmp_path):
     page.write_text("```\nno language\n```\n")
     with pytest.raises(AssertionError, match="give the code block a language"):
         parse(page)
+
+
+def test_pycon_blocks_compare_their_output(tmp_path):
+    namespace = {"a": 2}
+    run_doctest(">>> a * 3\n6\n>>> b = a + 1\n", namespace, tmp_path / "page.md", 1)
+    assert namespace["b"] == 3  # the page's namespace goes on
+    with pytest.raises(AssertionError, match="Expected:"):
+        run_doctest(">>> a * 3\n7\n", namespace, tmp_path / "page.md", 1)
 
 
 def test_commands_join_continuations_and_drop_comments():
