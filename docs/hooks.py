@@ -13,6 +13,7 @@ A page asks for a table with a line of its own ``<!-- generated: NAME -->`` (``N
 """
 import argparse
 import re
+import unicodedata
 
 PLACEHOLDER = re.compile(r"^<!-- generated: ([a-z-]+)(?: (\S+))? -->$", re.M)
 
@@ -55,14 +56,18 @@ def param_matrix():
                                "`n_estimators` also as the first positional argument.")
 
 
+def _slug(title):
+    """A heading's anchor as Python-Markdown's toc extension makes it (its default slugify)."""
+    title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", title).strip().lower())
+
+
 def _plain_doc(text):
     """A numpydoc description as Markdown: ``code`` becomes `code`, a reference to a section of
     docs/algorithms.md a link to it (the strict build checks the anchor)."""
-    from markdown.extensions.toc import slugify
-
     text = re.sub(r"``(.+?)``", r"`\1`", text)
     text = re.sub(r'docs/algorithms\.md, "([^"]+)"',
-                  lambda m: f'[Algorithms, "{m.group(1)}"](algorithms.md#{slugify(m.group(1), "-")})', text)
+                  lambda m: f'[Algorithms, "{m.group(1)}"](algorithms.md#{_slug(m.group(1))})', text)
     return re.sub(r"docs/algorithms\.md(?!\]|#)", "[Algorithms](algorithms.md)", text)
 
 
