@@ -318,6 +318,28 @@ def test_parameter_table_names_only_real_parameters():
         assert listed[name] == set(cls().get_params()), f"{name}: parameters missing from the table"
 
 
+CALL_SPAN = re.compile(r"(scikit-learn )?`(?:Dask)?(\w+Classifier)\(([^`]*)\)`")
+
+
+def test_prose_names_only_real_parameters():
+    """Every `Estimator(param, other=value)` written in the pages' text names parameters the estimator has."""
+    import fastboost
+
+    checked = 0
+    for page in PAGES:
+        for m in CALL_SPAN.finditer(page.read_text()):
+            sklearn, name, args = m.groups()
+            if sklearn or name not in fastboost.__all__:
+                continue  # another library's estimator
+            params = getattr(fastboost, name)().get_params()
+            for arg in args.split(","):
+                key = arg.split("=")[0].strip()
+                if key.isidentifier():
+                    assert key in params, f"{page.name}: `{m.group(0).strip('`')}` names {key}, which {name} lacks"
+                    checked += 1
+    assert checked > 20
+
+
 def test_parameter_details_cover_each_parameter_once():
     hooks = load_hooks()
     details = hooks.param_details()
