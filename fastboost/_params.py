@@ -595,9 +595,9 @@ def estimator_doc(name, description, *, multiclass=_MULTICLASS_OVR, extra_attrib
     args = "n_estimators=100" + (", " + example_params if example_params else "")
     examples = (f">>> from fastboost import {name}\n"
                 ">>> from fastboost.datasets import make_twonorm\n"
-                ">>> X, y = make_twonorm(2000, random_state=0)\n"
-                f">>> clf = {name}({args}).fit(X[:1500], y[:1500])\n"
-                ">>> clf.score(X[1500:], y[1500:]) > 0.9\n"
+                ">>> X, y = make_twonorm(1000, random_state=0)\n"
+                f">>> clf = {name}({args}).fit(X[:750], y[:750])\n"
+                ">>> clf.score(X[750:], y[750:]) > 0.9\n"
                 "True\n"
                 ">>> clf.predict_proba(X[:3]).shape\n"
                 "(3, 2)")

@@ -251,15 +251,30 @@ def test_commands_join_continuations_and_drop_comments():
 
 
 # ----------------------------------------------------------------------------- docstring examples
-DOCTEST_MODULES = ["fastboost.estimators", "fastboost.datasets", "fastboost.plot", "fastboost._model_io",
-                   "fastboost.dask"]
+DOCTEST_MODULES = ["fastboost.estimators", "fastboost.datasets", "fastboost.plot", "fastboost._model_io"]
+
+
+def examples(obj):
+    return [(e.source, e.want) for t in doctest.DocTestFinder().find(obj) for e in t.examples]
+
+
+def test_dask_docstring_examples_are_the_single_machine_ones():
+    """The Dask estimators' docstrings carry their single-machine class's examples, which
+    test_docstring_examples runs; any example of their own would have to be run here."""
+    dask = pytest.importorskip("fastboost.dask", reason="fastboost.dask needs the dask extra")
+    names = [n for n in dir(dask) if n.startswith("Dask") and n.endswith("Classifier")]
+    assert len(names) == 6
+    for name in names:
+        cls = getattr(dask, name)
+        base = getattr(importlib.import_module("fastboost"), name.removeprefix("Dask"))
+        assert examples(cls) == examples(base) and examples(cls), name
+    assert not [t.name for t in doctest.DocTestFinder(exclude_empty=True).find(dask)
+                if t.examples and not t.name.rsplit(".", 1)[-1].startswith("Dask")]
 
 
 @pytest.mark.parametrize("name", DOCTEST_MODULES)
 def test_docstring_examples(name, tmp_path, monkeypatch, plain_matplotlib):
     """Every ``>>>`` example of the module's docstrings gives the output it shows."""
-    if name == "fastboost.dask":
-        pytest.importorskip("distributed", reason="fastboost.dask needs the dask extra")
     module = importlib.import_module(name)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("FASTBOOST_QUIET_COMPILE", "1")
