@@ -349,8 +349,9 @@ COMMON = {
         "Seeds the binning subsample (drawn above 200 000 rows) and the ``validation_fraction`` "
         "split; boosting itself is deterministic.")),
     "verbose": Param(0, Verbose(), (
-        "When > 0 (or True), print the round, cost, validation error and elapsed time every 10 "
-        "rounds.")),
+        "When > 0 (or True), print a header, then a line every 1, 2 or 5 times a power of ten rounds (at "
+        "most 20 a fit) with the round, the training error, the validation error, the cost and the time "
+        "elapsed and left, and a last line saying why the fit ended. 0 prints nothing.")),
 }
 
 _CRITERION_OR_REAL = replace(COMMON["criterion"], doc=COMMON["criterion"].doc + (
@@ -597,9 +598,9 @@ def estimator_doc(name, description, *, multiclass=_MULTICLASS_OVR, extra_attrib
     args = "n_estimators=100" + (", " + example_params if example_params else "")
     examples = (f">>> from fastboost import {name}\n"
                 ">>> from fastboost.datasets import make_twonorm\n"
-                ">>> X, y = make_twonorm(2000, random_state=0)\n"
-                f">>> clf = {name}({args}).fit(X[:1500], y[:1500])\n"
-                ">>> clf.score(X[1500:], y[1500:]) > 0.9\n"
+                ">>> X, y = make_twonorm(1000, random_state=0)\n"
+                f">>> clf = {name}({args}).fit(X[:750], y[:750])\n"
+                ">>> clf.score(X[750:], y[750:]) > 0.9\n"
                 "True\n"
                 ">>> clf.predict_proba(X[:3]).shape\n"
                 "(3, 2)")

@@ -183,7 +183,8 @@ def _bench(args):
     return 0
 
 
-def main(argv=None):
+def build_parser():
+    """The ``fastboost`` command's argument parser (its options are also listed in the documentation)."""
     parser = _Parser(prog="fastboost", description=__doc__)
     from . import __version__
 
@@ -223,7 +224,11 @@ def main(argv=None):
                        description=bench.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench.add_arguments(p)
     p.set_defaults(func=_bench)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except BrokenPipeError:  # the reader went away (e.g. piped into head): stop quietly

@@ -127,8 +127,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         callbacks: functions called between chunks of rounds (about every 0.2 s, at each progress
         line and after the last round) as ``callback(n_rounds_done, rounds)``, ``rounds`` a copy of the
         records so far (the ``rounds_`` fields); one returning True ends the fit there, keeping the
-        rounds done (``stopped_by_callback_``; ``warm_start`` can continue it); after the last round
-        it stops nothing. One-vs-rest models call them for each class's fit.
+        rounds done (``stopped_by_callback_``; ``warm_start``, where the estimator has it, can continue
+        it); after the last round it stops nothing. One-vs-rest models call them for each class's fit.
 
         An interrupted fit (Ctrl-C, any exception) leaves the estimator as it was before.
         """

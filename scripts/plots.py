@@ -1,4 +1,4 @@
-"""Draw the README's figures into docs/images/: margin distributions and cost per round on twonorm.
+"""Draw the figures of the documentation's Plots page into docs/images/: margins and cost per round on twonorm.
 
 Usage: python scripts/plots.py [--out DIR]   (needs matplotlib: pip install "fastboost[plot]")
 """

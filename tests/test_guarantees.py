@@ -1,4 +1,4 @@
-"""What users can rely on (README, "Guarantees"): any number of classes, memory checked up front,
+"""What users can rely on (docs/guarantees.md): any number of classes, memory checked up front,
 Ctrl-C answered at once with the estimator left as it was."""
 import _thread
 import signal
