@@ -432,7 +432,7 @@ class _BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     def _between_rounds(self, data, config, model, ws, valid):
         """After every ``_reweight_every()`` rounds: QuadBoost's re-weighting pass (the kept voters ``model``);
         may return a reason to stop."""
-        self._reweight(data, config, model, ws.w, ws, valid)
+        self._reweight(data, config, model, ws.rows.w, ws, valid)
 
     def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
         """Run the one compiled loop through the round driver; return the fitted records (a Model).
@@ -946,7 +946,7 @@ class QuadBoostClassifier(_BaseBoostClassifier):
         rule = RULES[self._algorithm]
         c = config[0]
         sums = ws.sums if ws is not None else np.zeros(1, SUMS_DTYPE)
-        block_sums = ws.block_sums if ws is not None else np.empty((n_blocks(r.shape[0]), 4))
+        block_sums = ws.rows.block_sums if ws is not None else np.empty((n_blocks(r.shape[0]), 4))
         _reweight_pass(data, c, model, model.rounds.shape[0], r, rule.step.get(), sums, block_sums)
         penalty = sum(quad_penalty(a, c["lam"], c["penalty"]) for a in model.rounds["alpha"])
         if ws is not None:
@@ -1074,8 +1074,8 @@ class LPBoostClassifier(_BaseBoostClassifier):
         master["seconds"] = master.get("seconds", 0.0) + time.perf_counter() - started
         rounds = model.rounds
         rounds["alpha"] = sol.weights
-        ws.w[:] = 0.0
-        ws.w[rows] = sol.u / sol.u.sum()
+        ws.rows.w[:] = 0.0
+        ws.rows.w[rows] = sol.u / sol.u.sum()
         config[0]["lp_beta"] = sol.beta  # the stop rule of the next round reads it
         last = rounds[done - 1]
         last["lp_value"] = sol.value
