@@ -76,8 +76,9 @@ def stop_on_nonpositive_step(alpha, sums, t, config):
 @compiled(TRANSFORM_SIG)
 def identity_transform(data, config, ws):
     """u = w: the learner sees the boosting weights."""
-    for i in range(ws.w.shape[0]):  # a loop: a slice copy would compile numba's shape-mismatch error path
-        ws.u[i] = ws.w[i]
+    rows = ws.rows
+    for i in range(rows.w.shape[0]):  # a loop: a slice copy would compile numba's shape-mismatch error path
+        rows.u[i] = rows.w[i]
 
 
 @compiled(COST_SIG)
@@ -146,9 +147,9 @@ def vadaboost_transform(data, config, ws):
     duplicated row and a weight of 0 a removed one.
     """
     lam = config.lam
-    w = ws.w
+    w = ws.rows.w
     p = data.p
-    u = ws.u
+    u = ws.rows.u
     for i in range(w.shape[0]):
         if p[i] > 0.0:
             u[i] = lam * w[i] * w[i] / p[i] + (1.0 - lam) * w[i]
@@ -166,11 +167,12 @@ def vadaboost_step(sums, t, config):
 @compiled(TRANSFORM_SIG)
 def ebboost_transform(data, config, ws):
     """u = w, and q = w**2 / p (n w**2 for uniform p) for the second histogram."""
-    w = ws.w
+    rows = ws.rows
+    w = rows.w
     p = data.p
     for i in range(w.shape[0]):
-        ws.u[i] = w[i]
-        ws.q[i] = w[i] * w[i] / p[i] if p[i] > 0.0 else 0.0
+        rows.u[i] = w[i]
+        rows.q[i] = w[i] * w[i] / p[i] if p[i] > 0.0 else 0.0
 
 
 @jit
@@ -237,15 +239,16 @@ PENALTIES = {None: PENALTY_NONE, "l1": PENALTY_L1, "l2": PENALTY_L2, "linf": PEN
 def quadboost_transform(data, config, ws):
     """The residuals r = y - F (held in w) as a weighted classification: labels sign(r), weights p |r|
     (and q = p when allocated: least-squares trees need sum p per bin)."""
-    w = ws.w
+    rows = ws.rows
+    w = rows.w
     p = data.p
-    with_q = ws.q.shape[0] == w.shape[0]
+    with_q = rows.q.shape[0] == w.shape[0]
     for i in range(w.shape[0]):
         r = w[i]
-        ws.ylab[i] = 1 if r > 0.0 else 0
-        ws.u[i] = p[i] * abs(r)
+        rows.ylab[i] = 1 if r > 0.0 else 0
+        rows.u[i] = p[i] * abs(r)
         if with_q:
-            ws.q[i] = p[i]
+            rows.q[i] = p[i]
 
 
 @jit

@@ -344,8 +344,8 @@ class WorkerShard:
         self.validate = self.learner.validate if n_val else no_validation
         self.no_model = make_model(0, 0)
         self.one = make_model(1, self.depth)  # the round the workers' update and validation read
-        self.hist_now = self.ws.hist_a  # trees: the current level's histograms (swapped level by level)
-        self.hist_next = self.ws.hist_b
+        self.hist_now = self.ws.tree.level_a  # trees: the current level's histograms (swapped level by level)
+        self.hist_next = self.ws.tree.level_b
 
     def target(self, seq, k, config):
         """One-vs-rest: start the fit of class k against the rest (config: that fit's), validation margins reset."""
@@ -360,7 +360,7 @@ class WorkerShard:
     @property
     def w(self):
         """The boosting weights (or QuadBoost's residuals) of this shard's rows."""
-        return self.ws.w
+        return self.ws.rows.w
 
     # ------------------------------------------------------------------ one boosting round (see loop._boost)
     def _update(self, update):
@@ -376,8 +376,8 @@ class WorkerShard:
         one.rounds[0] = update.round[0]
         if update.tree is not None:
             one.nodes[0] = update.tree
-            ws.leaf_w[:] = update.leaf_w
-            ws.factor[:] = update.factor
+            ws.tree.leaf_w[:] = update.leaf_w
+            ws.tree.factor[:] = update.factor
         c = self.config[0]
         a, b = self.learner.update(self.data, c, ws, one, 0, update.alpha)
         err = np.nan
@@ -424,16 +424,17 @@ class WorkerShard:
             done = None if update is None else self._update(update)
             if not c["u_is_w"]:
                 self.rule.transform(self.data, c, ws)
-            u = ws.w if c["u_is_w"] else ws.u
+            rows, st = ws.rows, ws.stump
+            u = rows.w if c["u_is_w"] else rows.u
             if self._replaying:
                 pass
             elif self.use_q:
-                build_histograms_q(self.codes, ws.ylab, u, ws.q, ws.hist, ws.histq)
+                build_histograms_q(self.codes, rows.ylab, u, rows.q, st.hist, st.histq)
             else:
-                build_histograms(self.codes, ws.ylab, u, ws.hist, int(c["hist_groups"]))
+                build_histograms(self.codes, rows.ylab, u, st.hist, int(c["hist_groups"]))
         updates = [done]
-        hist = ws.hist.copy()
-        histq = ws.histq.copy() if self.use_q else None
+        hist = ws.stump.hist.copy()
+        histq = ws.stump.histq.copy() if self.use_q else None
         for child, future in pending:
             child_updates, child_hist, child_histq = self._child_result(child, future)
             updates.extend(child_updates)
@@ -445,9 +446,10 @@ class WorkerShard:
     def _apply(self, r):
         """apply_stump of the stump r (a round record) on this shard's rows: y*h and the sums in ws.sums."""
         ws = self.ws
-        u = ws.w if self.config[0]["u_is_w"] else ws.u
+        rows = ws.rows
+        u = rows.w if self.config[0]["u_is_w"] else rows.u
         apply_stump(self.codes[r["feature"]], r["bin"], r["missing_left"], self.missing_code, r["left"], r["right"],
-                    ws.ylab, u, ws.w, ws.yh, ws.block_sums, ws.sums)
+                    rows.ylab, u, rows.w, rows.yh, rows.block_sums, ws.sums)
 
     def apply(self, seq, f, k, ml, left, right):
         """apply_stump on this shard's rows: its (U_I, U_J, W_I, W_J)."""
@@ -472,12 +474,13 @@ class WorkerShard:
             done = None if update is None else self._update(update)
             if not c["u_is_w"]:
                 self.rule.transform(self.data, c, ws)
-            u = ws.w if c["u_is_w"] else ws.u
-            self.hist_now, self.hist_next = ws.hist_a, ws.hist_b
-            ws.node_range[0, 0] = 0
-            ws.node_range[0, 1] = n
+            rows, ts = ws.rows, ws.tree
+            u = rows.w if c["u_is_w"] else rows.u
+            self.hist_now, self.hist_next = ts.level_a, ts.level_b
+            ts.node_range[0, 0] = 0
+            ts.node_range[0, 1] = n
             if not self._replaying:
-                rows_histograms(self.codes, ws.idx, 0, n, ws.ylab, u, ws.q, int(c["n_classes"]),
+                rows_histograms(self.codes, ts.rows, 0, n, rows.ylab, u, rows.q, int(c["n_classes"]),
                                 int(c["min_samples_leaf"]) > 1, self.hist_now[0], int(c["hist_groups"]))
         return done, self.hist_now[0].copy()
 
@@ -486,10 +489,11 @@ class WorkerShard:
         self._enter(seq)
         ws = self.ws
         c = self.config[0]
-        u = ws.w if c["u_is_w"] else ws.u
+        rows, ts = ws.rows, ws.tree
+        u = rows.w if c["u_is_w"] else rows.u
         with self._kernels():
-            split_level_rows(self.codes, ws.ylab, u, ws.q, c, split, split_bits, n_split, first_child, root, ws.idx,
-                             ws.tmp, ws.node_range, self.hist_now, self.hist_next, not self._replaying)
+            split_level_rows(self.codes, rows.ylab, u, rows.q, c, split, split_bits, n_split, first_child, root,
+                             ts.rows, ts.tmp, ts.node_range, self.hist_now, self.hist_next, not self._replaying)
         self.hist_now, self.hist_next = self.hist_next, self.hist_now
         return self.hist_now[:2 * n_split].copy()
 
@@ -498,13 +502,14 @@ class WorkerShard:
         self._enter(seq)
         ws = self.ws
         c = self.config[0]
-        u = ws.w if c["u_is_w"] else ws.u
-        ws.leaf_u[:] = 0.0
-        ws.leaf_w[:] = 0.0
+        rows, ts = ws.rows, ws.tree
+        u = rows.w if c["u_is_w"] else rows.u
+        ts.leaf_u[:] = 0.0
+        ts.leaf_w[:] = 0.0
         with self._kernels():
-            tree_leaves_rows(self.codes, ws.ylab, u, ws.q, ws.w, c, tree, n_nodes, n_first, split, split_bits,
-                             n_last, last_root, ws.idx, ws.node_range, ws.leaf_of_row, ws.leaf_u, ws.leaf_w)
-        return ws.leaf_u[:n_nodes].copy(), ws.leaf_w[:n_nodes].copy()
+            tree_leaves_rows(self.codes, rows.ylab, u, rows.q, rows.w, c, tree, n_nodes, n_first, split, split_bits,
+                             n_last, last_root, ts.rows, ts.node_range, ts.leaf_of_row, ts.leaf_u, ts.leaf_w)
+        return ts.leaf_u[:n_nodes].copy(), ts.leaf_w[:n_nodes].copy()
 
     def update(self, seq, update):
         """The last round's update alone (end of boosting, before QuadBoost's re-weighting)."""
@@ -530,7 +535,7 @@ class WorkerShard:
             if pending is not None:
                 self._add_voter(pending)
             return voter_correlation(self.codes, self._voter(voter), 0, self.missing_code, self.w, self.p,
-                                     self.ws.block_sums)
+                                     self.ws.rows.block_sums)
 
     def finish_voters(self, seq, pending):
         """The pass's last residual update (if any); returns this shard's part of sum_i p_i r_i**2."""
@@ -543,11 +548,11 @@ class WorkerShard:
     def reset_residuals(self, seq, rounds, nodes):
         """r = y - F of the kept voters, recomputed from the labels (as QuadBoostClassifier._finish)."""
         self._enter(seq)
-        self.ws.w[:] = 2.0 * self.data.y - 1.0
+        self.ws.rows.w[:] = 2.0 * self.data.y - 1.0
         model = Model(rounds, _NO_NODES if nodes is None else nodes)
         with self._kernels():
             for j in range(rounds.shape[0]):
-                add_voter(self.codes, model, j, self.missing_code, rounds[j]["alpha"], self.ws.w)
+                add_voter(self.codes, model, j, self.missing_code, rounds[j]["alpha"], self.ws.rows.w)
 
     def revalidate(self, seq, rounds, nodes):
         """The validation margins recomputed from the voters (after a re-weighting pass changed their steps)."""

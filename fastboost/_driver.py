@@ -31,7 +31,10 @@ from ._types import (
     SUMS_DTYPE,
     Y_DTYPE,
     Model,
+    RowState,
+    StumpScratch,
     TrainData,
+    TreeScratch,
     ValidData,
     Workspace,
 )
@@ -119,11 +122,12 @@ def pick_rules(rule, config, validation, codes=np.uint8, categorical=True):
 
 
 def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
-    """The scratch space and state of a fit (``Workspace``), allocated once.
+    """The scratch space and state of a fit (``Workspace``), allocated once: the per-row state, the round's
+    sums and the loop state, the stump learner's and the tree learner's scratch, the validation passes'.
 
     y_idx  class indices [n], the learner's labels to start from (copied); w float64[n] the initial boosting
     state (weights p, or QuadBoost's residuals; kept, not copied). Arrays a fit does not use have
-    length 0 (trees' scratch for stumps, q without EBBoost or least-squares trees).
+    length 0 (or shape (1, 1, 1)): the tree scratch of a stump fit, q without EBBoost or least-squares trees.
     """
     c = config[0]
     n = y_idx.shape[0]
@@ -133,41 +137,49 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
     n_fields = n_classes + 1 + int(ls)
     max_nodes = max_nodes_of(depth)
     slots = 2 ** (depth - 1) if depth else 1
-    tree_n = n if depth else 0
-    incremental = c["hist_rebuild"] > 1  # carried histograms: the stumps' or the tree root's in hist
+    carried = c["hist_rebuild"] > 1  # the stumps' or the tree root's histograms carried from round to round
     trim = c["trim_rate"] > 0.0
-    idx_n = n if (depth or incremental) else 0  # (incremental stumps: the smaller side's rows)
-    tmp_n = n if (depth or trim) else 0  # (trimmed stumps: the kept rows)
-    hist_shape = ((slots, n_features, n_bins, n_fields) if depth
-                  else (1, n_features, n_bins, 2) if incremental else (1, 1, 1, 1))
-    hist_width = (2 if not depth else n_fields if incremental else 0)
+    stump = depth == 0
+    tree_n = 0 if stump else n
     state = np.zeros(1, STATE_DTYPE)
     state[0]["best_val"] = np.inf
-    return Workspace(
+    rows = RowState(
         w=w,
         u=np.empty(n, np.float64),
         q=np.empty(n if (c["use_q"] or ls) else 0, np.float64),
         ylab=np.array(y_idx, dtype=Y_DTYPE),
-        yh=np.empty(n, np.int8),
+        yh=np.empty(0 if (not stump and carried) else n, np.int8),
         block_sums=np.empty((n_blocks(n), 4), np.float64),
-        sums=np.zeros(1, SUMS_DTYPE),
-        state=state,
-        hist=np.empty((n_features, n_bins, hist_width) if hist_width else (1, 1, 2), np.float64),
+    )
+    stump_hist = (n_features, n_bins, 2) if stump else (1, 1, 2)
+    stump_scratch = StumpScratch(
+        hist=np.empty(stump_hist, np.float64),
         histq=np.empty((n_features, n_bins if c["use_q"] else 1, 2), np.float64),
         fvalue=np.empty(n_features, np.float64),
         fbin=np.empty(n_features, np.int64),
         fmissing_left=np.empty(n_features, np.int64),
-        idx=np.empty(idx_n, np.int64),
-        tmp=np.empty(tmp_n, np.int64),
-        hist_a=np.empty(hist_shape, np.float64),
-        hist_b=np.empty(hist_shape, np.float64),
+        kept=np.empty(n if (stump and trim) else 0, np.int64),
+        side_rows=np.empty(n if (stump and carried) else 0, np.int64),
+        side_hist=np.empty(stump_hist if carried else (1, 1, 2), np.float64),
+    )
+    level_shape = (slots, n_features, n_bins, n_fields) if depth else (1, 1, 1, 1)
+    root_shape = (n_features, n_bins, n_fields) if (depth and carried) else (1, 1, 1)
+    tree_scratch = TreeScratch(
+        rows=np.empty(tree_n, np.int64),
+        tmp=np.empty(tree_n, np.int64),
+        level_a=np.empty(level_shape, np.float64),
+        level_b=np.empty(level_shape, np.float64),
         node_range=np.empty((max_nodes, 2), np.int64),
         leaf_of_row=np.zeros(tree_n, np.int64),
         leaf_u=np.zeros((max_nodes, n_classes + 1)),
         leaf_w=np.zeros((max_nodes, n_classes)),
         factor=np.zeros((max_nodes, 2)),
-        vblock_sums=np.empty((n_blocks(n_val), 4), np.float64),
+        root_hist=np.empty(root_shape, np.float64),
+        side_hist=np.empty(root_shape, np.float64),
+        wrong=np.empty(n if (depth and carried) else 0, np.int8),
     )
+    return Workspace(rows=rows, sums=np.zeros(1, SUMS_DTYPE), state=state, stump=stump_scratch, tree=tree_scratch,
+                     vblock_sums=np.empty((n_blocks(n_val), 4), np.float64))
 
 
 def working_memory(n_samples, n_features, n_bins, config, n_val, capacity):
@@ -183,10 +195,10 @@ def working_memory(n_samples, n_features, n_bins, config, n_val, capacity):
     if depth:
         per_row += 3 * 8  # the row order, its partition scratch, each row's leaf
         slots = 2 ** (depth - 1)
-        carried = int(c["hist_rebuild"] > 1)  # the root's, carried from round to round
+        carried = int(c["hist_rebuild"] > 1)  # the root's, carried from round to round, and the update's rows'
         parts[f"tree histograms ({n_classes} classes x {n_features} features x {n_bins} bins x {slots} nodes x 2"
-              f"{' + 1' if carried else ''})"] = (
-            (2 * slots + carried) * n_features * n_bins * (n_classes + 1 + int(ls)) * 8)
+              f"{' + 2' if carried else ''})"] = (
+            (2 * slots + 2 * carried) * n_features * n_bins * (n_classes + 1 + int(ls)) * 8)
     else:
         incremental = c["hist_rebuild"] > 1
         parts[f"stump histograms ({n_features} features x {n_bins} bins)"] = (
@@ -301,7 +313,7 @@ class TrainingError:
         n = data.y.shape[0]
         n_scores = 1 if int(config[0]["n_classes"]) == 2 else int(config[0]["n_classes"])
         self.rows = ValidData(data.codes, data.y, data.p, np.zeros(n * n_scores))
-        self.ws = ws._replace(vblock_sums=np.zeros((n_blocks(n), 4)))
+        self.ws = ws._replace(vblock_sums=np.zeros((n_blocks(n), 4)))  # (the validation pass's scratch)
         self.config = config[0]
         self.validate = learner.validate.get(data.codes)
         self.added = 0

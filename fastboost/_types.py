@@ -111,11 +111,12 @@ STATE_DTYPE = np.dtype([
     ("since_best", np.int64),       # rounds since then
     ("stop", np.int64),             # why the last call of the loop returned: RAN_ALL, STOPPED_BY_RULE, ...
     ("untrimmed", np.int64),        # 1: the learner reads every row this round (weight trimming's retry)
-    ("n_kept", np.int64),           # weight trimming: how many rows ws.tmp (stumps) / ws.idx (trees) holds, 0: none,
-                                    # -1: every row until the rows are chosen again (learners.trimmed_rows)
-    ("hist_ready", np.int64),       # 1: ws.hist holds this round's stump (tree root) histograms already
-    ("small_left", np.int64),       # 1: ws.hist_a[0] holds the histograms of the stump's left side (else right);
-                                    # trees: of the rows the tree gets wrong (else right) (incremental.py)
+    ("n_kept", np.int64),           # weight trimming: how many rows ws.stump.kept (stumps) / ws.tree.rows (trees)
+                                    # holds, 0: none, -1: every row until the rows are chosen again
+                                    # (learners.trimmed_rows)
+    ("hist_ready", np.int64),       # 1: ws.stump.hist (trees: ws.tree.root_hist) holds this round's histograms already
+    ("small_left", np.int64),       # 1: ws.stump.side_hist holds the histograms of the stump's left side (else
+                                    # right) (incremental.py)
 ], align=True)
 
 #: Everything a fit's options say, by name: the learner's, the algorithm's and early stopping's.
@@ -200,33 +201,78 @@ Model = namedtuple("Model", [
     "nodes",   # NODE_DTYPE[capacity, max_nodes] (trees), NODE_DTYPE[0, 1] (stumps)
 ])
 
-#: Scratch space and the state of a fit, allocated once by ``_driver.make_workspace``.
-Workspace = namedtuple("Workspace", [
-    "w",             # float64[n]  IN/OUT  boosting weights (sum 1), or residuals r = y - F (additive rules)
-    "u",             # float64[n]  the learner's weights (the rule's transform of w)
-    "q",             # float64[n or 0]  EBBoost's w**2 / p; least-squares trees' p
-    "ylab",          # uint16[n]  the learner's labels (y unless the rule sets them: QuadBoost's sign(r))
-    "yh",            # int8[n]  y_i * h_i of the round's stump (+1 right, -1 wrong); trees with carried histograms:
-                     # 1 where the tree is wrong, else 0
-    "block_sums",    # float64[n_blocks(n), 4]  per-block partial sums of the row passes
-    "sums",          # SUMS_DTYPE[1]  the round's sums
-    "state",         # STATE_DTYPE[1]  IN/OUT  carried across calls
-    "hist",          # float64[n_features, n_bins, 2]  stump histograms; trees with carried histograms: the root's
-                     # [n_features, n_bins, n_classes + 1]
-    "histq",         # float64[n_features, n_bins or 1, 2]  EBBoost's w**2 / p histograms
-    "fvalue",        # float64[n_features]  per-feature best criterion
-    "fbin",          # int64[n_features]
-    "fmissing_left",  # int64[n_features]
-    "idx",           # int64[n or 0]  tree: row order of the nodes (then, carried, the smaller of the wrong / right
-                     # rows; trimmed: the kept rows first); incremental stumps: the smaller side's rows
-    "tmp",           # int64[n or 0]  tree: partition scratch; trimmed stumps: the kept rows
-    "hist_a",        # float64[slots, n_features, n_bins, fields]  tree: one level's node histograms (carried: [0]
-                     # the wrong / right rows' after the update); incremental stumps: [0] the smaller side's histograms
-    "hist_b",        # float64[slots, n_features, n_bins, fields]  tree: the next level's
-    "node_range",    # int64[max_nodes, 2]  tree: each node's range of idx
-    "leaf_of_row",   # int64[n or 0]  tree: each row's leaf
-    "leaf_u",        # float64[max_nodes, n_classes + 1]  tree: per leaf, sums of u per class, then of q
-    "leaf_w",        # float64[max_nodes, n_classes]  tree: per leaf and class, sums of w
-    "factor",        # float64[max_nodes, 2]  binary trees: per leaf and class, the weight update's multiplier
-    "vblock_sums",   # float64[n_blocks(n_val), 4]  validation passes' partial sums
+#: The per-row state every learner reads and writes (part of the Workspace).
+RowState = namedtuple("RowState", [
+    "w",           # float64[n]  IN/OUT  boosting weights (sum 1), or residuals r = y - F (additive rules)
+    "u",           # float64[n]  the learner's weights (the rule's transform of w; not written when u = w)
+    "q",           # float64[n or 0]  the per-row quantity the learner sums beside u: EBBoost's w**2 / p, least-squares
+                   # trees' p (length 0 for the other fits)
+    "ylab",        # uint16[n]  the learner's labels (y unless the rule sets them: QuadBoost's sign(r))
+    "yh",          # int8[n or 0]  y_i * h_i of the round's weak hypothesis (+1 right, -1 wrong); length 0 for trees
+                   # with carried histograms (they mark the wrong rows in TreeScratch.wrong instead)
+    "block_sums",  # float64[n_blocks(n), 4]  per-block partial sums of the row passes (scratch of one pass)
 ])
+
+#: The stump learner's scratch (part of the Workspace; arrays of length 0 or 1 in a tree fit).
+StumpScratch = namedtuple("StumpScratch", [
+    "hist",           # float64[n_features, n_bins, 2]  the round's histograms (with carried histograms (incremental.py)
+                      # the next round's after the update)
+    "histq",          # float64[n_features, n_bins or 1, 2]  EBBoost's histograms of w**2 / p
+    "fvalue",         # float64[n_features]  each feature's best split: its criterion,
+    "fbin",           # int64[n_features]    its bin,
+    "fmissing_left",  # int64[n_features]    and where missing values go
+    "kept",           # int64[n or 0]  weight trimming: the kept rows (state.n_kept of them, increasing)
+    "side_rows",      # int64[n or 0]  carried histograms: the rows of the stump's smaller side (increasing)
+    "side_hist",      # float64[n_features, n_bins, 2] or [1, 1, 2]  carried histograms: those rows' histograms
+])
+
+#: The tree learner's scratch (part of the Workspace; arrays of length 0 or 1 in a stump fit).
+TreeScratch = namedtuple("TreeScratch", [
+    "rows",         # int64[n or 0]  the rows of the nodes, node by node (ranges in node_range): the root's are every
+                    # row (or, with weight trimming, the kept rows), each level's split nodes' partitioned in place
+    "tmp",          # int64[n or 0]  row-index scratch of one pass (the partition; the carried update's rows)
+    "level_a",      # float64[slots, n_features, n_bins, fields]  one level's node histograms (fields: n_classes + 1,
+                    # and one more for least squares)
+    "level_b",      # float64[slots, n_features, n_bins, fields]  the next level's (the two swap level by level)
+    "node_range",   # int64[max_nodes, 2]  each node's range of rows
+    "leaf_of_row",  # int64[n or 0]  each row's leaf
+    "leaf_u",       # float64[max_nodes, n_classes + 1]  per leaf, sums of u per class, then of q
+    "leaf_w",       # float64[max_nodes, n_classes]  per leaf and class, sums of w
+    "factor",       # float64[max_nodes, 2]  what the update multiplies a leaf's output by: binary trees, per leaf
+                    # and class, the weight's multiplier; least squares, column 0, the leaf's value
+    "root_hist",    # float64[n_features, n_bins, fields] or [1, 1, 1]  carried histograms (incremental.py): the
+                    # root's histograms of the next round, kept from round to round
+    "side_hist",    # float64[n_features, n_bins, fields] or [1, 1, 1]  carried histograms: the histograms of the
+                    # smaller of the rows the tree gets wrong and those it gets right, after the update
+    "wrong",        # int8[n or 0]  carried histograms: 1 where the round's tree is wrong, else 0
+])
+
+#: The rows a tree's passes read: binned codes, the learner's labels and weights, q and the boosting weights.
+TreeRows = namedtuple("TreeRows", [
+    "codes",  # uint8 / uint16 [n_features, n]
+    "y",      # uint16[n]  the learner's labels (class index)
+    "u",      # float64[n]  the learner's weights (the splits)
+    "q",      # float64[n or 0]  least-squares trees: the sample distribution p (summed into the last field)
+    "w",      # float64[n]  boosting weights (the leaves' sums of w)
+])
+
+#: Scratch space and the state of a fit, allocated once by ``_driver.make_workspace``: a part per meaning.
+Workspace = namedtuple("Workspace", [
+    "rows",         # RowState  the per-row state
+    "sums",         # SUMS_DTYPE[1]  the round's sums
+    "state",        # STATE_DTYPE[1]  IN/OUT  carried across calls
+    "stump",        # StumpScratch
+    "tree",         # TreeScratch
+    "vblock_sums",  # float64[n_blocks(n_val), 4]  validation passes' partial sums
+])
+
+#: One split of a tree level (``tree.choose_level`` writes them, the level's row passes read them).
+SPLIT_DTYPE = np.dtype([
+    ("slot", np.int64),          # the split node's slot in the level's histograms
+    ("node", np.int64),          # its index in the tree
+    ("feature", np.int64),       # split feature
+    ("bin", np.int64),           # left is bin code <= bin (categorical: the size of the left set minus one)
+    ("missing_left", np.int64),  # 1 if the missing code goes left
+    ("categorical", np.int64),   # 1: a split of a categorical feature, left is the codes in cat_left
+    ("cat_left", np.uint64, (CAT_WORDS,)),  # bitset of the category codes that go left (categorical only)
+], align=True)

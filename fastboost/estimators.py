@@ -453,7 +453,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         """After every ``_reweight_every()`` rounds: QuadBoost's re-weighting pass (the kept voters ``model``);
         may return a reason to stop."""
         ws = fit.rounds.ws
-        self._reweight(fit.data, fit.config, model, ws.w, ws, fit.valid)
+        self._reweight(fit.data, fit.config, model, ws.rows.w, ws, fit.valid)
 
     def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
         """Run the one compiled loop through a fit object; return the fitted records (a Model).
@@ -935,7 +935,7 @@ class QuadBoostClassifier(BaseBoostClassifier):
         rule = RULES[self._algorithm]
         c = config[0]
         sums = ws.sums if ws is not None else np.zeros(1, SUMS_DTYPE)
-        block_sums = ws.block_sums if ws is not None else np.empty((n_blocks(r.shape[0]), 4))
+        block_sums = ws.rows.block_sums if ws is not None else np.empty((n_blocks(r.shape[0]), 4))
         _reweight_pass(data, c, model, model.rounds.shape[0], r, rule.step.get(), sums, block_sums)
         penalty = sum(quad_penalty(a, c["lam"], c["penalty"]) for a in model.rounds["alpha"])
         if ws is not None:
@@ -1066,8 +1066,8 @@ class LPBoostClassifier(BaseBoostClassifier):
         master["seconds"] = master.get("seconds", 0.0) + time.perf_counter() - started
         rounds = model.rounds
         rounds["alpha"] = sol.weights
-        ws.w[:] = 0.0
-        ws.w[rows] = sol.u / sol.u.sum()
+        ws.rows.w[:] = 0.0
+        ws.rows.w[rows] = sol.u / sol.u.sum()
         config[0]["lp_beta"] = sol.beta  # the stop rule of the next round reads it
         last = rounds[done - 1]
         last["lp_value"] = sol.value

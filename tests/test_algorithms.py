@@ -241,11 +241,11 @@ def _round_sums(w, correct, transform, lam):
     ylab = np.zeros(n, np.uint16)
     config = make_config(lam=lam, n_classes=2)
     ws = make_workspace(ylab, w.copy(), 1, 2, config)
-    ws.u[:] = np.nan
+    ws.rows.u[:] = np.nan
     data = TrainData(np.zeros((1, n), np.uint8), ylab, p, np.ones(1, np.int64), np.zeros((1, 256)),
                      np.zeros(1, np.uint8))
     transform(data, config[0], ws)
-    u = ws.u
+    u = ws.rows.u
     sums = make_sums(ui=u[correct].sum(), uj=u[~correct].sum(), wi=w[correct].sum(), wj=w[~correct].sum())[0]
     return u, sums
 

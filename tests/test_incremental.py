@@ -118,10 +118,10 @@ def test_histograms_stay_within_1e_12_of_a_full_build_after_1000_rounds(twonorm)
     assert model.n_estimators_ == 1000
     ws, data = model._resume.rounds.ws, model._resume.data
     assert ws.state[0]["hist_ready"] == 1
-    ref = np.empty_like(ws.hist)
-    build_histograms(data.codes, ws.ylab, ws.w, ref, 2)
+    ref = np.empty_like(ws.stump.hist)
+    build_histograms(data.codes, ws.rows.ylab, ws.rows.w, ref, 2)
     scale = ref.sum(axis=(1, 2), keepdims=True)  # 1: every feature's histogram holds all the weight
-    np.testing.assert_allclose(ws.hist / scale, ref / scale, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ws.stump.hist / scale, ref / scale, rtol=1e-12, atol=1e-12)
 
 
 def test_trimmed_histograms_stay_within_1e_12_of_their_kept_rows_after_900_rounds(twonorm):
@@ -135,10 +135,10 @@ def test_trimmed_histograms_stay_within_1e_12_of_their_kept_rows_after_900_round
     ws, data = model._resume.rounds.ws, model._resume.data
     state = ws.state[0]
     assert state["hist_ready"] == 1 and 0 < state["n_kept"] < X.shape[0]
-    kept = ws.tmp[:state["n_kept"]]
-    ref = np.empty_like(ws.hist)
-    build_histograms_rows(data.codes, ws.ylab, ws.w, kept, ref, 2)
-    np.testing.assert_allclose(ws.hist, ref, rtol=1e-12, atol=1e-12 * ws.w[kept].sum())
+    kept = ws.stump.kept[:state["n_kept"]]
+    ref = np.empty_like(ws.stump.hist)
+    build_histograms_rows(data.codes, ws.rows.ylab, ws.rows.w, kept, ref, 2)
+    np.testing.assert_allclose(ws.stump.hist, ref, rtol=1e-12, atol=1e-12 * ws.rows.w[kept].sum())
 
 
 def test_only_the_rules_it_is_exact_for_carry_histograms(twonorm):
@@ -245,10 +245,11 @@ def test_tree_root_histograms_stay_within_1e_12_of_a_full_build_after_1000_round
     assert model.n_estimators_ == 1000
     ws, data = model._resume.rounds.ws, model._resume.data
     assert ws.state[0]["hist_ready"] == 1
-    ref = np.empty_like(ws.hist)
-    rows_histograms(data.codes, ws.idx, 0, ws.w.shape[0], ws.ylab, ws.w, ws.w, 2, False, ref, 2)
+    ref = np.empty_like(ws.tree.root_hist)
+    w = ws.rows.w
+    rows_histograms(data.codes, ws.tree.rows, 0, w.shape[0], ws.rows.ylab, w, w, 2, False, ref, 2)
     scale = ref.sum(axis=(1, 2), keepdims=True)
-    np.testing.assert_allclose(ws.hist / scale, ref / scale, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ws.tree.root_hist / scale, ref / scale, rtol=1e-12, atol=1e-12)
 
 
 def test_carried_tree_histograms_give_the_same_model_for_any_thread_count(twonorm):

@@ -174,10 +174,10 @@ def test_carried_kept_rows_hold_the_share_and_are_chosen_again_in_time(twonorm, 
     n = X.shape[0]
     rate, n_rounds = 0.95, 70
     est = Est(n_estimators=1, weight_trim_rate=rate, warm_start=True).fit(X, y)
-    prev = est._resume.rounds.ws.tmp[:est.rounds_["n_seen"][0]].copy()
+    prev = est._resume.rounds.ws.stump.kept[:est.rounds_["n_seen"][0]].copy()
     carried = 0
     for t in range(1, n_rounds):
-        w = est._resume.rounds.ws.w.copy()  # the weights round t learns from (u = w)
+        w = est._resume.rounds.ws.rows.w.copy()  # the weights round t learns from (u = w)
         est.set_params(n_estimators=t + 1).fit(X, y)
         ws = est._resume.rounds.ws
         m = ws.state[0]["n_kept"]
@@ -186,7 +186,7 @@ def test_carried_kept_rows_hold_the_share_and_are_chosen_again_in_time(twonorm, 
             prev = None
             continue
         assert m == est.rounds_["n_seen"][t]
-        kept = ws.tmp[:m].copy()
+        kept = ws.stump.kept[:m].copy()
         if prev is not None and t % HIST_REBUILD_EVERY != 0 and math.fsum(w[prev]) >= rate * (1 + 1e-12):
             np.testing.assert_array_equal(kept, prev)
             carried += 1
@@ -225,14 +225,14 @@ def test_learners_that_choose_every_round_read_every_row_while_most_rows_are_cho
             kinds.add("between choices")
             continue
         fresh = np.empty(n, np.int64)
-        m = select_rows(ws.u, rate, fresh)  # ws.u: round t's learner weights
+        m = select_rows(ws.rows.u, rate, fresh)  # ws.rows.u: round t's learner weights
         dense = m > GATHER_MAX_SHARE * n
         if dense:
             assert seen == n, t
             kinds.add("dense choice")
         else:
             assert seen == m, t
-            np.testing.assert_array_equal(ws.tmp[:m], fresh[:m])
+            np.testing.assert_array_equal(ws.stump.kept[:m], fresh[:m])
             kinds.add("trimmed")
     assert kinds == {"between choices", "dense choice", "trimmed"}, kinds  # every path ran
     whole = Est(n_estimators=n_rounds, weight_trim_rate=rate).fit(X, y)

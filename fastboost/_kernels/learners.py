@@ -4,11 +4,11 @@ A weak learner is three compiled functions with the loop's signatures
 (``signatures.py``), handed to the loop beside the algorithm's rules:
 
 - ``learn(data, config, ws, model, t)``: builds round t's weak hypothesis from the
-  learner's weights (``ws.u``, or ``ws.w`` when the rule says u = w), writes it into
+  learner's weights (``ws.rows.u``, or ``ws.rows.w`` when the rule says u = w), writes it into
   ``model`` (the split fields of ``model.rounds[t]``; trees also ``model.nodes[t]``)
   and its sums into ``ws.sums``;
 - ``update(data, config, ws, model, t, alpha)``: adds alpha h_t to the boosting
-  state ``ws.w`` (weights w exp(-alpha y h) / Z, or residuals r - alpha h) and returns
+  state ``ws.rows.w`` (weights w exp(-alpha y h) / Z, or residuals r - alpha h) and returns
   what the cost needs;
 - ``validate(valid, config, ws, model, t, alpha)``: adds alpha h_t to the validation
   margins and returns the weighted validation error.
@@ -53,12 +53,12 @@ def _learn_variant(body, trim, categorical):
     features (categorical False: the body gets None for them) no scan of categories. numba drops a
     branch on a closure's constant, or on an argument that is None, before it types the code, so
     neither path's kernels are compiled (a cold stump fit compiles about 10 s less). ``m`` is the
-    number of rows chosen (``trimmed_rows``: into ws.idx for trees, ws.tmp for stumps), -1 for all.
+    number of rows chosen (``trimmed_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
     The closure holds only constants (numba's on-disk cache keys a closure by them; a function in it
     would pickle differently in every process).
     """
     def learn(data, config, ws, model, t):
-        m = trimmed_rows(config, ws, t, ws.idx if body == _TREE else ws.tmp) if trim else -1
+        m = trimmed_rows(config, ws, t, ws.tree.rows if body == _TREE else ws.stump.kept) if trim else -1
         cats = data.categorical if categorical else None
         if body == _STUMP:
             _learn_stump(data, config, ws, model, t, m, cats)
@@ -79,7 +79,7 @@ def trimmed_rows(config, ws, t, kept):
 
     With carried histograms (stumps, config.hist_rebuild > 1) the last round's rows are kept while they still
     hold the share (their carried histograms say what they hold; the weights sum to 1), up to
-    config.hist_rebuild rounds, and ws.hist then holds their histograms already (state.hist_ready).
+    config.hist_rebuild rounds, and ws.stump.hist then holds their histograms already (state.hist_ready).
     Otherwise the rows are chosen every round, but when they are more than trim.GATHER_MAX_SHARE of the rows
     the learner reads every row (they hold the share too) and the rows are chosen again only after
     trim.RECHOOSE_EVERY rounds (state.n_kept = -1 meanwhile).
@@ -92,7 +92,7 @@ def trimmed_rows(config, ws, t, kept):
     carry = config.hist_rebuild > 1
     if carry and state.hist_ready != 0 and state.n_kept > 0 and t % config.hist_rebuild != 0:
         held = 0.0
-        h = ws.hist[0]  # every kept row is in one bin of feature 0
+        h = ws.stump.hist[0]  # every kept row is in one bin of feature 0
         for b in range(h.shape[0]):
             held += h[b, 0] + h[b, 1]
         if held >= config.trim_rate * (1.0 - TRIM_SLACK):
@@ -100,8 +100,8 @@ def trimmed_rows(config, ws, t, kept):
     if not carry and state.n_kept < 0 and t % RECHOOSE_EVERY != 0:
         return -1  # the rows chosen last were most of them: every row until the next choice
     state.hist_ready = 0
-    m = select_rows(ws.w if config.u_is_w else ws.u, config.trim_rate, kept)
-    if not carry and m > GATHER_MAX_SHARE * ws.w.shape[0]:
+    m = select_rows(ws.rows.w if config.u_is_w else ws.rows.u, config.trim_rate, kept)
+    if not carry and m > GATHER_MAX_SHARE * ws.rows.w.shape[0]:
         state.n_kept = -1
         return -1
     state.n_kept = m
@@ -113,20 +113,22 @@ def trimmed_rows(config, ws, t, kept):
 def _learn_stump(data, config, ws, model, t, m, categorical):
     """The best stump on the learner's weights (histograms, split search, one pass for its sums).
 
-    With weight trimming (m >= 0) the histograms hold only the m rows in ws.tmp chosen by trimmed_rows
+    With weight trimming (m >= 0) the histograms hold only the m rows in ws.stump.kept chosen by trimmed_rows
     (built from them, or carried from the last round's); the stump's sums still run over every row."""
-    u = ws.w if config.u_is_w else ws.u
+    rows = ws.rows
+    st = ws.stump
+    u = rows.w if config.u_is_w else rows.u
     state = ws.state[0]
     if state.hist_ready != 0 and (m >= 0 or t % config.hist_rebuild != 0):
         # the histograms came from the last round's (incremental.py): only the search is left
         searched = False
     elif m >= 0:
-        build_histograms_rows(data.codes, ws.ylab, u, ws.tmp[:m], ws.hist, config.hist_groups)
+        build_histograms_rows(data.codes, rows.ylab, u, st.kept[:m], st.hist, config.hist_groups)
         searched = False
     else:  # the histograms and each feature's best split in one parallel loop
-        histograms_and_splits(data.codes, ws.ylab, u, ws.hist, config.hist_groups, data.n_value_bins,
-                              categorical, config.missing_code, config.criterion, ws.fvalue, ws.fbin,
-                              ws.fmissing_left)
+        histograms_and_splits(data.codes, rows.ylab, u, st.hist, config.hist_groups, data.n_value_bins,
+                              categorical, config.missing_code, config.criterion, st.fvalue, st.fbin,
+                              st.fmissing_left)
         searched = True
     state.hist_ready = 0
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
@@ -135,11 +137,11 @@ def _learn_stump(data, config, ws, model, t, m, categorical):
         r = model.rounds[t]
         if m >= 0:  # of the kept rows' sides
             k, small_left = side_rows(data.codes[r.feature], r.bin, r.missing_left, config.missing_code,
-                                      r.categorical != 0, r.cat_left, ws.idx, ws.tmp[:m])
+                                      r.categorical != 0, r.cat_left, st.side_rows, st.kept[:m])
         else:
             k, small_left = side_rows(data.codes[r.feature], r.bin, r.missing_left, config.missing_code,
-                                      r.categorical != 0, r.cat_left, ws.idx)
-        build_histograms_rows(data.codes, ws.ylab, u, ws.idx[:k], ws.hist_a[0], config.hist_groups)
+                                      r.categorical != 0, r.cat_left, st.side_rows)
+        build_histograms_rows(data.codes, rows.ylab, u, st.side_rows[:k], st.side_hist, config.hist_groups)
         state.small_left = small_left
 
 
@@ -147,17 +149,19 @@ def _learn_stump(data, config, ws, model, t, m, categorical):
 def _learn_stump_q(data, config, ws, model, t, m, categorical):
     """learn_stump with the second histogram of q = w**2 / p (EBBoost's exact search). With weight trimming
     the stump comes from the kept rows' histograms; its sums of u and of q (the step's) from every row."""
-    u = ws.w if config.u_is_w else ws.u
+    rows = ws.rows
+    st = ws.stump
+    u = rows.w if config.u_is_w else rows.u
     if m >= 0:
-        build_histograms_q_rows(data.codes, ws.ylab, u, ws.q, ws.tmp[:m], ws.hist, ws.histq)
+        build_histograms_q_rows(data.codes, rows.ylab, u, rows.q, st.kept[:m], st.hist, st.histq)
     else:
         m = u.shape[0]
-        build_histograms_q(data.codes, ws.ylab, u, ws.q, ws.hist, ws.histq)
+        build_histograms_q(data.codes, rows.ylab, u, rows.q, st.hist, st.histq)
     model.rounds[t].n_seen = m
     _finish_stump(data, config, ws, model, t, u, False, categorical)
     if m < u.shape[0]:  # trimmed: the step's sums of q over every row, as those of u (not the kept rows' histq)
         s = ws.sums[0]
-        s.qi, s.qj = correct_wrong_sums(ws.q, ws.yh, ws.block_sums)
+        s.qi, s.qj = correct_wrong_sums(rows.q, rows.yh, rows.block_sums)
 
 
 #: learn_stump(trim, categorical): learn_stump's learn function for that kind of fit
@@ -170,19 +174,21 @@ learn_stump_q = functools.partial(_learn_variant, _STUMP_Q)
 
 @jit
 def _finish_stump(data, config, ws, model, t, u, searched, categorical):
-    """The stump from the round's histograms (searched: each feature's best split is in ws.fvalue / fbin /
+    """The stump from the round's histograms (searched: each feature's best split is in ws.stump.fvalue / fbin /
     fmissing_left already), its sums over every row and its record."""
     r = model.rounds[t]
+    st = ws.stump
+    rows = ws.rows
     if searched:
         f, k, ml, left, right, threshold, qi, qj, cat = stump_from_feature_splits(
-            ws.hist, ws.histq, data.n_value_bins, categorical, config.missing_code, data.thresholds,
-            config.criterion, config.lam, config.feature_rank, ws.fvalue, ws.fbin, ws.fmissing_left, r.cat_left)
+            st.hist, st.histq, data.n_value_bins, categorical, config.missing_code, data.thresholds,
+            config.criterion, config.lam, config.feature_rank, st.fvalue, st.fbin, st.fmissing_left, r.cat_left)
     else:
         f, k, ml, left, right, threshold, qi, qj, cat = choose_stump(
-            ws.hist, ws.histq, data.n_value_bins, categorical, config.missing_code, data.thresholds,
-            config.criterion, config.lam, config.feature_rank, ws.fvalue, ws.fbin, ws.fmissing_left, r.cat_left)
-    apply_stump(data.codes[f], k, ml, config.missing_code, left, right, ws.ylab, u, ws.w, ws.yh, ws.block_sums,
-                ws.sums, cat, r.cat_left)
+            st.hist, st.histq, data.n_value_bins, categorical, config.missing_code, data.thresholds,
+            config.criterion, config.lam, config.feature_rank, st.fvalue, st.fbin, st.fmissing_left, r.cat_left)
+    apply_stump(data.codes[f], k, ml, config.missing_code, left, right, rows.ylab, u, rows.w, rows.yh,
+                rows.block_sums, ws.sums, cat, r.cat_left)
     s = ws.sums[0]
     s.qi = qi
     s.qj = qj
@@ -201,12 +207,13 @@ def update_stump_weights(data, config, ws, model, t, alpha):
     """w_i <- w_i exp(-alpha y_i h_i) / Z; returns (Z, sum w**2 / p or 0). With carried histograms
     (config.hist_rebuild > 1) also the next round's histograms (incremental.py)."""
     s = ws.sums[0]
-    z, s2 = update_weights(ws.w, data.p, ws.yh, alpha, s.wi, s.wj, ws.block_sums, config.need_s2)
+    rows = ws.rows
+    z, s2 = update_weights(rows.w, data.p, rows.yh, alpha, s.wi, s.wj, rows.block_sums, config.need_s2)
     if config.hist_rebuild > 1:  # the next round's histograms from this round's (incremental.py)
         r = model.rounds[t]
         state = ws.state[0]
         side, other = (r.left, r.right) if state.small_left != 0 else (r.right, r.left)
-        next_histograms(ws.hist, ws.hist_a[0], side, other, alpha, s.wi, s.wj)
+        next_histograms(ws.stump.hist, ws.stump.side_hist, side, other, alpha, s.wi, s.wj)
         state.hist_ready = 1
     return z, s2
 
@@ -214,7 +221,8 @@ def update_stump_weights(data, config, ws, model, t, alpha):
 @compiled(UPDATE_SIG)
 def update_stump_residuals(data, config, ws, model, t, alpha):
     """r_i <- r_i - alpha h_i (QuadBoost); returns (risk, 0)."""
-    return update_residuals(ws.w, data.p, ws.yh, ws.ylab, alpha, ws.block_sums)
+    rows = ws.rows
+    return update_residuals(rows.w, data.p, rows.yh, rows.ylab, alpha, rows.block_sums)
 
 
 @compiled(VALIDATE_SIG)
@@ -231,10 +239,12 @@ def _learn_tree(data, config, ws, model, t, m, categorical):
     """A depth-wise tree on the learner's weights; its sums from the leaves.
 
     Least-squares leaves (QuadBoost): sums.ui - sums.uj = g = <h, r>_p and sums.eta = <h, h>_p,
-    with each leaf's value in ws.factor[:, 0]. Confidence-rated leaves: sums.z, the normaliser
+    with each leaf's value in ws.tree.factor[:, 0]. Confidence-rated leaves: sums.z, the normaliser
     the leaves' values give.
     """
-    u = ws.w if config.u_is_w else ws.u
+    rows = ws.rows
+    ts = ws.tree
+    u = rows.w if config.u_is_w else rows.u
     tree = model.nodes[t]
     # weight trimming (m >= 0): the tree grows on the rows holding config.trim_rate of u; its leaves' sums (and
     # so the leaf values, the step and the update) still come from every row
@@ -242,19 +252,19 @@ def _learn_tree(data, config, ws, model, t, m, categorical):
     if carry:
         state = ws.state[0]
         if state.hist_ready == 0 or t % config.hist_rebuild == 0:
-            rows_histograms(data.codes, ws.idx, 0, u.shape[0], ws.ylab, u, ws.q, config.n_classes, False, ws.hist,
-                            config.hist_groups)
-        root = ws.hist_a[0]
+            rows_histograms(data.codes, ts.rows, 0, u.shape[0], rows.ylab, u, rows.q, config.n_classes, False,
+                            ts.root_hist, config.hist_groups)
+        root = ts.level_a[0]
         for f in range(root.shape[0]):  # loops: a slice copy would compile numba's shape-mismatch error path
             for b in range(root.shape[1]):
                 for c in range(root.shape[2]):
-                    root[f, b, c] = ws.hist[f, b, c]
+                    root[f, b, c] = ts.root_hist[f, b, c]
         state.hist_ready = 0
-    n_nodes = grow_tree(data.codes, ws.ylab, u, ws.q, ws.w, data.n_value_bins, categorical, data.thresholds,
-                        config, ws.idx, ws.tmp, ws.hist_a, ws.hist_b, tree, ws.node_range, ws.leaf_of_row, ws.leaf_u,
-                        ws.leaf_w, m, carry)
+    n_nodes = grow_tree(data.codes, rows.ylab, u, rows.q, rows.w, data.n_value_bins, categorical, data.thresholds,
+                        config, ts.rows, ts.tmp, ts.level_a, ts.level_b, tree, ts.node_range, ts.leaf_of_row,
+                        ts.leaf_u, ts.leaf_w, m, carry)
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
-    finish_tree_round(tree, n_nodes, config, ws.leaf_u, ws.leaf_w, ws.sums, model.rounds[t], ws.factor)
+    finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
 
 
 #: learn_tree(trim, categorical): learn_tree's learn function for that kind of fit
@@ -306,7 +316,7 @@ def update_tree_weights(data, config, ws, model, t, alpha):
     """Discrete binary leaves: w_i exp(-+alpha) / Z by whether row i's leaf names its class, from the
     leaves (the same products as update_weights on the tree's outputs, without the y*h pass). With carried
     histograms (config.hist_rebuild > 1) also the next round's root histograms (incremental.py)."""
-    return _update_discrete_leaves(data, config, ws, model, t, alpha, ws.factor)
+    return _update_discrete_leaves(data, config, ws, model, t, alpha, ws.tree.factor)
 
 
 @compiled(UPDATE_SIG)
@@ -316,16 +326,17 @@ def update_tree_weights_samme(data, config, ws, model, t, alpha):
     if config.hist_rebuild > 1:
         return _update_discrete_leaves(data, config, ws, model, t, alpha,
                                        np.empty((model.nodes[t].shape[0], config.n_classes)))
-    tree_outputs(ws.leaf_of_row, model.nodes[t], ws.ylab, ws.yh)
+    rows = ws.rows
+    tree_outputs(ws.tree.leaf_of_row, model.nodes[t], rows.ylab, rows.yh)
     s = ws.sums[0]
-    return update_weights(ws.w, data.p, ws.yh, alpha, s.wi, s.wj, ws.block_sums, config.need_s2)
+    return update_weights(rows.w, data.p, rows.yh, alpha, s.wi, s.wj, rows.block_sums, config.need_s2)
 
 
 @jit
 def _update_discrete_leaves(data, config, ws, model, t, alpha, factor):
     """w_i <- w_i * factor[leaf_i, y_i] with factor = exp(-alpha) / Z where the leaf names the class, else
     exp(alpha) / Z (factor float64[n_nodes, n_classes] OUT); with carried histograms the update also marks
-    the rows the tree gets wrong (ws.yh) and the next round's root histograms follow (incremental.py).
+    the rows the tree gets wrong (ws.tree.wrong) and the next round's root histograms follow (incremental.py).
     Returns (Z, sum w**2 / p or 0)."""
     tree = model.nodes[t]
     s = ws.sums[0]
@@ -340,13 +351,15 @@ def _update_discrete_leaves(data, config, ws, model, t, alpha, factor):
     leaf_class = np.empty(tree.shape[0] if carry else 0, np.int64)
     for node in range(leaf_class.shape[0]):
         leaf_class[node] = tree[node].class_
-    s2 = update_weights_table(ws.w, data.p, ws.leaf_of_row, ws.ylab, factor, ws.block_sums, config.need_s2,
-                              leaf_class, ws.yh)
+    rows = ws.rows
+    ts = ws.tree
+    s2 = update_weights_table(rows.w, data.p, ts.leaf_of_row, rows.ylab, factor, rows.block_sums, config.need_s2,
+                              leaf_class, ts.wrong)
     if carry:  # the next round's root histograms from this round's (incremental.py)
-        k, small_wrong = wrong_rows(ws.yh, ws.block_sums, ws.idx)
-        rows_histograms(data.codes, ws.idx, 0, k, ws.ylab, ws.w, ws.q, config.n_classes, False, ws.hist_a[0],
+        k, small_wrong = wrong_rows(ts.wrong, rows.block_sums, ts.tmp)
+        rows_histograms(data.codes, ts.tmp, 0, k, rows.ylab, rows.w, rows.q, config.n_classes, False, ts.side_hist,
                         config.hist_groups)
-        next_tree_histograms(ws.hist, ws.hist_a[0], small_wrong, alpha, s.wi, s.wj)
+        next_tree_histograms(ts.root_hist, ts.side_hist, small_wrong, alpha, s.wi, s.wj)
         ws.state[0].hist_ready = 1
     return z, s2
 
@@ -356,6 +369,7 @@ def update_tree_weights_real(data, config, ws, model, t, alpha):
     """Confidence-rated leaves: w_i <- w_i exp(-alpha y_i v_leaf) / Z (alpha = 1, or the learning rate);
     returns (Z, sum w**2 / p)."""
     tree = model.nodes[t]
+    ts = ws.tree
     n_nodes = 1  # nodes are numbered as grown: the root, then two children per internal node
     for node in range(tree.shape[0]):
         if tree[node].left >= 0:
@@ -364,19 +378,21 @@ def update_tree_weights_real(data, config, ws, model, t, alpha):
     for node in range(n_nodes):
         if tree[node].left < 0:
             v = alpha * tree[node].value
-            z += ws.leaf_w[node, 1] * np.exp(-v) + ws.leaf_w[node, 0] * np.exp(v)
+            z += ts.leaf_w[node, 1] * np.exp(-v) + ts.leaf_w[node, 0] * np.exp(v)
     for node in range(tree.shape[0]):
         v = alpha * tree[node].value
-        ws.factor[node, 1] = np.exp(-v) / z
-        ws.factor[node, 0] = np.exp(v) / z
-    s2 = update_weights_table(ws.w, data.p, ws.leaf_of_row, ws.ylab, ws.factor, ws.block_sums, True)
+        ts.factor[node, 1] = np.exp(-v) / z
+        ts.factor[node, 0] = np.exp(v) / z
+    rows = ws.rows
+    s2 = update_weights_table(rows.w, data.p, ts.leaf_of_row, rows.ylab, ts.factor, rows.block_sums, True)
     return z, s2
 
 
 @compiled(UPDATE_SIG)
 def update_tree_residuals(data, config, ws, model, t, alpha):
     """Least-squares leaves: r_i <- r_i - alpha v_leaf(i); returns (risk, 0)."""
-    return update_residuals_leaves(ws.w, data.p, ws.leaf_of_row, ws.factor, alpha, ws.block_sums)
+    return update_residuals_leaves(ws.rows.w, data.p, ws.tree.leaf_of_row, ws.tree.factor, alpha,
+                                   ws.rows.block_sums)
 
 
 @compiled(VALIDATE_SIG)

@@ -57,7 +57,7 @@ def _boost(data, valid, config, rules, ws, model, t_start, t_stop):
     valid   ValidData   IN/OUT  the binned validation set and its margins (no rows: no validation)
     config  CONFIG_DTYPE record  IN
     rules   (transform, step, stop, cost, learn, update, validate)  IN  compiled functions
-    ws      Workspace   IN/OUT  boosting weights ws.w, state ws.state; the rest is scratch
+    ws      Workspace   IN/OUT  boosting weights ws.rows.w, state ws.state; the rest is scratch
     model   Model       OUT     rounds t_start.. of model.rounds (and model.nodes for trees)
     """
     transform, step, stop, cost, learn, update, validate = rules

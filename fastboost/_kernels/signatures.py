@@ -24,7 +24,10 @@ from .._types import (
     STATE_DTYPE,
     SUMS_DTYPE,
     Model,
+    RowState,
+    StumpScratch,
     TrainData,
+    TreeScratch,
     ValidData,
     Workspace,
 )
@@ -66,14 +69,19 @@ def by_codes(make):
 
 train_t, valid_t = _data_types(CODES_DTYPES[0])  # the default width's types
 model_t = types.NamedTuple([rounds_t, nodes_t], Model)
-workspace_t = types.NamedTuple([
-    f8_1d, f8_1d, f8_1d, u2_1d, i1_1d, f8_2d, sums_1d, state_1d,  # w, u, q, ylab, yh, block_sums, sums, state
+row_state_t = types.NamedTuple([f8_1d, f8_1d, f8_1d, u2_1d, i1_1d, f8_2d], RowState)  # w, u, q, ylab, yh, block_sums
+stump_scratch_t = types.NamedTuple([
     f8_3d, f8_3d, f8_1d, i8_1d, i8_1d,  # hist, histq, fvalue, fbin, fmissing_left
-    i8_1d, i8_1d, f8_4d, f8_4d, i8_2d, i8_1d, f8_2d, f8_2d, f8_2d,  # tree scratch
-    f8_2d,  # vblock_sums
-], Workspace)
+    i8_1d, i8_1d, f8_3d,  # kept, side_rows, side_hist
+], StumpScratch)
+tree_scratch_t = types.NamedTuple([
+    i8_1d, i8_1d, f8_4d, f8_4d, i8_2d, i8_1d,  # rows, tmp, level_a, level_b, node_range, leaf_of_row
+    f8_2d, f8_2d, f8_2d,  # leaf_u, leaf_w, factor
+    f8_3d, f8_3d, i1_1d,  # root_hist, side_hist, wrong
+], TreeScratch)
+workspace_t = types.NamedTuple([row_state_t, sums_1d, state_1d, stump_scratch_t, tree_scratch_t, f8_2d], Workspace)
 
-#: transform(data, config, ws): the learner's weights ws.u (and ws.q, ws.ylab) from the boosting state ws.w
+#: transform(data, config, ws): the learner's weights ws.rows.u (and q, ylab) from the boosting state ws.rows.w
 TRANSFORM_SIG = by_codes(lambda train, valid: types.void(train, config_t, workspace_t))
 #: step(sums, t, config) -> alpha, the round's step from its sums (t = 1, 2, ...)
 STEP_SIG = types.float64(sums_t, types.int64, config_t)
@@ -84,7 +92,7 @@ COST_SIG = types.float64(state_t, types.float64, types.float64, types.float64, c
 #: learn(data, config, ws, model, t): the weak hypothesis of round t into model (its split fields, its
 #: tree) and its sums into ws.sums
 LEARN_SIG = by_codes(lambda train, valid: types.void(train, config_t, workspace_t, model_t, types.int64))
-#: update(data, config, ws, model, t, alpha) -> (a, b): the boosting state ws.w after adding alpha h_t;
+#: update(data, config, ws, model, t, alpha) -> (a, b): the boosting state ws.rows.w after adding alpha h_t;
 #: (Z, sum w**2 / p) for multiplicative rules, (risk, 0) for additive ones
 UPDATE_SIG = by_codes(lambda train, valid: types.UniTuple(types.float64, 2)(
     train, config_t, workspace_t, model_t, types.int64, types.float64))

@@ -67,31 +67,34 @@ def profile_kernels(Xtr, ytr, args, per_round_s=None, say=log):
         model = _driver.make_model(1, 0)
         learner = _driver.pick_learner(config)
         transform, update = rule.transform.get(), learner.update.get()
-        u = ws.w if c["u_is_w"] else ws.u
+        u = ws.rows.w if c["u_is_w"] else ws.rows.u
         reps = 15
         t_tr = 0.0 if c["u_is_w"] else timeit(f"transform ({algo})", lambda: transform(data, c, ws), reps)
         t_h = timeit("build_histograms (GB/s of codes)",
-                     lambda: build_histograms(codes, ws.ylab, u, ws.hist, int(c["hist_groups"])), reps, n * d)
+                     lambda: build_histograms(codes, ws.rows.ylab, u, ws.stump.hist, int(c["hist_groups"])), reps,
+                     n * d)
         t_s = timeit("split search (choose_stump)", lambda: choose_stump(
-            ws.hist, ws.histq, mapper.n_value_bins_, mapper.categorical_, mapper.missing_code, mapper.thresholds_,
-            int(c["criterion"]), 0.0, 1, ws.fvalue, ws.fbin, ws.fmissing_left, bits), reps)
-        f, k, ml, left, right = choose_stump(ws.hist, ws.histq, mapper.n_value_bins_, mapper.categorical_,
+            ws.stump.hist, ws.stump.histq, mapper.n_value_bins_, mapper.categorical_, mapper.missing_code,
+            mapper.thresholds_,
+            int(c["criterion"]), 0.0, 1, ws.stump.fvalue, ws.stump.fbin, ws.stump.fmissing_left, bits), reps)
+        f, k, ml, left, right = choose_stump(ws.stump.hist, ws.stump.histq, mapper.n_value_bins_, mapper.categorical_,
                                              mapper.missing_code, mapper.thresholds_, int(c["criterion"]), 0.0, 1,
-                                             ws.fvalue, ws.fbin, ws.fmissing_left, bits)[:5]
-        t_a = timeit("apply_stump", lambda: apply_stump(codes[f], k, ml, mapper.missing_code, left, right, ws.ylab,
-                                                         u, ws.w, ws.yh, ws.block_sums, ws.sums),
+                                             ws.stump.fvalue, ws.stump.fbin, ws.stump.fmissing_left, bits)[:5]
+        t_a = timeit("apply_stump", lambda: apply_stump(codes[f], k, ml, mapper.missing_code, left, right,
+                                                         ws.rows.ylab,
+                                                         u, ws.rows.w, ws.rows.yh, ws.rows.block_sums, ws.sums),
                      reps, n * (1 + 1 + 8 + 8 + 1))
         s = ws.sums[0]
         wi, wj = float(s["wi"]), float(s["wj"])
         alpha = 0.5 * np.log(wi / wj) if wi > 0 and wj > 0 else 1.0
-        wsave = ws.w.copy()
+        wsave = ws.rows.w.copy()
 
         def upd():
             update(data, c, ws, model, 0, alpha)
-            ws.w[:] = wsave  # same weights every call; the copy is timed apart and subtracted
+            ws.rows.w[:] = wsave  # same weights every call; the copy is timed apart and subtracted
 
         t_u = timeit("weight update + restore copy", upd, reps)
-        t_c = timeit("restore copy alone", lambda: ws.w.__setitem__(slice(None), wsave), reps)
+        t_c = timeit("restore copy alone", lambda: ws.rows.w.__setitem__(slice(None), wsave), reps)
         t_upd = max(t_u - t_c, 0.0)
         out["kernels"]["update_weights"] = {"median_s": t_upd, "derived": "previous two subtracted",
                                             "gb_per_s": n * (8 + 8 + 1 + 8) / max(t_upd, 1e-12) / 1e9}
