@@ -480,7 +480,7 @@ def _set(path, value):
 
 M = ("model",)
 HEADER_CHANGES = [
-    (("format_version",), 5, "newer than version 4"),
+    (("format_version",), FORMAT_VERSION + 1, f"newer than version {FORMAT_VERSION}"),
     (("format_version",), "1", "format_version must be an int"),
     (("format_version",), 0, "format_version must be an int >= 1"),
     (("format_version",), True, "format_version must be an int"),
