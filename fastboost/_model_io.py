@@ -531,8 +531,9 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
             elif key == "cover_":
                 if version < 5:
                     raise _Invalid(f"{where}: cover_ first appears in format version 5, not {version}.")
-                width = decl["nodes_"][1][1] if "nodes_" in decl and len(decl["nodes_"][1]) == 2 else 2
-                _expect_shape(where, key, shape, (n_rounds, width))
+                if len(shape) != 2 or shape[0] != n_rounds:
+                    raise _Invalid(f"{where}: cover_ must have shape [n_estimators_ = {n_rounds}, 2 or the "
+                                   f"number of tree nodes], got {shape}.")
             else:
                 _expect_shape(where, key, shape, (n_rounds,))
     # ---- the arrays themselves
@@ -621,6 +622,10 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
             state["validation_errors_"] = values["validation_errors_"]
         if "cover_" in values:
             cover = values["cover_"]
+            width = 2 if nodes is None else nodes.shape[1]
+            if cover.shape[1] != width:
+                raise _Invalid(f"{where}: cover_ must have shape [{n_rounds}, {width}] (" + (
+                    "two sides per stump" if nodes is None else "one per tree node") + f"), got {list(cover.shape)}.")
             if not np.all(np.isfinite(cover) & (cover >= 0)):
                 raise _Invalid(f"{prefix}cover_.npy: the covers must be finite and >= 0.")
             state["cover_"] = cover
