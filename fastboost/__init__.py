@@ -15,8 +15,9 @@ from .estimators import (  # noqa: E402
                          SABoostClassifier,
                          VadaBoostClassifier,
 )
+from .export import to_onnx, to_shap, to_treelite  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = ["AdaBoostClassifier", "EBBoostClassifier", "LazyBoostClassifier", "LPBoostClassifier",
            "QuadBoostClassifier", "RLPBoostClassifier", "RQPBoostClassifier", "SABoostClassifier",
-           "VadaBoostClassifier", "load", "__version__"]
+           "VadaBoostClassifier", "load", "to_onnx", "to_shap", "to_treelite", "__version__"]

@@ -1,0 +1,176 @@
+"""A fitted model in other tools' formats: shap's dictionary model, ONNX and Treelite.
+
+Every export starts from the same list of trees (stumps as one split and two leaves, each tree's reachable
+nodes in depth-first order) with leaf values in raw-score units; each format then adds its own link from the
+scores to ``decision_function`` and ``predict_proba``. The packages (onnx, treelite) are optional: a function
+that needs one says which extra installs it.
+"""
+from collections import namedtuple
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+#: One tree of the ensemble, its nodes in depth-first order (node 0 the root). Leaves have left = right = -1.
+Tree = namedtuple("Tree", [
+    "left",          # int64[m]  left child (the side of x <= threshold, or of the categories in the set)
+    "right",         # int64[m]  right child
+    "feature",       # int64[m]  split feature (-1 at leaves)
+    "threshold",     # float64[m]  raw threshold (NaN for categorical splits and leaves)
+    "missing_left",  # bool[m]  NaN goes left
+    "categories",    # list of m tuples: the category indices that go left (categorical splits), else ()
+    "value",         # float64[m]  leaf output in raw-score units (alpha * the hypothesis's output), 0 elsewhere
+    "target",        # int64[m]  the score column a leaf adds to (0 for two classes)
+    "cover",         # float64[m]  each node's cover (NaN when the model has none)
+    "round",         # int  the round it comes from (one-vs-rest: within its class's model)
+])
+
+#: What the scores of the trees are and how they become decision_function and predict_proba.
+Ensemble = namedtuple("Ensemble", [
+    "trees",      # list of Tree
+    "n_outputs",  # score columns: 1 (two classes), K (SAMME's class sums, one-vs-rest margins)
+    "kind",       # "binary", "samme" or "ovr"
+    "link",       # "expit" (AdaBoost's q = expit(2 F / total)) or "clip" (QuadBoost's clip((1 + F) / 2, 0, 1))
+    "total",      # sum_t |alpha_t| (binary and SAMME), 1 for one-vs-rest
+])
+
+
+def _bits(cat_left):
+    words = [int(w) for w in cat_left]
+    return tuple(c for c in range(64 * len(words)) if (words[c >> 6] >> (c & 63)) & 1)
+
+
+def _stump(r, alpha, cover, target, t):
+    cover = np.array([cover[0] + cover[1], cover[0], cover[1]]) if cover is not None else np.full(3, np.nan)
+    cat = bool(r["categorical"])
+    return Tree(left=np.array([1, -1, -1]), right=np.array([2, -1, -1]), feature=np.array([int(r["feature"]), -1, -1]),
+                threshold=np.array([np.nan if cat else float(r["threshold"]), np.nan, np.nan]),
+                missing_left=np.array([bool(r["missing_left"]), False, False]),
+                categories=[_bits(r["cat_left"]) if cat else (), (), ()],
+                value=np.array([0.0, alpha * float(r["left"]), alpha * float(r["right"])]),
+                target=np.full(3, target, dtype=np.int64), cover=cover, round=t)
+
+
+def _tree(nodes, alpha, cover, n_classes, target, t):
+    order = []
+    stack = [0]
+    while stack:  # depth first, left before right
+        j = stack.pop()
+        order.append(j)
+        if nodes[j]["left"] >= 0:
+            stack += [int(nodes[j]["right"]), int(nodes[j]["left"])]
+    new = {j: i for i, j in enumerate(order)}
+    nd = nodes[order]
+    leaf = nd["left"] < 0
+    left = np.array([-1 if lf else new[int(c)] for lf, c in zip(leaf, nd["left"])], dtype=np.int64)
+    right = np.array([-1 if lf else new[int(c)] for lf, c in zip(leaf, nd["right"])], dtype=np.int64)
+    cat = (nd["categorical"] != 0) & ~leaf
+    if n_classes == 2:
+        value = np.where(leaf, alpha * nd["value"], 0.0)
+        tgt = np.full(len(order), target, dtype=np.int64)
+    else:  # SAMME: alpha to the class the leaf names
+        value = np.where(leaf, alpha, 0.0)
+        tgt = np.where(leaf, nd["class_"], 0).astype(np.int64)
+    return Tree(left=left, right=right, feature=np.where(leaf, -1, nd["feature"]),
+                threshold=np.where(leaf | cat, np.nan, nd["threshold"]), missing_left=(nd["missing_left"] != 0) & ~leaf,
+                categories=[_bits(c) if k else () for c, k in zip(nd["cat_left"], cat)], value=value, target=tgt,
+                cover=cover[order] if cover is not None else np.full(len(order), np.nan), round=t)
+
+
+def ensemble(clf):
+    """The fitted model ``clf`` as an :data:`Ensemble` (NotFittedError if it is not fitted)."""
+    check_is_fitted(clf)
+    if callable(getattr(clf, "to_local", None)):
+        clf = clf.to_local()
+    ovr = hasattr(clf, "estimators_")
+    models = clf.estimators_ if ovr else [clf]
+    k = clf.classes_.shape[0]
+    trees = []
+    for target, m in enumerate(models):
+        cover = getattr(m, "cover_", None)
+        alphas = m.rounds_["alpha"]
+        for t in range(m.n_estimators_):
+            c = None if cover is None else cover[t]
+            if m.nodes_ is None:
+                trees.append(_stump(m.rounds_[t], float(alphas[t]), c, target, t))
+            else:
+                trees.append(_tree(m.nodes_[t], float(alphas[t]), c, m.classes_.shape[0], target, t))
+    kind = "ovr" if ovr else ("binary" if k == 2 else "samme")
+    link = "clip" if type(clf).__name__.startswith("QuadBoost") else "expit"
+    total = 1.0 if ovr else clf._alpha_total()
+    return Ensemble(trees=trees, n_outputs=1 if k == 2 else k, kind=kind, link=link, total=total)
+
+
+def _feature_name(clf, f):
+    names = getattr(clf, "feature_names_in_", None)
+    return repr(str(names[f])) if names is not None else str(f)
+
+
+def _no_categorical(clf, ens, what):
+    for tree in ens.trees:
+        for f, cats in zip(tree.feature, tree.categories):
+            if cats:
+                raise ValueError(f"{what} has no set-membership splits: feature {_feature_name(clf, int(f))} is "
+                                 "split by sets of categories. Fit without categorical_features to export it.")
+
+
+# ============================================================================ shap
+def to_shap(clf):
+    """The dictionary model ``shap.TreeExplainer`` accepts for a fitted fastboost classifier.
+
+    Its trees give ``decision_function`` (leaf values in its units: SAMME's symmetric, normalised class
+    scores included) and ``node_sample_weight`` is each node's cover, so
+    ``shap.TreeExplainer(fastboost.to_shap(clf)).shap_values(X)`` equals ``clf.predict_contrib(X)`` without
+    its last column (for K > 2 classes shap orders the axes (rows, features, classes)), and the explainer's
+    ``expected_value`` is that last column. Categorical splits (sets of categories) have no form in shap's
+    trees: a ValueError names the feature. X for shap is numeric, as the estimator's kernels see it.
+    """
+    ens = ensemble(clf)
+    _no_categorical(clf, ens, "shap's tree format")
+    if any(np.isnan(tree.cover).any() for tree in ens.trees):
+        from .explain import _NO_COVER
+
+        raise ValueError(_NO_COVER.format(name=type(clf).__name__).replace("predict_contrib", "to_shap"))
+    k = ens.n_outputs
+    trees = []
+    for tree in ens.trees:
+        values = np.zeros((tree.left.shape[0], k))
+        if ens.kind == "samme":
+            # a round adds (K alpha e_c - |alpha|) / ((K - 1) total) to the symmetric scores
+            alpha = float(tree.value[tree.left < 0][0]) if (tree.left < 0).any() else 0.0
+            for j in np.flatnonzero(tree.left < 0):
+                values[j] = -abs(alpha) / ((k - 1) * ens.total)
+                values[j, tree.target[j]] += k * tree.value[j] / ((k - 1) * ens.total)
+        else:
+            values[np.arange(tree.left.shape[0]), tree.target] = tree.value
+        trees.append({
+            "children_left": tree.left.astype(np.int32), "children_right": tree.right.astype(np.int32),
+            "children_default": np.where(tree.missing_left, tree.left, tree.right).astype(np.int32),
+            "features": tree.feature.astype(np.int32), "thresholds": np.nan_to_num(tree.threshold, nan=0.0),
+            "values": values, "node_sample_weight": _positive_cover(tree)})
+    return {"trees": trees, "base_offset": 0.0 if k == 1 else np.zeros(k), "tree_output": "raw_value",
+            "input_dtype": np.float64, "internal_dtype": np.float64}
+
+
+def _positive_cover(tree):
+    """The cover, where a node no training row reached gets a vanishing share split evenly below it (so the
+    cover ratios shap forms are 0 and 1/2, as predict_contrib's, instead of 0 / 0)."""
+    cover = tree.cover.astype(np.float64).copy()
+    for j in range(cover.shape[0]):  # parents come before their children
+        if tree.left[j] < 0:
+            continue
+        if cover[j] == 0.0:
+            cover[j] = 1e-300
+        a, b = tree.left[j], tree.right[j]
+        if cover[a] == 0.0 and cover[b] == 0.0:
+            cover[a] = cover[b] = cover[j] / 2
+    return cover
+
+
+# ============================================================================ ONNX
+def to_onnx(clf, dtype=np.float32):
+    raise NotImplementedError
+
+
+# ============================================================================ Treelite
+def to_treelite(clf):
+    raise NotImplementedError
