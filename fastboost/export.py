@@ -167,8 +167,189 @@ def _positive_cover(tree):
 
 
 # ============================================================================ ONNX
+#: TreeEnsemble's node modes (ai.onnx.ml opset 5)
+_BRANCH_LEQ = 0
+_BRANCH_MEMBER = 6
+ONNX_OPSET = 21
+ONNX_ML_OPSET = 5
+
+
+def _need(module, extra):
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ImportError(f"this needs the package {module.split('.')[0]}: pip install 'fastboost[{extra}]'") \
+            from None
+
+
+def float32_thresholds(thresholds):
+    """For each float64 threshold t, the largest float32 f <= t: a float32 x satisfies x <= t exactly when
+    x <= f, so float32 comparisons split the rows as the model's float64 comparisons (inf stays inf)."""
+    t = np.asarray(thresholds, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        f = t.astype(np.float32)
+    above = f.astype(np.float64) > t
+    f[above] = np.nextafter(f[above], np.float32(-np.inf))
+    return f
+
+
+def _tree_ensemble_node(ens, n_features, dtype, onnx):
+    """One ai.onnx.ml TreeEnsemble node (opset 5) holding every tree: scores = sum of the leaves reached."""
+    from onnx import helper, numpy_helper
+
+    roots, feat, modes, splits, tnode, tleaf, fnode, fleaf, missing = [], [], [], [], [], [], [], [], []
+    members, leaf_target, leaf_weight = [], [], []
+    trees = ens.trees or [Tree(left=np.array([-1]), right=np.array([-1]), feature=np.array([-1]),
+                               threshold=np.array([np.nan]), missing_left=np.array([False]), categories=[()],
+                               value=np.array([0.0]), target=np.array([0]), cover=np.array([np.nan]), round=0)]
+    for tree in trees:
+        internal = np.flatnonzero(tree.left >= 0)
+        leaves = np.flatnonzero(tree.left < 0)
+        node_id = {int(j): len(feat) + i for i, j in enumerate(internal)}
+        leaf_id = {int(j): len(leaf_weight) + i for i, j in enumerate(leaves)}
+        leaf_target += tree.target[leaves].tolist()
+        leaf_weight += tree.value[leaves].tolist()
+        if internal.shape[0] == 0:  # a lone leaf: a split that sends every row to it
+            roots.append(len(feat))
+            feat.append(0)
+            modes.append(_BRANCH_LEQ)
+            splits.append(np.inf)
+            tnode.append(leaf_id[0])
+            fnode.append(leaf_id[0])
+            tleaf.append(1)
+            fleaf.append(1)
+            missing.append(1)
+            continue
+        roots.append(node_id[0])
+        for j in internal:
+            cats = tree.categories[j]
+            feat.append(int(tree.feature[j]))
+            if cats:
+                modes.append(_BRANCH_MEMBER)
+                splits.append(np.nan)
+                members += [float(c) for c in cats] + [np.nan]
+            else:
+                modes.append(_BRANCH_LEQ)
+                splits.append(float(tree.threshold[j]))
+            for child, ids, leafs in ((tree.left[j], tnode, tleaf), (tree.right[j], fnode, fleaf)):
+                is_leaf = tree.left[child] < 0
+                ids.append(leaf_id[int(child)] if is_leaf else node_id[int(child)])
+                leafs.append(int(is_leaf))
+            missing.append(int(tree.missing_left[j]))
+    np_dtype = np.dtype(dtype)
+    splits = np.array(splits, dtype=np.float64)
+    splits = float32_thresholds(splits) if np_dtype == np.float32 else splits
+    attrs = dict(n_targets=ens.n_outputs, aggregate_function=1, post_transform=0, tree_roots=roots,
+                 nodes_featureids=feat, nodes_modes=numpy_helper.from_array(np.array(modes, np.uint8)),
+                 nodes_splits=numpy_helper.from_array(splits.astype(np_dtype)),
+                 nodes_truenodeids=tnode, nodes_trueleafs=tleaf, nodes_falsenodeids=fnode, nodes_falseleafs=fleaf,
+                 nodes_missing_value_tracks_true=missing, leaf_targetids=leaf_target,
+                 leaf_weights=numpy_helper.from_array(np.array(leaf_weight, dtype=np_dtype)))
+    if members:
+        attrs["membership_values"] = numpy_helper.from_array(np.array(members, dtype=np_dtype))
+    return helper.make_node("TreeEnsemble", ["X"], ["scores"], domain="ai.onnx.ml", name="trees", **attrs)
+
+
+def _label_tensor(classes):
+    """The class labels as an ONNX constant's array and element type (int64, double or string)."""
+    from onnx import TensorProto
+
+    values = np.asarray(classes)
+    if values.dtype.kind in "biu" or (values.dtype.kind == "O" and all(
+            isinstance(c, (bool, int, np.integer, np.bool_)) for c in classes)):
+        return np.asarray(values, dtype=np.int64), TensorProto.INT64
+    if values.dtype.kind == "f" or (values.dtype.kind == "O" and all(isinstance(c, float) for c in classes)):
+        return np.asarray(values, dtype=np.float64), TensorProto.DOUBLE
+    if values.dtype.kind in "US" or (values.dtype.kind == "O" and all(isinstance(c, str) for c in classes)):
+        return np.array([str(c) for c in classes], dtype=object), TensorProto.STRING
+    raise ValueError(f"ONNX labels are integers, floats or strings; classes_ has dtype {values.dtype}.")
+
+
 def to_onnx(clf, dtype=np.float32):
-    raise NotImplementedError
+    """The fitted classifier as an ``onnx.ModelProto``: input ``X`` (n, n_features) of ``dtype``
+    (float32 or float64), outputs ``label`` (as ``predict``) and ``probabilities`` (as ``predict_proba``).
+
+    One ai.onnx.ml ``TreeEnsemble`` operator (opset 5) holds every round's tree (stumps as one split),
+    followed by the few standard operators of the link. Missing values (NaN) go the side the model sends
+    them; categorical splits are set-membership tests on the category index (the column as
+    ``categories_`` numbers it, unknown categories NaN). For float32 input each threshold t becomes the
+    largest float32 <= t, so every float32 value goes the side the model's float64 comparison sends it;
+    the scores are then summed in float32, so a margin within float32 rounding of 0 may take the other label.
+    Needs the ``onnx`` extra.
+    """
+    onnx = _need("onnx", "onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    np_dtype = np.dtype(dtype)
+    if np_dtype not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}.")
+    ens = ensemble(clf)
+    n_features = int(clf.n_features_in_)
+    elem = TensorProto.FLOAT if np_dtype == np.float32 else TensorProto.DOUBLE
+    k_classes = clf.classes_.shape[0]
+    nodes = [_tree_ensemble_node(ens, n_features, np_dtype, onnx)]
+    inits = []
+
+    def const(name, value, dt=np_dtype):
+        name = f"{name}_{len(inits)}"
+        inits.append(numpy_helper.from_array(np.asarray(value, dtype=dt), name))
+        return name
+
+    def op(kind, inputs, output, **attrs):
+        nodes.append(helper.make_node(kind, inputs, [output], name=output, **attrs))
+        return output
+
+    labels, label_elem = _label_tensor(clf.classes_)
+    inits.append(numpy_helper.from_array(labels, "classes"))
+    if ens.kind == "binary":
+        positive = op("Greater", ["scores", const("zero", 0.0)], "positive")
+        as_int = op("Cast", [positive], "positive_int", to=TensorProto.INT64)
+        idx = op("Reshape", [as_int, const("flat", [-1], np.int64)], "label_index")
+        if ens.link == "clip":
+            half = op("Mul", [op("Add", ["scores", const("one", 1.0)], "one_plus"), const("half", 0.5)], "half_margin")
+            p1 = op("Clip", [half, const("lo", 0.0), const("hi", 1.0)], "p1")
+        else:
+            scale = 2.0 / ens.total if ens.total > 0 else 0.0
+            p1 = op("Sigmoid", [op("Mul", ["scores", const("scale", scale)], "scaled")], "p1")
+        p0 = op("Sub", [const("one", 1.0), p1], "p0")
+        op("Concat", [p0, p1], "probabilities", axis=1)
+    else:
+        idx = op("ArgMax", ["scores"], "label_index", axis=1, keepdims=0)
+        if ens.kind == "samme":
+            k = k_classes
+            a = k / ((k - 1) * ens.total) if ens.total > 0 else 0.0
+            b = 1.0 / (k - 1) if ens.total > 0 else 0.0
+            sym = op("Sub", [op("Mul", ["scores", const("a", a)], "scaled"), const("b", b)], "symmetric")
+            op("Softmax", [op("Mul", [sym, const("inv_k1", 1.0 / (k - 1))], "softmax_in")], "probabilities", axis=1)
+        else:
+            if ens.link == "clip":
+                half = op("Mul", [op("Add", ["scores", const("one", 1.0)], "one_plus"), const("half", 0.5)], "half")
+                q = op("Clip", [half, const("lo", 0.0), const("hi", 1.0)], "q")
+            else:
+                q = op("Sigmoid", [op("Mul", ["scores", const("two", 2.0)], "scaled")], "q")
+            rows = op("ReduceSum", [q, const("axis1", [1], np.int64)], "rows", keepdims=1)
+            some = op("Greater", [rows, const("zero", 0.0)], "some")
+            safe = op("Where", [some, rows, const("one", 1.0)], "safe_rows")
+            op("Where", [some, op("Div", [q, safe], "normalised"), const("uniform", 1.0 / k_classes)], "probabilities")
+    op("Gather", ["classes", idx], "label", axis=0)
+    graph = helper.make_graph(
+        nodes, f"fastboost_{type(clf).__name__}",
+        [helper.make_tensor_value_info("X", elem, [None, n_features])],
+        [helper.make_tensor_value_info("label", label_elem, [None]),
+         helper.make_tensor_value_info("probabilities", elem, [None, k_classes])], initializer=inits)
+    from . import __version__
+
+    model = helper.make_model(graph, producer_name="fastboost", producer_version=__version__,
+                              opset_imports=[helper.make_opsetid("", ONNX_OPSET),
+                                             helper.make_opsetid("ai.onnx.ml", ONNX_ML_OPSET)])
+    model.ir_version = 10
+    names = getattr(clf, "feature_names_in_", None)
+    if names is not None:
+        helper.set_model_props(model, {"feature_names": ",".join(map(str, names))})
+    onnx.checker.check_model(model)
+    return model
 
 
 # ============================================================================ Treelite

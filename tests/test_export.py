@@ -53,3 +53,107 @@ def test_shap_refuses_categorical_splits_naming_the_feature():
     clf = fastboost.AdaBoostClassifier(5).fit(df, y)
     with pytest.raises(ValueError, match="'colour'"):
         fastboost.to_shap(clf)
+
+
+# ---------------------------------------------------------------- ONNX
+def _probes(clf, X, dtype, rng):
+    """Rows with values exactly at the model's thresholds (as dtype), one step either side, NaN, +-inf and
+    the training rows."""
+    from fastboost.export import ensemble
+
+    ens = ensemble(clf)
+    thresholds = {}
+    for tree in ens.trees:
+        for f, t, cats in zip(tree.feature, tree.threshold, tree.categories):
+            if f >= 0 and not cats:
+                thresholds.setdefault(int(f), []).append(t)
+    n = 400
+    P = rng.choice(X[~np.isnan(X).any(axis=1)].ravel(), size=(n, X.shape[1])).astype(dtype)
+    for f, ts in thresholds.items():
+        ts = np.array(ts)
+        ts = ts[np.isfinite(ts)]
+        if not ts.size:
+            continue
+        at = ts.astype(dtype)
+        values = np.concatenate([at, np.nextafter(at, dtype(np.inf)), np.nextafter(at, dtype(-np.inf)),
+                                 [np.nan, np.inf, -np.inf]]).astype(dtype)
+        P[:, f] = rng.choice(values, size=n)
+    return np.concatenate([P, X.astype(dtype)])
+
+
+def _labels_agree(clf, X, labels):
+    """Labels equal predict, except (float32 sums) where the margin is within float32 rounding of a tie."""
+    want = clf.predict(X)
+    bad = np.flatnonzero(labels != want)
+    if not bad.size:
+        return
+    assert X.dtype == np.float32, f"labels differ on rows {bad[:10]}"
+    raw = clf.decision_function(X[bad])
+    scale = (np.abs(clf.estimator_weights_).sum() if not hasattr(clf, "estimators_")
+             else max(np.abs(m.estimator_weights_).sum() for m in clf.estimators_))
+    gap = np.abs(raw) if raw.ndim == 1 else -np.diff(np.sort(raw, axis=1)[:, -2:], axis=1)[:, 0]
+    assert np.all(gap <= 1e-5 * max(scale, 1.0)), f"labels differ on rows {bad[:10]} with margins {gap[:10]}"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, params, n_classes", MODELS)
+def test_onnx_matches_predict_and_predict_proba(name, params, n_classes, dtype):
+    ort = pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    clf, X = _fit(name, params, n_classes)
+    model = fastboost.to_onnx(clf, dtype=dtype)
+    trees = [n for n in model.graph.node if n.domain == "ai.onnx.ml"]
+    assert len(trees) == 1 and trees[0].op_type == "TreeEnsemble"  # one operator for every round
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    P = _probes(clf, X, dtype, np.random.default_rng(3))
+    labels, proba = sess.run(None, {"X": P})
+    assert proba.dtype == dtype
+    _labels_agree(clf, P, labels)
+    np.testing.assert_allclose(proba, clf.predict_proba(P), rtol=0, atol=1e-6 if dtype == np.float64 else 1e-4)
+
+
+def test_onnx_categorical_splits_and_string_labels():
+    ort = pytest.importorskip("onnxruntime")
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame(X, columns=list("abcde"))
+    colour = rng.choice(["red", "green", "blue", "grey"], size=y.shape[0])
+    df["colour"] = pd.Categorical(colour)
+    y = np.where(np.isin(colour, ["red", "grey"]), 1, 0) ^ (np.nan_to_num(X[:, 0]) > 1.0)
+    labels = np.array(["no", "yes"])[y]
+    for params in ({}, {"max_depth": 2}):
+        clf = fastboost.AdaBoostClassifier(15, **params).fit(df, labels)
+        assert any(any(tree.categories) for tree in fastboost.export.ensemble(clf).trees)
+        sess = ort.InferenceSession(fastboost.to_onnx(clf, dtype=np.float64).SerializeToString())
+        probe = df.copy()
+        probe.loc[:30, "colour"] = np.nan
+        codes = clf._check_predict_X(probe)  # category indices, unknown as NaN
+        got_labels, proba = sess.run(None, {"X": codes})
+        np.testing.assert_array_equal(got_labels, clf.predict(probe))
+        np.testing.assert_allclose(proba, clf.predict_proba(probe), atol=1e-6)
+
+
+def test_float32_thresholds_split_as_float64():
+    from fastboost.export import float32_thresholds
+
+    rng = np.random.default_rng(5)
+    t = np.concatenate([rng.normal(size=500) * 10.0 ** rng.integers(-30, 30, 500), [0.0, -0.0, np.inf, -np.inf,
+                                                                                    1e300, -1e300, 1e-300]])
+    f = float32_thresholds(t)
+    with np.errstate(over="ignore"):
+        near = t.astype(np.float32)
+    for x in (near, np.nextafter(near, np.float32(np.inf)), np.nextafter(near, np.float32(-np.inf))):
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.testing.assert_array_equal(x.astype(np.float64) <= t, x <= f)
+
+
+def test_onnx_bad_input():
+    pytest.importorskip("onnx")
+    clf, _ = _fit("AdaBoostClassifier", {}, 2)
+    with pytest.raises(ValueError, match="dtype"):
+        fastboost.to_onnx(clf, dtype=np.int32)
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        fastboost.to_onnx(fastboost.AdaBoostClassifier())
