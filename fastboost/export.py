@@ -354,4 +354,79 @@ def to_onnx(clf, dtype=np.float32):
 
 # ============================================================================ Treelite
 def to_treelite(clf):
-    raise NotImplementedError
+    """The fitted classifier as a ``treelite.Model`` (float64 thresholds and leaves), built with Treelite's
+    model builder; ``treelite.gtil.predict`` runs it and ``tl2cgen`` compiles it to a shared library.
+
+    What ``gtil.predict(model, X, pred_margin=True)`` and ``gtil.predict(model, X)`` give, by kind:
+
+    - two classes (AdaBoost's link): the margin is ``decision_function(X)``; the prediction the probability of
+      ``classes_[1]``, ``predict_proba(X)[:, 1]`` (sigmoid with alpha = 2 / sum |alpha_t|);
+    - SAMME (K > 2 classes in one model): the margin is ``decision_function(X) / (K - 1)``, the prediction
+      ``predict_proba(X)`` (Treelite's softmax has no scale of its own);
+    - one-vs-rest: the margin is ``decision_function(X)``, the prediction each class's 1 / (1 + exp(-2 F_k)),
+      which ``predict_proba`` then divides by the row's sum;
+    - QuadBoost (its clipped link has no Treelite form): the margin, unchanged by the prediction.
+
+    Categorical splits are Treelite categorical tests on the category index (unknown categories NaN).
+    Needs the ``treelite`` extra.
+    """
+    treelite = _need("treelite", "treelite")
+    from treelite.model_builder import Metadata, ModelBuilder, PostProcessorFunc, TreeAnnotation
+
+    ens = ensemble(clf)
+    k = clf.classes_.shape[0]
+    n_out = ens.n_outputs
+    trees = ens.trees or [Tree(left=np.array([-1]), right=np.array([-1]), feature=np.array([-1]),
+                               threshold=np.array([np.nan]), missing_left=np.array([False]), categories=[()],
+                               value=np.array([0.0]), target=np.array([0]), cover=np.array([np.nan]), round=0)]
+    scale = np.ones(n_out)
+    if ens.kind == "binary":
+        metadata = Metadata(num_feature=int(clf.n_features_in_), task_type="kBinaryClf", average_tree_output=False,
+                            num_target=1, num_class=[1], leaf_vector_shape=(1, 1))
+        post = (PostProcessorFunc("identity") if ens.link == "clip" else
+                PostProcessorFunc("sigmoid", sigmoid_alpha=2.0 / ens.total if ens.total > 0 else 1.0))
+        base = [0.0]
+    else:
+        metadata = Metadata(num_feature=int(clf.n_features_in_), task_type="kMultiClf", average_tree_output=False,
+                            num_target=1, num_class=[k], leaf_vector_shape=(1, k))
+        if ens.kind == "samme":
+            post = PostProcessorFunc("softmax")
+            # leaves of decision_function / (K - 1): a round adds (K alpha e_c - |alpha|) / ((K - 1) total)
+            total = ens.total if ens.total > 0 else 1.0
+            scale = np.full(k, k / ((k - 1) * total * (k - 1)))
+        elif ens.link == "clip":
+            post = PostProcessorFunc("identity_multiclass")
+        else:
+            post = PostProcessorFunc("multiclass_ova", sigmoid_alpha=2.0)
+        base = [0.0] * k
+    builder = ModelBuilder(threshold_type="float64", leaf_output_type="float64", metadata=metadata,
+                           tree_annotation=TreeAnnotation(num_tree=len(trees), target_id=[0] * len(trees),
+                                                          class_id=[-1 if n_out > 1 else 0] * len(trees)),
+                           postprocessor=post, base_scores=base)
+    for tree in trees:
+        builder.start_tree()
+        shift = 0.0
+        if ens.kind == "samme" and ens.total > 0:
+            alpha = float(tree.value[tree.left < 0][0])
+            shift = -abs(alpha) / ((k - 1) * ens.total * (k - 1))
+        for j in range(tree.left.shape[0]):
+            builder.start_node(j)
+            if tree.left[j] < 0:
+                if n_out == 1:
+                    builder.leaf(float(tree.value[j]))
+                else:
+                    out = np.zeros(k)
+                    out[tree.target[j]] = tree.value[j] * scale[tree.target[j]]
+                    builder.leaf((out + shift).tolist())
+            elif tree.categories[j]:
+                builder.categorical_test(int(tree.feature[j]), default_left=bool(tree.missing_left[j]),
+                                         category_list=list(tree.categories[j]), category_list_right_child=False,
+                                         left_child_key=int(tree.left[j]), right_child_key=int(tree.right[j]))
+            else:
+                builder.numerical_test(int(tree.feature[j]), float(tree.threshold[j]),
+                                       default_left=bool(tree.missing_left[j]), opname="<=",
+                                       left_child_key=int(tree.left[j]), right_child_key=int(tree.right[j]))
+            builder.end_node()
+        builder.end_tree()
+    del treelite
+    return builder.commit()

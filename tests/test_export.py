@@ -157,3 +157,68 @@ def test_onnx_bad_input():
 
     with pytest.raises(NotFittedError):
         fastboost.to_onnx(fastboost.AdaBoostClassifier())
+
+
+# ---------------------------------------------------------------- Treelite
+def _treelite_expected(clf, X):
+    """(margin, prediction) that gtil.predict should give, as fastboost computes them (to_treelite's table)."""
+    from fastboost.export import ensemble
+
+    ens = ensemble(clf)
+    df = clf.decision_function(X)
+    if ens.kind == "binary":
+        return df, (df if ens.link == "clip" else clf.predict_proba(X)[:, 1])
+    if ens.kind == "samme":
+        return df / (df.shape[1] - 1), clf.predict_proba(X)
+    if ens.link == "clip":
+        return df, df
+    return df, 1.0 / (1.0 + np.exp(-2.0 * df))
+
+
+@pytest.mark.parametrize("name, params, n_classes", MODELS)
+def test_treelite_gtil_matches_decision_function_and_predict_proba(name, params, n_classes):
+    treelite = pytest.importorskip("treelite")
+    clf, X = _fit(name, params, n_classes)
+    model = fastboost.to_treelite(clf)
+    P = _probes(clf, X, np.float64, np.random.default_rng(6))
+    margin = treelite.gtil.predict(model, P, pred_margin=True)[:, 0]
+    pred = treelite.gtil.predict(model, P)[:, 0]
+    want_margin, want_pred = _treelite_expected(clf, P)
+    scale = max(1.0, np.abs(want_margin).max())
+    np.testing.assert_allclose(margin.reshape(want_margin.shape), want_margin, rtol=0, atol=1e-9 * scale)
+    # Treelite's post-processors keep their parameters (sigmoid alpha) in float32
+    np.testing.assert_allclose(pred.reshape(want_pred.shape), want_pred, rtol=0, atol=1e-6 * max(1.0, np.abs(
+        want_pred).max()))
+
+
+def test_treelite_categorical_splits():
+    treelite = pytest.importorskip("treelite")
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    colour = np.random.default_rng(7).choice(["red", "green", "blue"], size=y.shape[0])
+    df = pd.DataFrame(X, columns=list("abcde")).assign(colour=pd.Categorical(colour))
+    y = np.where(colour == "green", 1, 0) ^ (np.nan_to_num(X[:, 0]) > 1.0)
+    clf = fastboost.AdaBoostClassifier(10, max_depth=2).fit(df, y)
+    probe = df.copy()
+    probe.loc[:20, "colour"] = np.nan
+    codes = clf._check_predict_X(probe)
+    margin = treelite.gtil.predict(fastboost.to_treelite(clf), codes, pred_margin=True)[:, 0, 0]
+    np.testing.assert_allclose(margin, clf.decision_function(probe), rtol=0, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_tl2cgen_compiled_library_predicts_the_same(tmp_path):
+    pytest.importorskip("treelite")
+    tl2cgen = pytest.importorskip("tl2cgen")
+    for name, params, n_classes in (MODELS[1], MODELS[3]):
+        clf, X = _fit(name, params, n_classes)
+        lib = tmp_path / f"model_{n_classes}.so"
+        tl2cgen.export_lib(fastboost.to_treelite(clf), toolchain="gcc", libpath=str(lib), params={})
+        predictor = tl2cgen.Predictor(str(lib))
+        P = _probes(clf, X, np.float64, np.random.default_rng(8))
+        # tl2cgen's generated code marks a missing value by the low 32 bits of the double being -1 (its
+        # Entry union), so such values (0.25 - 1 ulp, for one) read as missing: left out
+        P = P[~(P.view(np.uint64) & np.uint64(0xFFFFFFFF) == np.uint64(0xFFFFFFFF)).any(axis=1)]
+        margin = predictor.predict(tl2cgen.DMatrix(P, dtype="float64"), pred_margin=True)[:, 0]
+        want, _ = _treelite_expected(clf, P)
+        np.testing.assert_allclose(margin.reshape(want.shape), want, rtol=0, atol=1e-9 * max(1.0, np.abs(want).max()))
