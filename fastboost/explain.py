@@ -12,7 +12,18 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _validation as v
 from ._config import n_threads
-from ._kernels.explain import stump_contrib, stump_cover, tree_contrib, tree_cover, tree_expectations
+from ._kernels.explain import (
+    build_leaf_tables,
+    stump_contrib,
+    stump_cover,
+    tree_contrib,
+    tree_contrib_tables,
+    tree_cover,
+    tree_expectations,
+)
+
+#: the most memory the leaf tables of predict_contrib may take (deeper trees use TreeSHAP's path walk instead)
+TABLE_BYTES = 256 * 2 ** 20
 
 _NO_COVER = ("{name}.predict_contrib needs each node's cover (the summed sample weight of the training rows that "
              "reached it), recorded by fit; this model has none (a model file of format version 4 or older, or a "
@@ -70,7 +81,7 @@ def raw_contrib(model, X, name):
             out = np.zeros((n, n_out, d + 1), dtype=np.float64)
             expected = np.zeros(n_out, dtype=np.float64)
             if nodes.shape[0]:
-                tree_contrib(X, nodes, rounds, cover, k, out)
+                tree_shap(X, nodes, rounds, cover, k, out)
                 tree_expectations(nodes, rounds, cover, k, expected)
             out[:, :, d] = expected
             return out
@@ -80,6 +91,31 @@ def raw_contrib(model, X, name):
             stump_contrib(X, rounds, mean_h, out)
             out[:, d] = float(np.dot(rounds["alpha"], mean_h))
     return out.reshape(n, 1, d + 1)
+
+
+def leaf_tables(nodes, rounds, cover, n_classes):
+    """The arguments of ``tree_contrib_tables`` after X: each leaf's path and SHAP values per pattern."""
+    T, m = nodes.shape
+    depth = int(np.log2(m + 1)) - 1
+    L = (m + 1) // 2
+    shape = (T, L, depth)
+    arrays = dict(leaf_node=np.zeros((T, L), np.int64), path=np.zeros(shape, np.int64),
+                  side=np.zeros(shape, np.int64), slot=np.zeros(shape, np.int64),
+                  slot_feature=np.zeros(shape, np.int64), n_path=np.zeros((T, L), np.int64),
+                  n_slots=np.zeros((T, L), np.int64), n_leaves=np.zeros(T, np.int64),
+                  target=np.zeros((T, L), np.int64), table=np.zeros((T, L, 2 ** depth, depth)))
+    build_leaf_tables(nodes, rounds, cover, n_classes, *arrays.values())
+    return arrays
+
+
+def tree_shap(X, nodes, rounds, cover, n_classes, out):
+    """out += the trees' SHAP values at X: by leaf tables when they fit in TABLE_BYTES, else TreeSHAP's walk."""
+    T, m = nodes.shape
+    depth = int(np.log2(m + 1)) - 1
+    if T * ((m + 1) // 2) * 2 ** depth * depth * 8 <= TABLE_BYTES:
+        tree_contrib_tables(X, nodes, *leaf_tables(nodes, rounds, cover, n_classes).values(), out)
+    else:
+        tree_contrib(X, nodes, rounds, cover, n_classes, out)
 
 
 def predict_contrib(est, X):

@@ -13,9 +13,16 @@ from hypothesis import strategies as st
 from sklearn.exceptions import NotFittedError
 
 import fastboost
-from fastboost._kernels.explain import stump_contrib, stump_cover, tree_contrib, tree_cover, tree_expectations
+from fastboost._kernels.explain import (
+    stump_contrib,
+    stump_cover,
+    tree_contrib,
+    tree_contrib_tables,
+    tree_cover,
+    tree_expectations,
+)
 from fastboost._types import CAT_WORDS, NODE_DTYPE, ROUND_DTYPE
-from fastboost.explain import stump_means
+from fastboost.explain import leaf_tables, stump_means
 
 VALUES = np.array([-1.0, 0.0, 0.5, 1.0, np.nan, np.inf, -np.inf])
 N_CATEGORIES = 5
@@ -142,6 +149,8 @@ def test_tree_contributions_are_the_shapley_values_of_the_cover_expectation(fore
     n_out = 1 if n_classes == 2 else n_classes
     out = np.zeros((X.shape[0], n_out, n_features + 1))
     tree_contrib(X, nodes, rounds, cover, n_classes, out)
+    by_tables = np.zeros_like(out)  # the leaf tables predict_contrib uses for trees up to TABLE_BYTES
+    tree_contrib_tables(X, nodes, *leaf_tables(nodes, rounds, cover, n_classes).values(), by_tables)
     expected = np.zeros(n_out)
     tree_expectations(nodes, rounds, cover, n_classes, expected)
     for c in range(n_out):
@@ -155,10 +164,11 @@ def test_tree_contributions_are_the_shapley_values_of_the_cover_expectation(fore
 
             phi, base = _shapley(v, n_features)
             np.testing.assert_allclose(out[i, c, :n_features], phi, rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(by_tables[i, c, :n_features], phi, rtol=1e-9, atol=1e-12)
             np.testing.assert_allclose(expected[c], base, rtol=1e-9, atol=1e-12)
             used = set(nodes["feature"][nodes["left"] >= 0].tolist())
             for j in set(range(n_features)) - used:
-                assert out[i, c, j] == 0.0
+                assert out[i, c, j] == 0.0 and by_tables[i, c, j] == 0.0
 
 
 @settings(max_examples=30, deadline=None)
@@ -330,3 +340,13 @@ def test_a_model_file_without_cover_predicts_and_says_how_to_explain(tmp_path):
             zout.writestr(name, data)
     with pytest.raises(ValueError, match="cover"):
         fastboost.load(tmp_path / "bad.fbm")
+
+
+def test_leaf_tables_and_path_walk_agree_on_a_fitted_model(monkeypatch):
+    import fastboost.explain as explain
+
+    X, y = _data(n_classes=3)
+    clf = fastboost.AdaBoostClassifier(8, max_depth=4).fit(X, y)
+    by_tables = clf.predict_contrib(X)
+    monkeypatch.setattr(explain, "TABLE_BYTES", 0)  # trees too deep for the tables take TreeSHAP's walk
+    np.testing.assert_allclose(clf.predict_contrib(X), by_tables, rtol=1e-12, atol=1e-13)

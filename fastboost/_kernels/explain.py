@@ -285,3 +285,165 @@ def tree_contrib(X, nodes, rounds, cover, n_classes, out):
                         s_o[sp] = in_o
                         s_f[sp] = f
                         sp += 1
+
+
+@jit
+def _leaf_paths(tree, leaf_node, path, side, slot, slot_feature, n_path, n_slots):
+    """For tree ``tree``: its leaves (depth first), each one's path of internal nodes from the root, the side
+    the path takes at each (1: left), and the distinct features on it (slots; a path node's slot is its
+    feature's). Returns the number of leaves.
+
+    leaf_node int64[L]; path, side, slot, slot_feature int64[L, D]; n_path, n_slots int64[L]  OUT
+    """
+    m = tree.shape[0]
+    stack = np.empty(m, np.int64)
+    depth_of = np.zeros(m, np.int64)
+    parent = np.full(m, -1, np.int64)
+    n_leaves = 0
+    sp = 1
+    stack[0] = 0
+    while sp > 0:
+        sp -= 1
+        node = stack[sp]
+        nd = tree[node]
+        if nd.left >= 0:
+            stack[sp] = nd.right
+            stack[sp + 1] = nd.left
+            parent[nd.left] = node
+            parent[nd.right] = node
+            depth_of[nd.left] = depth_of[node] + 1
+            depth_of[nd.right] = depth_of[node] + 1
+            sp += 2
+            continue
+        lf = n_leaves
+        n_leaves += 1
+        leaf_node[lf] = node
+        d = depth_of[node]
+        n_path[lf] = d
+        child = node
+        for p in range(d - 1, -1, -1):  # root first
+            up = parent[child]
+            path[lf, p] = up
+            side[lf, p] = 1 if tree[up].left == child else 0
+            child = up
+        ns = 0
+        for p in range(d):
+            f = tree[path[lf, p]].feature
+            s = -1
+            for q in range(ns):
+                if slot_feature[lf, q] == f:
+                    s = q
+            if s < 0:
+                s = ns
+                slot_feature[lf, s] = f
+                ns += 1
+            slot[lf, p] = s
+        n_slots[lf] = ns
+    return n_leaves
+
+
+@jit
+def build_leaf_tables(nodes, rounds, cover, n_classes, leaf_node, path, side, slot, slot_feature, n_path, n_slots,
+                      n_leaves, target, table):
+    """Each leaf's SHAP values for every pattern of the row satisfying its path's conditions.
+
+    A leaf's share of path-dependent E[tree(x) | x_S] is v * prod_{j in S} o_j * prod_{j not in S} z_j over the
+    distinct features j of its path: o_j = 1 if x meets every split on j along the path (else 0), z_j the
+    product of the cover shares those splits send down the path. The Shapley value of feature i of such a
+    product game is v (o_i - z_i) sum_{S in U \\ i} |S|! (u - |S| - 1)! / u! prod_S o_j prod_{U \\ i \\ S} z_j; it
+    depends on x only through the bits o, so it is tabulated for each of the 2**u patterns (mask bit s = o of
+    slot s).
+
+    nodes NODE_DTYPE[T, m]; rounds ROUND_DTYPE[T]; cover float64[T, m]  IN
+    leaf_node, n_path, n_slots, target int64[T, L]; path, side, slot, slot_feature int64[T, L, D];
+    n_leaves int64[T]; table float64[T, L, 2**D, D]  OUT
+    """
+    D = path.shape[2]
+    z = np.empty(D, np.float64)
+    coef = np.empty(D + 1, np.float64)
+    weight = np.empty(D + 1, np.float64)
+    for t in range(nodes.shape[0]):
+        tree = nodes[t]
+        cov = cover[t]
+        alpha = rounds[t].alpha
+        nl = _leaf_paths(tree, leaf_node[t], path[t], side[t], slot[t], slot_feature[t], n_path[t], n_slots[t])
+        n_leaves[t] = nl
+        for lf in range(nl):
+            nd = tree[leaf_node[t, lf]]
+            if n_classes == 2:
+                target[t, lf] = 0
+                value = alpha * nd.value
+            else:
+                target[t, lf] = nd.class_
+                value = alpha
+            u = n_slots[t, lf]
+            for s in range(u):
+                z[s] = 1.0
+            for p in range(n_path[t, lf]):
+                node = path[t, lf, p]
+                child = tree[node].left if side[t, lf, p] == 1 else tree[node].right
+                z[slot[t, lf, p]] *= _child_fraction(cov, node, child)
+            # w(k) = k! (u - k - 1)! / u!
+            for k in range(u):
+                w = 1.0
+                for q in range(1, k + 1):
+                    w *= q
+                for q in range(1, u - k):
+                    w *= q
+                for q in range(1, u + 1):
+                    w /= q
+                weight[k] = w
+            for mask in range(1 << u):
+                for i in range(u):
+                    # coefficients of prod_{j != i} (z_j + o_j t)
+                    coef[0] = 1.0
+                    deg = 0
+                    for j in range(u):
+                        if j == i:
+                            continue
+                        o = 1.0 if (mask >> j) & 1 else 0.0
+                        coef[deg + 1] = coef[deg] * o
+                        for q in range(deg, 0, -1):
+                            coef[q] = coef[q] * z[j] + coef[q - 1] * o
+                        coef[0] *= z[j]
+                        deg += 1
+                    total = 0.0
+                    for k in range(deg + 1):
+                        total += weight[k] * coef[k]
+                    o_i = 1.0 if (mask >> i) & 1 else 0.0
+                    table[t, lf, mask, i] = value * (o_i - z[i]) * total
+
+
+@pjit
+def tree_contrib_tables(X, nodes, leaf_node, path, side, slot, slot_feature, n_path, n_slots, n_leaves, target,
+                        table, out):
+    """out[i, c, f] += the SHAP values of the trees at X[i] from the leaf tables of build_leaf_tables: each
+    split is tested once per row and tree, each leaf's pattern of met conditions looks up its values;
+    threads over rows.
+
+    X  float32/float64[n_samples, n_features]  IN;  the tables  IN
+    out  float64[n_samples, 1 or K, n_features + 1]  IN/OUT (the last column is left to the caller)
+    """
+    n = X.shape[0]
+    m = nodes.shape[1]
+    for b in prange(-(-n // CONTRIB_BLOCK)):
+        r0 = b * CONTRIB_BLOCK
+        r1 = min(n, r0 + CONTRIB_BLOCK)
+        go = np.zeros(m, np.int64)
+        for i in range(r0, r1):
+            for t in range(nodes.shape[0]):
+                tree = nodes[t]
+                for j in range(m):
+                    nd = tree[j]
+                    if nd.left >= 0:
+                        go[j] = 1 if _goes_left(X[i, nd.feature], nd.threshold, nd.missing_left, nd.categorical != 0,
+                                                nd.cat_left) else 0
+                for lf in range(n_leaves[t]):
+                    u = n_slots[t, lf]
+                    miss = 0  # the slots whose conditions the row fails
+                    for p in range(n_path[t, lf]):
+                        miss |= (go[path[t, lf, p]] ^ side[t, lf, p]) << slot[t, lf, p]
+                    mask = ((1 << u) - 1) & ~miss
+                    c = target[t, lf]
+                    for s in range(u):
+                        out[i, c, slot_feature[t, lf, s]] += table[t, lf, mask, s]
