@@ -16,7 +16,8 @@ from .estimators import (  # noqa: E402
                          SABoostClassifier,
                          VadaBoostClassifier,
 )
+from .export import to_onnx, to_shap, to_treelite  # noqa: E402
 
 __all__ = ["AdaBoostClassifier", "EBBoostClassifier", "LazyBoostClassifier", "LPBoostClassifier",
            "QuadBoostClassifier", "RLPBoostClassifier", "RQPBoostClassifier", "SABoostClassifier",
-           "VadaBoostClassifier", "load", "__version__"]
+           "VadaBoostClassifier", "load", "to_onnx", "to_shap", "to_treelite", "__version__"]

@@ -30,11 +30,12 @@ from ._version import __version__
 
 FORMAT_NAME = "fastboost-model"
 #: the newest format version this fastboost writes and reads
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 HEADER = "header.json"
 
 #: the record fields each format version added (version 2: categorical splits; 3: the master LP's values;
-#: 4: the rows the learner read)
+#: 4: the rows the learner read). Version 5 added no record field: the array ``cover_`` (each node's cover, which
+#: ``predict_contrib`` needs; older files load and predict without it)
 _ADDED_IN = {2: ("categorical", "cat_left"), 3: ("lp_value", "lp_beta", "n_active"), 4: ("n_seen",)}
 
 
@@ -84,6 +85,7 @@ ARRAYS = {
     "estimator_weights_": np.dtype(np.float64),
     "estimator_errors_": np.dtype(np.float64),
     "validation_errors_": np.dtype(np.float64),
+    "cover_": np.dtype(np.float64),
 }
 _RECORD_NAMES = {"rounds_": "ROUND_DTYPE", "nodes_": "NODE_DTYPE"}
 _BINARY_REQUIRED = ("classes_", "rounds_", "estimator_weights_", "estimator_errors_")
@@ -200,7 +202,7 @@ def _record(est, prefix, members):
         rec["estimators"] = [_record(m, f"{prefix}estimators/{k}/", members)
                              for k, m in enumerate(state["estimators_"])]
     else:
-        for attr in ("rounds_", "nodes_", "estimator_weights_", "estimator_errors_", "validation_errors_"):
+        for attr in ("rounds_", "nodes_", "estimator_weights_", "estimator_errors_", "validation_errors_", "cover_"):
             if state.get(attr) is not None:
                 value = state[attr]
                 if not isinstance(value, np.ndarray) or value.dtype != ARRAYS[attr]:
@@ -519,6 +521,12 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
                 if len(shape) != 1 or shape[0] < n_rounds:
                     raise _Invalid(f"{where}: validation_errors_ must have shape [n] with n >= n_estimators_ = "
                                    f"{n_rounds}, got {shape}.")
+            elif key == "cover_":
+                if version < 5:
+                    raise _Invalid(f"{where}: cover_ first appears in format version 5, not {version}.")
+                if len(shape) != 2 or shape[0] != n_rounds:
+                    raise _Invalid(f"{where}: cover_ must have shape [n_estimators_ = {n_rounds}, 2 or the "
+                                   f"number of tree nodes], got {shape}.")
             else:
                 _expect_shape(where, key, shape, (n_rounds,))
     # ---- the arrays themselves
@@ -605,6 +613,15 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
         state["nodes_"] = nodes
         if "validation_errors_" in values:
             state["validation_errors_"] = values["validation_errors_"]
+        if "cover_" in values:
+            cover = values["cover_"]
+            width = 2 if nodes is None else nodes.shape[1]
+            if cover.shape[1] != width:
+                raise _Invalid(f"{where}: cover_ must have shape [{n_rounds}, {width}] (" + (
+                    "two sides per stump" if nodes is None else "one per tree node") + f"), got {list(cover.shape)}.")
+            if not np.all(np.isfinite(cover) & (cover >= 0)):
+                raise _Invalid(f"{prefix}cover_.npy: the covers must be finite and >= 0.")
+            state["cover_"] = cover
     for key, value in scalars.items():
         state.setdefault(key, value)
     for key, value in state.items():

@@ -134,7 +134,19 @@ def predict(args):
     out = sys.stdout if args.output == "-" else open(args.output, "w", newline="")
     try:
         w = csv.writer(out)
-        if args.proba:
+        if args.contrib:
+            if args.proba:
+                raise UserError("pass --proba or --contrib, not both")
+            phi = model.predict_contrib(X)
+            names = [str(n) for n in getattr(model, "feature_names_in_", [f"x{j}" for j in range(X.shape[1])])]
+            names.append("expected_value")
+            if phi.ndim == 3:  # one block of columns per class
+                w.writerow([f"{c}:{n}" for c in model.classes_ for n in names])
+                phi = phi.reshape(phi.shape[0], -1)
+            else:
+                w.writerow(names)
+            w.writerows([repr(float(v)) for v in row] for row in phi)
+        elif args.proba:
             proba = model.predict_proba(X)
             w.writerow([f"proba_{c}" for c in model.classes_])
             w.writerows([repr(float(v)) for v in row] for row in proba)
@@ -145,7 +157,23 @@ def predict(args):
         if out is not sys.stdout:
             out.close()
     if args.output != "-":
-        print(f"wrote {len(X)} {'probability rows' if args.proba else 'predictions'} to {args.output}")
+        what = "contribution rows" if args.contrib else "probability rows" if args.proba else "predictions"
+        print(f"wrote {len(X)} {what} to {args.output}")
+    return 0
+
+
+def export(args):
+    """Export a saved model to ONNX or Treelite (the onnx / treelite extras)."""
+    import fastboost
+
+    model = fastboost.load(args.model)
+    if args.to == "onnx":
+        onnx_model = fastboost.to_onnx(model, dtype=np.dtype(args.dtype))
+        with open(args.output, "wb") as f:
+            f.write(onnx_model.SerializeToString())
+    else:
+        fastboost.to_treelite(model).serialize(args.output)
+    print(f"wrote {type(model).__name__} ({model.n_estimators_} rounds) as {args.to} to {args.output}")
     return 0
 
 
@@ -213,8 +241,16 @@ def build_parser():
     p.add_argument("data", help="rows to predict: .csv, .parquet or .npy")
     p.add_argument("-o", "--output", default="-", help="CSV file for the predictions (default: standard output)")
     p.add_argument("--proba", action="store_true", help="write class probabilities instead of labels")
+    p.add_argument("--contrib", action="store_true",
+                   help="write each feature's contribution to the margin and the expected value (SHAP values)")
     p.add_argument("--drop", default=None, help="a column of the data to ignore (e.g. the label column)")
     p.set_defaults(func=predict)
+    p = sub.add_parser("export", help=export.__doc__, description=export.__doc__)
+    p.add_argument("model", help="a model saved by 'fastboost train' or estimator.save()")
+    p.add_argument("--to", required=True, choices=["onnx", "treelite"], help="the format")
+    p.add_argument("-o", "--output", required=True, help="the file to write (.onnx, or a Treelite checkpoint)")
+    p.add_argument("--dtype", choices=["float32", "float64"], default="float32", help="ONNX input type")
+    p.set_defaults(func=export)
     p = sub.add_parser("info", help=info.__doc__, description=info.__doc__)
     p.add_argument("model")
     p.set_defaults(func=info)

@@ -202,6 +202,9 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self.fit_time_ = time.perf_counter() - t0
         self.n_features_quantised_ = mapper.n_features_quantised_
         self._set_rounds(model)
+        from .explain import fit_cover
+
+        self.cover_ = fit_cover(self, X, sw)  # each node's summed sample weight, for predict_contrib
         return self
 
     # ------------------------------------------------------------------ categorical features
@@ -654,6 +657,16 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             return softmax(self._scores(margin, total) / (margin.shape[1] - 1), axis=1)
         p1 = expit(2.0 * margin / total) if total > 0.0 else np.full(margin.shape, 0.5)
         return np.column_stack([1.0 - p1, p1])
+
+    def predict_contrib(self, X):
+        """Per-feature contributions (SHAP values) to ``decision_function(X)``: column j is feature j's, the
+        last column the expected value, and each row sums to ``decision_function(X)``. Two classes: an array
+        (n_samples, n_features + 1); K > 2 classes: (n_samples, K, n_features + 1), one block per column of
+        ``decision_function``. Path-dependent TreeSHAP over each node's cover (``cover_``, the training rows'
+        summed sample weight); see docs/explain.md."""
+        from .explain import predict_contrib
+
+        return predict_contrib(self, X)
 
     def predict(self, X):
         """``classes_[1]`` where F(x) > 0, else ``classes_[0]`` (sgn(0) = -1); K > 2: the top score's class."""

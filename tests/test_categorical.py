@@ -234,7 +234,10 @@ def test_an_older_format_file_loads(tmp_path, version):
             if name == "header.json":
                 header = json.loads(data)
                 header["format_version"] = version
+                header["model"]["arrays"].pop("cover_")  # (version 5's)
                 data = json.dumps(header).encode()
+            elif name == "cover_.npy":
+                continue
             elif name in ("rounds_.npy", "nodes_.npy"):
                 arr = np.load(io.BytesIO(data))
                 old = np.zeros(arr.shape, _OLD_RECORDS[version]["ROUND_DTYPE" if name == "rounds_.npy"

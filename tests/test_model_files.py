@@ -218,7 +218,7 @@ def test_save_and_load_by_path(tmp_path, data):
     assert header["format"] == "fastboost-model" and header["format_version"] == FORMAT_VERSION
     assert header["fastboost_version"] == fastboost.__version__
     assert header["model"]["estimator"] == "AdaBoostClassifier"
-    assert set(header["model"]["arrays"]) == {"classes_", "rounds_", "nodes_", "estimator_weights_",
+    assert set(header["model"]["arrays"]) == {"classes_", "rounds_", "nodes_", "estimator_weights_", "cover_",
                                               "estimator_errors_"}
     with pytest.raises(FileNotFoundError):
         fastboost.load(tmp_path / "missing.fbm")
@@ -480,7 +480,7 @@ def _set(path, value):
 
 M = ("model",)
 HEADER_CHANGES = [
-    (("format_version",), 5, "newer than version 4"),
+    (("format_version",), FORMAT_VERSION + 1, f"newer than version {FORMAT_VERSION}"),
     (("format_version",), "1", "format_version must be an int"),
     (("format_version",), 0, "format_version must be an int >= 1"),
     (("format_version",), True, "format_version must be an int"),
@@ -525,7 +525,7 @@ HEADER_CHANGES = [
     (M + ("arrays", "rounds_", "shape"), [6, 1], "must have shape"),
     (M + ("arrays", "rounds_"), ..., "rounds_ is missing"),
     (M + ("arrays", "nodes_", "shape"), [6, 8], "nodes_ must have shape"),
-    (M + ("arrays", "nodes_", "shape"), [6, 15], "has shape"),
+    (M + ("arrays", "nodes_", "shape"), [6, 15], "shape"),
     (M + ("arrays", "nodes_"), ..., "needs its trees"),
     (M + ("arrays", "feature_names_in_", "dtype"), "<i8", "feature_names_in_ must have"),
     (M + ("arrays", "validation_errors_"), {"dtype": "<f8", "shape": [6]}, "member validation_errors_.npy is"),

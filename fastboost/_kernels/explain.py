@@ -1,0 +1,449 @@
+"""Compiled explanation passes on raw (unbinned) X: each node's cover and per-feature contributions.
+
+Cover is the summed sample weight of the training rows that reach a node (a stump's side), found by the
+same traversal as prediction (``predict._goes_left``). Contributions are the SHAP values of the raw margin:
+stumps in closed form, trees by path-dependent TreeSHAP (Lundberg et al. 2020, Algorithm 2) with the cover
+as the path weights.
+"""
+import numpy as np
+from numba import prange
+
+from .._config import jit, pjit
+from .predict import _goes_left, _stump_output
+
+
+@pjit
+def stump_cover(X, rounds, sw, out):
+    """out[t, 0] / out[t, 1] = summed sw of the rows stump t sends left / right; threads over rounds.
+
+    X       float32/float64[n_samples, n_features], NaN = missing  IN
+    rounds  ROUND_DTYPE[T]                                          IN
+    sw      float64[n_samples]  sample weights                     IN
+    out     float64[T, 2]                                           OUT
+    Each round adds its rows in order, so the result does not depend on the number of threads.
+    """
+    n = X.shape[0]
+    for t in prange(rounds.shape[0]):
+        r = rounds[t]
+        categorical = r.categorical != 0
+        cat_left = rounds[t].cat_left
+        left = 0.0
+        right = 0.0
+        for i in range(n):
+            w = sw[i]
+            if w == 0.0:
+                continue
+            if _goes_left(X[i, r.feature], r.threshold, r.missing_left, categorical, cat_left):
+                left += w
+            else:
+                right += w
+        out[t, 0] = left
+        out[t, 1] = right
+
+
+@pjit
+def tree_cover(X, nodes, sw, out):
+    """out[t, j] = summed sw of the rows that pass node j of tree t; threads over trees.
+
+    X      float32/float64[n_samples, n_features]  IN
+    nodes  NODE_DTYPE[T, max_nodes]                IN
+    sw     float64[n_samples]                      IN
+    out    float64[T, max_nodes]                   OUT (unused slots 0)
+    """
+    n = X.shape[0]
+    for t in prange(nodes.shape[0]):
+        tree = nodes[t]
+        for j in range(tree.shape[0]):
+            out[t, j] = 0.0
+        for i in range(n):
+            w = sw[i]
+            if w == 0.0:
+                continue
+            node = 0
+            out[t, 0] += w
+            while tree[node].left >= 0:
+                nd = tree[node]
+                if _goes_left(X[i, nd.feature], nd.threshold, nd.missing_left, nd.categorical != 0, nd.cat_left):
+                    node = nd.left
+                else:
+                    node = nd.right
+                out[t, node] += w
+
+
+@pjit
+def stump_contrib(X, rounds, mean_h, out):
+    """out[i, f] += alpha_t (h_t(X[i]) - mean_h[t]) for every stump t on feature f; threads over rows.
+
+    X       float32/float64[n_samples, n_features]  IN
+    rounds  ROUND_DTYPE[T]                          IN
+    mean_h  float64[T]  each stump's output averaged over its cover  IN
+    out     float64[n_samples, n_features + 1]      IN/OUT (the last column is left to the caller)
+    """
+    for i in prange(X.shape[0]):
+        for t in range(rounds.shape[0]):
+            r = rounds[t]
+            h = _stump_output(X[i, r.feature], r.threshold, r.missing_left, r.left, r.right,
+                              r.categorical != 0, rounds[t].cat_left)
+            out[i, r.feature] += r.alpha * (h - mean_h[t])
+
+
+@jit
+def _child_fraction(cover, parent, child):
+    """The share of a node's cover that goes to one child; a node no training row reached splits evenly."""
+    total = cover[parent]
+    return cover[child] / total if total > 0.0 else 0.5
+
+
+@jit
+def tree_expectations(nodes, rounds, cover, n_classes, out):
+    """out[c] += alpha_t E_cover[tree_t] per output c: each tree's leaves averaged by cover (a node's
+    children by their share of its cover, evenly where no training row reached it).
+
+    nodes  NODE_DTYPE[T, max_nodes]; rounds ROUND_DTYPE[T] (alpha); cover float64[T, max_nodes]  IN
+    out    float64[1] (two classes: alpha * leaf value) or [K] (alpha to the class the leaf names)  IN/OUT
+    """
+    m = nodes.shape[1]
+    stack = np.empty(m, np.int64)
+    weight = np.empty(m, np.float64)
+    for t in range(nodes.shape[0]):
+        tree = nodes[t]
+        alpha = rounds[t].alpha
+        sp = 1
+        stack[0] = 0
+        weight[0] = 1.0
+        while sp > 0:
+            sp -= 1
+            node = stack[sp]
+            w = weight[sp]
+            nd = tree[node]
+            if nd.left < 0:
+                if n_classes == 2:
+                    out[0] += alpha * nd.value * w
+                else:
+                    out[nd.class_] += alpha * w
+                continue
+            stack[sp] = nd.left
+            weight[sp] = w * _child_fraction(cover[t], node, nd.left)
+            stack[sp + 1] = nd.right
+            weight[sp + 1] = w * _child_fraction(cover[t], node, nd.right)
+            sp += 2
+
+
+@jit
+def _extend(feat, zero, one, pw, d, z, o, f):
+    """TreeSHAP's EXTEND: append (f, z, o) as element d of the path and update the permutation weights."""
+    feat[d] = f
+    zero[d] = z
+    one[d] = o
+    pw[d] = 1.0 if d == 0 else 0.0
+    for i in range(d - 1, -1, -1):
+        pw[i + 1] += o * pw[i] * (i + 1) / (d + 1)
+        pw[i] = z * pw[i] * (d - i) / (d + 1)
+
+
+@jit
+def _unwind(feat, zero, one, pw, d, k):
+    """TreeSHAP's UNWIND: remove element k from the path of elements 0 .. d."""
+    o = one[k]
+    z = zero[k]
+    nxt = pw[d]
+    for i in range(d - 1, -1, -1):
+        if o != 0.0:
+            tmp = pw[i]
+            pw[i] = nxt * (d + 1) / ((i + 1) * o)
+            nxt = tmp - pw[i] * z * (d - i) / (d + 1)
+        else:
+            pw[i] = pw[i] * (d + 1) / (z * (d - i))
+    for i in range(k, d):
+        feat[i] = feat[i + 1]
+        zero[i] = zero[i + 1]
+        one[i] = one[i + 1]
+
+
+@jit
+def _unwound_sum(zero, one, pw, d, k):
+    """The sum of the permutation weights the path 0 .. d would have without element k."""
+    o = one[k]
+    z = zero[k]
+    nxt = pw[d]
+    total = 0.0
+    if o != 0.0:
+        for i in range(d - 1, -1, -1):
+            tmp = nxt / ((i + 1) * o)
+            total += tmp
+            nxt = pw[i] - tmp * z * (d - i)
+    else:
+        for i in range(d - 1, -1, -1):
+            total += pw[i] / (z * (d - i))
+    return total * (d + 1)
+
+
+#: rows that share one set of path buffers in tree_contrib
+CONTRIB_BLOCK = 64
+
+
+@pjit
+def tree_contrib(X, nodes, rounds, cover, n_classes, out):
+    """out[i, c, f] += the SHAP value of feature f for output c of sum_t alpha_t tree_t at X[i]
+    (path-dependent TreeSHAP over the cover); threads over blocks of rows.
+
+    X       float32/float64[n_samples, n_features], NaN = missing  IN
+    nodes   NODE_DTYPE[T, max_nodes]; rounds ROUND_DTYPE[T] (alpha)  IN
+    cover   float64[T, max_nodes]  each node's cover               IN
+    out     float64[n_samples, 1 or K, n_features + 1]  (two classes: alpha * leaf value; K classes:
+            alpha to the class the leaf names); the last column is left to the caller  IN/OUT
+    Subtrees that no coalition reaches (zero share of the cover off the row's path) are skipped: they
+    add exactly 0.
+    """
+    n = X.shape[0]
+    m = nodes.shape[1]
+    levels = 0  # max_nodes = 2**(depth + 1) - 1
+    while (2 << levels) - 1 < m:
+        levels += 1
+    plen = levels + 2
+    for b in prange(-(-n // CONTRIB_BLOCK)):
+        r0 = b * CONTRIB_BLOCK
+        r1 = min(n, r0 + CONTRIB_BLOCK)
+        # one path per tree level (a child extends a copy of its parent's)
+        feat = np.empty((levels + 1, plen), np.int64)
+        zero = np.empty((levels + 1, plen), np.float64)
+        one = np.empty((levels + 1, plen), np.float64)
+        pw = np.empty((levels + 1, plen), np.float64)
+        s_node = np.empty(m, np.int64)
+        s_level = np.empty(m, np.int64)
+        s_len = np.empty(m, np.int64)
+        s_z = np.empty(m, np.float64)
+        s_o = np.empty(m, np.float64)
+        s_f = np.empty(m, np.int64)
+        for i in range(r0, r1):
+            for t in range(nodes.shape[0]):
+                tree = nodes[t]
+                cov = cover[t]
+                alpha = rounds[t].alpha
+                sp = 1
+                s_node[0] = 0
+                s_level[0] = 0
+                s_len[0] = 0
+                s_z[0] = 1.0
+                s_o[0] = 1.0
+                s_f[0] = -1
+                while sp > 0:
+                    sp -= 1
+                    node = s_node[sp]
+                    lvl = s_level[sp]
+                    d = s_len[sp]
+                    if lvl > 0:
+                        for k in range(d):
+                            feat[lvl, k] = feat[lvl - 1, k]
+                            zero[lvl, k] = zero[lvl - 1, k]
+                            one[lvl, k] = one[lvl - 1, k]
+                            pw[lvl, k] = pw[lvl - 1, k]
+                    _extend(feat[lvl], zero[lvl], one[lvl], pw[lvl], d, s_z[sp], s_o[sp], s_f[sp])
+                    nd = tree[node]
+                    if nd.left < 0:
+                        if n_classes == 2:
+                            c = 0
+                            value = alpha * nd.value
+                        else:
+                            c = nd.class_
+                            value = alpha
+                        for k in range(1, d + 1):
+                            w = _unwound_sum(zero[lvl], one[lvl], pw[lvl], d, k)
+                            out[i, c, feat[lvl, k]] += w * (one[lvl, k] - zero[lvl, k]) * value
+                        continue
+                    f = nd.feature
+                    if _goes_left(X[i, f], nd.threshold, nd.missing_left, nd.categorical != 0, nd.cat_left):
+                        hot = nd.left
+                        cold = nd.right
+                    else:
+                        hot = nd.right
+                        cold = nd.left
+                    in_z = 1.0
+                    in_o = 1.0
+                    for k in range(1, d + 1):
+                        if feat[lvl, k] == f:
+                            in_z = zero[lvl, k]
+                            in_o = one[lvl, k]
+                            _unwind(feat[lvl], zero[lvl], one[lvl], pw[lvl], d, k)
+                            d -= 1
+                            break
+                    cz = _child_fraction(cov, node, cold) * in_z
+                    hz = _child_fraction(cov, node, hot) * in_z
+                    if cz != 0.0:  # (its one-fraction is 0)
+                        s_node[sp] = cold
+                        s_level[sp] = lvl + 1
+                        s_len[sp] = d + 1
+                        s_z[sp] = cz
+                        s_o[sp] = 0.0
+                        s_f[sp] = f
+                        sp += 1
+                    if hz != 0.0 or in_o != 0.0:
+                        s_node[sp] = hot
+                        s_level[sp] = lvl + 1
+                        s_len[sp] = d + 1
+                        s_z[sp] = hz
+                        s_o[sp] = in_o
+                        s_f[sp] = f
+                        sp += 1
+
+
+@jit
+def _leaf_paths(tree, leaf_node, path, side, slot, slot_feature, n_path, n_slots):
+    """For tree ``tree``: its leaves (depth first), each one's path of internal nodes from the root, the side
+    the path takes at each (1: left), and the distinct features on it (slots; a path node's slot is its
+    feature's). Returns the number of leaves.
+
+    leaf_node int64[L]; path, side, slot, slot_feature int64[L, D]; n_path, n_slots int64[L]  OUT
+    """
+    m = tree.shape[0]
+    stack = np.empty(m, np.int64)
+    depth_of = np.zeros(m, np.int64)
+    parent = np.full(m, -1, np.int64)
+    n_leaves = 0
+    sp = 1
+    stack[0] = 0
+    while sp > 0:
+        sp -= 1
+        node = stack[sp]
+        nd = tree[node]
+        if nd.left >= 0:
+            stack[sp] = nd.right
+            stack[sp + 1] = nd.left
+            parent[nd.left] = node
+            parent[nd.right] = node
+            depth_of[nd.left] = depth_of[node] + 1
+            depth_of[nd.right] = depth_of[node] + 1
+            sp += 2
+            continue
+        lf = n_leaves
+        n_leaves += 1
+        leaf_node[lf] = node
+        d = depth_of[node]
+        n_path[lf] = d
+        child = node
+        for p in range(d - 1, -1, -1):  # root first
+            up = parent[child]
+            path[lf, p] = up
+            side[lf, p] = 1 if tree[up].left == child else 0
+            child = up
+        ns = 0
+        for p in range(d):
+            f = tree[path[lf, p]].feature
+            s = -1
+            for q in range(ns):
+                if slot_feature[lf, q] == f:
+                    s = q
+            if s < 0:
+                s = ns
+                slot_feature[lf, s] = f
+                ns += 1
+            slot[lf, p] = s
+        n_slots[lf] = ns
+    return n_leaves
+
+
+@jit
+def build_leaf_tables(nodes, rounds, cover, n_classes, leaf_node, path, side, slot, slot_feature, n_path, n_slots,
+                      n_leaves, target, table):
+    """Each leaf's SHAP values for every pattern of the row satisfying its path's conditions.
+
+    A leaf's share of path-dependent E[tree(x) | x_S] is v * prod_{j in S} o_j * prod_{j not in S} z_j over the
+    distinct features j of its path: o_j = 1 if x meets every split on j along the path (else 0), z_j the
+    product of the cover shares those splits send down the path. The Shapley value of feature i of such a
+    product game is v (o_i - z_i) sum_{S in U \\ i} |S|! (u - |S| - 1)! / u! prod_S o_j prod_{U \\ i \\ S} z_j; it
+    depends on x only through the bits o, so it is tabulated for each of the 2**u patterns (mask bit s = o of
+    slot s).
+
+    nodes NODE_DTYPE[T, m]; rounds ROUND_DTYPE[T]; cover float64[T, m]  IN
+    leaf_node, n_path, n_slots, target int64[T, L]; path, side, slot, slot_feature int64[T, L, D];
+    n_leaves int64[T]; table float64[T, L, 2**D, D]  OUT
+    """
+    D = path.shape[2]
+    z = np.empty(D, np.float64)
+    coef = np.empty(D + 1, np.float64)
+    weight = np.empty(D + 1, np.float64)
+    for t in range(nodes.shape[0]):
+        tree = nodes[t]
+        cov = cover[t]
+        alpha = rounds[t].alpha
+        nl = _leaf_paths(tree, leaf_node[t], path[t], side[t], slot[t], slot_feature[t], n_path[t], n_slots[t])
+        n_leaves[t] = nl
+        for lf in range(nl):
+            nd = tree[leaf_node[t, lf]]
+            if n_classes == 2:
+                target[t, lf] = 0
+                value = alpha * nd.value
+            else:
+                target[t, lf] = nd.class_
+                value = alpha
+            u = n_slots[t, lf]
+            for s in range(u):
+                z[s] = 1.0
+            for p in range(n_path[t, lf]):
+                node = path[t, lf, p]
+                child = tree[node].left if side[t, lf, p] == 1 else tree[node].right
+                z[slot[t, lf, p]] *= _child_fraction(cov, node, child)
+            # w(k) = k! (u - k - 1)! / u!
+            for k in range(u):
+                w = 1.0
+                for q in range(1, k + 1):
+                    w *= q
+                for q in range(1, u - k):
+                    w *= q
+                for q in range(1, u + 1):
+                    w /= q
+                weight[k] = w
+            for mask in range(1 << u):
+                for i in range(u):
+                    # coefficients of prod_{j != i} (z_j + o_j t)
+                    coef[0] = 1.0
+                    deg = 0
+                    for j in range(u):
+                        if j == i:
+                            continue
+                        o = 1.0 if (mask >> j) & 1 else 0.0
+                        coef[deg + 1] = coef[deg] * o
+                        for q in range(deg, 0, -1):
+                            coef[q] = coef[q] * z[j] + coef[q - 1] * o
+                        coef[0] *= z[j]
+                        deg += 1
+                    total = 0.0
+                    for k in range(deg + 1):
+                        total += weight[k] * coef[k]
+                    o_i = 1.0 if (mask >> i) & 1 else 0.0
+                    table[t, lf, mask, i] = value * (o_i - z[i]) * total
+
+
+@pjit
+def tree_contrib_tables(X, nodes, leaf_node, path, side, slot, slot_feature, n_path, n_slots, n_leaves, target,
+                        table, out):
+    """out[i, c, f] += the SHAP values of the trees at X[i] from the leaf tables of build_leaf_tables: each
+    split is tested once per row and tree, each leaf's pattern of met conditions looks up its values;
+    threads over rows.
+
+    X  float32/float64[n_samples, n_features]  IN;  the tables  IN
+    out  float64[n_samples, 1 or K, n_features + 1]  IN/OUT (the last column is left to the caller)
+    """
+    n = X.shape[0]
+    m = nodes.shape[1]
+    for b in prange(-(-n // CONTRIB_BLOCK)):
+        r0 = b * CONTRIB_BLOCK
+        r1 = min(n, r0 + CONTRIB_BLOCK)
+        go = np.zeros(m, np.int64)
+        for i in range(r0, r1):
+            for t in range(nodes.shape[0]):
+                tree = nodes[t]
+                for j in range(m):
+                    nd = tree[j]
+                    if nd.left >= 0:
+                        go[j] = 1 if _goes_left(X[i, nd.feature], nd.threshold, nd.missing_left, nd.categorical != 0,
+                                                nd.cat_left) else 0
+                for lf in range(n_leaves[t]):
+                    u = n_slots[t, lf]
+                    miss = 0  # the slots whose conditions the row fails
+                    for p in range(n_path[t, lf]):
+                        miss |= (go[path[t, lf, p]] ^ side[t, lf, p]) << slot[t, lf, p]
+                    mask = ((1 << u) - 1) & ~miss
+                    c = target[t, lf]
+                    for s in range(u):
+                        out[i, c, slot_feature[t, lf, s]] += table[t, lf, mask, s]

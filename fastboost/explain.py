@@ -1,0 +1,141 @@
+"""Per-feature contributions (SHAP values) of a fitted model's margin, and each node's cover.
+
+The contributions of feature j at x are the SHAP values of the raw margin F(x) = sum_t alpha_t h_t(x) for
+the path-dependent value function v(S) = E[F(x) | x_S]: where a split's feature is in S, x's own branch;
+otherwise both branches, weighted by the training rows' summed sample weight that reached each (the node's
+*cover*, recorded at fit time as ``cover_``). F is linear in the rounds, so the values are sum_t alpha_t
+times each round's hypothesis's values: a stump's are alpha (h(x) - E_cover[h]) on its feature, a tree's
+come from path-dependent TreeSHAP. docs/explain.md has the definition and the reasons for it.
+"""
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from . import _validation as v
+from ._config import n_threads
+from ._kernels.explain import (
+    build_leaf_tables,
+    stump_contrib,
+    stump_cover,
+    tree_contrib,
+    tree_contrib_tables,
+    tree_cover,
+    tree_expectations,
+)
+
+#: the most memory the leaf tables of predict_contrib may take (deeper trees use TreeSHAP's path walk instead)
+TABLE_BYTES = 256 * 2 ** 20
+
+_NO_COVER = ("{name}.predict_contrib needs each node's cover (the summed sample weight of the training rows that "
+             "reached it), recorded by fit; this model has none (a model file of format version 4 or older, or a "
+             "model fitted by a Dask estimator). Fit the model again with this version of fastboost (fastboost."
+             "{name}(**model.get_params()).fit(X, y)) to get a model with cover.")
+
+
+def fit_cover(est, X, sample_weight):
+    """Each node's cover on the training rows: float64[T, 2] (stumps: left, right) or [T, max_nodes] (trees).
+
+    est: a fitted single model (not one-vs-rest); X: the training X as the kernels see it (categorical
+    columns as category indices); sample_weight: the rows' (class-)weighted sample weights."""
+    X = v.as_float_array(X)
+    sw = np.ascontiguousarray(sample_weight, dtype=np.float64)
+    rounds = est.rounds_
+    nodes = est.nodes_
+    with n_threads(est.n_jobs):
+        if nodes is not None:
+            out = np.zeros(nodes.shape, dtype=np.float64)
+            if nodes.shape[0]:
+                tree_cover(X, nodes, sw, out)
+        else:
+            out = np.zeros((rounds.shape[0], 2), dtype=np.float64)
+            if rounds.shape[0]:
+                stump_cover(X, rounds, sw, out)
+    return out
+
+
+def _cover_of(model, name):
+    cover = getattr(model, "cover_", None)
+    if cover is None:
+        raise ValueError(_NO_COVER.format(name=name))
+    return cover
+
+
+def stump_means(rounds, cover):
+    """E_cover[h_t] of each stump: its outputs averaged over the cover of its sides."""
+    total = cover[:, 0] + cover[:, 1]
+    safe = np.where(total > 0, total, 1.0)
+    mean = (cover[:, 0] * rounds["left"] + cover[:, 1] * rounds["right"]) / safe
+    return np.where(total > 0, mean, 0.5 * (rounds["left"] + rounds["right"]))
+
+
+def raw_contrib(model, X, name):
+    """SHAP values of one model's raw scores at checked X: float64[n, n_outputs, n_features + 1], the last
+    column the expected value (n_outputs: 1 for two classes, K for SAMME's class sums)."""
+    cover = _cover_of(model, name)
+    n, d = X.shape
+    rounds = model.rounds_
+    nodes = model.nodes_
+    k = model.classes_.shape[0]
+    with n_threads(model.n_jobs):
+        if nodes is not None:
+            n_out = 1 if k == 2 else k
+            out = np.zeros((n, n_out, d + 1), dtype=np.float64)
+            expected = np.zeros(n_out, dtype=np.float64)
+            if nodes.shape[0]:
+                tree_shap(X, nodes, rounds, cover, k, out)
+                tree_expectations(nodes, rounds, cover, k, expected)
+            out[:, :, d] = expected
+            return out
+        out = np.zeros((n, d + 1), dtype=np.float64)
+        if rounds.shape[0]:
+            mean_h = stump_means(rounds, cover)
+            stump_contrib(X, rounds, mean_h, out)
+            out[:, d] = float(np.dot(rounds["alpha"], mean_h))
+    return out.reshape(n, 1, d + 1)
+
+
+def leaf_tables(nodes, rounds, cover, n_classes):
+    """The arguments of ``tree_contrib_tables`` after X: each leaf's path and SHAP values per pattern."""
+    T, m = nodes.shape
+    depth = int(np.log2(m + 1)) - 1
+    L = (m + 1) // 2
+    shape = (T, L, depth)
+    arrays = dict(leaf_node=np.zeros((T, L), np.int64), path=np.zeros(shape, np.int64),
+                  side=np.zeros(shape, np.int64), slot=np.zeros(shape, np.int64),
+                  slot_feature=np.zeros(shape, np.int64), n_path=np.zeros((T, L), np.int64),
+                  n_slots=np.zeros((T, L), np.int64), n_leaves=np.zeros(T, np.int64),
+                  target=np.zeros((T, L), np.int64), table=np.zeros((T, L, 2 ** depth, depth)))
+    build_leaf_tables(nodes, rounds, cover, n_classes, *arrays.values())
+    return arrays
+
+
+def tree_shap(X, nodes, rounds, cover, n_classes, out):
+    """out += the trees' SHAP values at X: by leaf tables when they fit in TABLE_BYTES, else TreeSHAP's walk."""
+    T, m = nodes.shape
+    depth = int(np.log2(m + 1)) - 1
+    if T * ((m + 1) // 2) * 2 ** depth * depth * 8 <= TABLE_BYTES:
+        tree_contrib_tables(X, nodes, *leaf_tables(nodes, rounds, cover, n_classes).values(), out)
+    else:
+        tree_contrib(X, nodes, rounds, cover, n_classes, out)
+
+
+def predict_contrib(est, X):
+    """Per-feature contributions to ``est.decision_function(X)`` and the expected value (last column).
+
+    Two classes: float64[n, n_features + 1]; SAMME and one-vs-rest: [n, n_classes, n_features + 1]. Each
+    row (each class) sums to decision_function(X)."""
+    check_is_fitted(est)
+    name = type(est).__name__
+    Xk = est._check_predict_X(X)
+    if hasattr(est, "estimators_"):
+        return np.concatenate([raw_contrib(m, Xk, name) for m in est.estimators_], axis=1)
+    out = raw_contrib(est, Xk, name)
+    if out.shape[1] == 1:
+        return out[:, 0, :]
+    # SAMME: decision_function = (K raw - total) / ((K - 1) total), linear in the class sums raw
+    k = out.shape[1]
+    total = est._alpha_total()
+    if not total > 0.0:
+        return np.zeros_like(out)
+    out *= k / ((k - 1) * total)
+    out[:, :, -1] -= 1.0 / (k - 1)
+    return out
