@@ -139,6 +139,7 @@ from ._types import (
     MAX_CLASSES,
     RAN_ALL,
     REJECT,
+    SPLIT_DTYPE,
     STATE_DTYPE,
     STOPPED_BY_RULE,
     STOPPED_EARLY,
@@ -607,8 +608,7 @@ class _TreeLearner:
         slots = 2 ** (depth - 1)
         max_nodes = max_nodes_of(depth)
         self.hist = np.zeros((slots, d, n_bins, n_classes + 1 + int(ls)))
-        self.split = np.zeros((6, slots), np.int64)
-        self.split_bits = np.zeros((slots, CAT_WORDS), np.uint64)
+        self.splits = np.zeros(slots, SPLIT_DTYPE)
         self.n_value_bins = np.ascontiguousarray(mapper.n_value_bins_, dtype=np.int64)
         self.categorical = np.zeros(d, np.uint8)  # (categorical features are not taken on Dask)
         self.leaf_u = np.zeros((max_nodes, n_classes + 1))
@@ -633,8 +633,7 @@ class _TreeLearner:
         n_first, n_last, last_root = -1, 0, False
         for depth in range(max_depth):
             n_split = int(choose_level(self.hist, level_first, level_count, n_nodes, tree, self.n_value_bins,
-                                       self.categorical, self.thresholds, c, min_weight, self.split,
-                                       self.split_bits))
+                                       self.categorical, self.thresholds, c, min_weight, self.splits))
             if n_split == 0:
                 break
             first_child = n_nodes
@@ -642,12 +641,12 @@ class _TreeLearner:
             if depth + 1 == max_depth:  # the children are leaves
                 n_first, n_last, last_root = first_child, n_split, depth == 0
                 break
-            res = shards.call("tree_level", self.split, self.split_bits, n_split, first_child, depth == 0)
+            res = shards.call("tree_level", self.splits, n_split, first_child, depth == 0)
             self.hist[:2 * n_split] = _ordered_sum(res)
             level_first, level_count = first_child, 2 * n_split
         if n_first < 0:
             n_first = n_nodes
-        res = shards.call("tree_leaves", tree, n_nodes, n_first, self.split, self.split_bits, n_last, last_root)
+        res = shards.call("tree_leaves", tree, n_nodes, n_first, self.splits, n_last, last_root)
         self.leaf_u[:] = 0.0
         self.leaf_w[:] = 0.0
         self.leaf_u[:n_nodes] = _ordered_sum([r[0] for r in res])

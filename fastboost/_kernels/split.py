@@ -631,15 +631,19 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
 
 
 @pjit
-def level_splits(hist, n_nodes, active, n_value_bins, categorical, missing_code, n_classes, criterion, min_leaf,
-                 min_weight, value, bin_, missing_left):
+def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, min_weight, value, bin_, missing_left):
     """Per-feature best splits of every active node of a level, threads over features (one launch per level).
 
     hist    float64[slots, n_features, n_bins, n_classes + 1]  IN   the level's node histograms
     categorical  uint8[n_features] or None  IN  1 for categorical features (None: none is)
+    config  the fit's configuration (missing_code, n_classes, criterion, min_samples_leaf)  IN
     active  uint8[slots]  IN  1 for the nodes to split
     value, bin_, missing_left  [slots, n_features]  OUT  as best_split_per_feature, per node
     """
+    missing_code = config.missing_code
+    n_classes = config.n_classes
+    criterion = config.criterion
+    min_leaf = config.min_samples_leaf
     for f in prange(hist.shape[1]):
         for s in range(n_nodes):
             if not active[s]:
