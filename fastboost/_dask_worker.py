@@ -446,10 +446,8 @@ class WorkerShard:
     def _apply(self, r):
         """apply_stump of the stump r (a round record) on this shard's rows: y*h and the sums in ws.sums."""
         ws = self.ws
-        rows = ws.rows
-        u = rows.w if self.config[0]["u_is_w"] else rows.u
-        apply_stump(self.codes[r["feature"]], r["bin"], r["missing_left"], self.missing_code, r["left"], r["right"],
-                    rows.ylab, u, rows.w, rows.yh, rows.block_sums, ws.sums)
+        u = ws.rows.w if self.config[0]["u_is_w"] else ws.rows.u
+        apply_stump(self.codes[r["feature"]], r, self.missing_code, ws.rows, u, ws.sums)
 
     def apply(self, seq, f, k, ml, left, right):
         """apply_stump on this shard's rows: its (U_I, U_J, W_I, W_J)."""

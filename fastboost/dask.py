@@ -144,6 +144,7 @@ from ._types import (
     STOPPED_BY_RULE,
     STOPPED_EARLY,
     SUMS_DTYPE,
+    StumpScratch,
 )
 from .estimators import (
     AdaBoostClassifier,
@@ -505,18 +506,21 @@ def _ordered_sum(arrays):
     return total
 
 
-def _choose_stump(hist, histq, n_value_bins, missing_code, thresholds, criterion, lam, feature_rank,
-                  fvalue, fbin, fmissing_left):
-    """The stump of a round from the summed histograms: the loop's own compiled ``choose_stump``.
+def _choose_stump(scratch, n_value_bins, thresholds, c):
+    """The stump of a round from the summed histograms (in ``scratch``, a StumpScratch) under the configuration
+    record ``c``: the loop's own compiled ``choose_stump``.
 
     Returns (f, k, missing_left, left, right, threshold, Q_I, Q_J) as Python scalars.
     """
     numeric = np.zeros(n_value_bins.shape[0], np.uint8)  # (categorical features are not taken on Dask)
-    f, k, ml, left, right, threshold, qi, qj, _ = choose_stump(hist, histq, n_value_bins, numeric, missing_code,
-                                                               thresholds, criterion, lam, feature_rank, fvalue,
-                                                               fbin, fmissing_left, np.zeros(CAT_WORDS, np.uint64))
+    f, k, ml, left, right, threshold, qi, qj, _ = choose_stump(scratch, n_value_bins, numeric, thresholds, c,
+                                                               np.zeros(CAT_WORDS, np.uint64))
     return int(f), int(k), int(ml), int(left), int(right), float(threshold), float(qi), float(qj)
 
+
+#: the stump learner's scratch the client does not use (trimming's and carried histograms' rows)
+_NO_ROWS = np.empty(0, np.int64)
+_NO_HIST = np.empty((1, 1, 2))
 
 #: What the client learns about the training data from the workers before binning: the classes, the
 #: largest (class-weighted) sample weight, the positive-weight rows per partition, the class weights
@@ -563,10 +567,9 @@ class _StumpLearner:
         return updates
 
     def finish(self, shards, model, t):
-        c = self.c
-        f, k, ml, left, right, threshold, qi, qj = _choose_stump(
-            self.hist, self.histq, self.n_value_bins, self.missing_code, self.thresholds, int(c["criterion"]),
-            float(c["lam"]), int(c["feature_rank"]), self.fvalue, self.fbin, self.fmissing_left)
+        scratch = StumpScratch(self.hist, self.histq, self.fvalue, self.fbin, self.fmissing_left, _NO_ROWS,
+                               _NO_ROWS, _NO_HIST)
+        f, k, ml, left, right, threshold, qi, qj = _choose_stump(scratch, self.n_value_bins, self.thresholds, self.c)
         if self.fused:  # U = W: the weights of the rows the stump gets right / wrong, from the histograms
             hist = self.hist[f]
             bins = np.arange(hist.shape[0])

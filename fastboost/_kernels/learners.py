@@ -177,22 +177,12 @@ def _finish_stump(data, config, ws, model, t, u, searched, categorical):
     """The stump from the round's histograms (searched: each feature's best split is in ws.stump.fvalue / fbin /
     fmissing_left already), its sums over every row and its record."""
     r = model.rounds[t]
-    st = ws.stump
-    rows = ws.rows
     if searched:
         f, k, ml, left, right, threshold, qi, qj, cat = stump_from_feature_splits(
-            st.hist, st.histq, data.n_value_bins, categorical, config.missing_code, data.thresholds,
-            config.criterion, config.lam, config.feature_rank, st.fvalue, st.fbin, st.fmissing_left, r.cat_left)
+            ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left)
     else:
         f, k, ml, left, right, threshold, qi, qj, cat = choose_stump(
-            st.hist, st.histq, data.n_value_bins, categorical, config.missing_code, data.thresholds,
-            config.criterion, config.lam, config.feature_rank, st.fvalue, st.fbin, st.fmissing_left, r.cat_left)
-    apply_stump(data.codes[f], k, ml, config.missing_code, left, right, rows.ylab, u, rows.w, rows.yh,
-                rows.block_sums, ws.sums, cat, r.cat_left)
-    s = ws.sums[0]
-    s.qi = qi
-    s.qj = qj
-    s.eta = 1.0
+            ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left)
     r.feature = f
     r.categorical = cat
     r.bin = k
@@ -200,6 +190,11 @@ def _finish_stump(data, config, ws, model, t, u, searched, categorical):
     r.left = left
     r.right = right
     r.threshold = threshold
+    apply_stump(data.codes[f], r, config.missing_code, ws.rows, u, ws.sums)
+    s = ws.sums[0]
+    s.qi = qi
+    s.qj = qj
+    s.eta = 1.0
 
 
 @compiled(UPDATE_SIG)
@@ -228,9 +223,7 @@ def update_stump_residuals(data, config, ws, model, t, alpha):
 @compiled(VALIDATE_SIG)
 def validate_stump(valid, config, ws, model, t, alpha):
     """Validation margins += alpha h_t for stump t; the weighted validation error."""
-    r = model.rounds[t]
-    return update_validation(valid.codes[r.feature], r.bin, r.missing_left, config.missing_code, r.left, r.right,
-                             alpha, valid.y, valid.p, valid.margin, ws.vblock_sums, r.categorical != 0, r.cat_left)
+    return update_validation(valid, model.rounds[t], config.missing_code, alpha, ws.vblock_sums)
 
 
 # ----------------------------------------------------------------------------- trees (binary or K classes)
