@@ -57,14 +57,11 @@ def _group_bounds(j, n_groups, n_features):
 
 
 @jit(inline="always")
-def row_at(rows, j, all_rows=False):
-    """The row at position j as an unsigned index: j itself when rows is None (known when numba compiles) or
-    all_rows (every row in order: rows is not read), else rows[j]. (A signed index loaded from memory makes
-    numba guard every array access against negative wraparound; without the guards a gathered pass ran 1.35x
-    faster on the development machine.)"""
+def row_at(rows, j):
+    """The row at position j as an unsigned index: j itself when rows is None, else rows[j]. (A signed index
+    loaded from memory makes numba guard every array access against negative wraparound; without the
+    guards a gathered pass ran 1.35x faster on the development machine.)"""
     if rows is None:
-        return np.uint64(j)
-    if all_rows:
         return np.uint64(j)
     return np.uint64(rows[j])
 

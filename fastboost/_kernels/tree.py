@@ -47,7 +47,7 @@ def _rows_histogram_one_feature(rows, f, idx, start, stop, n_classes, with_count
     with_q = hist_f.shape[1] > n_classes + 1
     direct = start == 0 and stop == idx.shape[0]  # the root: all rows in order, no gather
     for j in range(start, stop):
-        i = row_at(idx, j, direct)
+        i = row_at(None, j) if direct else row_at(idx, j)  # (None: the position itself)
         b = codes_f[i]
         hist_f[b, y[i]] += u[i]
         if with_count and u[i] > 0.0:
@@ -325,7 +325,7 @@ def _leaf_rows(codes_f, sp, missing_code, table, idx, root, a, b, lc, leaf_of_ro
     cat = sp.categorical != 0
     cat_left = sp.cat_left
     for p in range(a, b):
-        i = row_at(idx, p, root)
+        i = row_at(None, p) if root else row_at(idx, p)
         left = np.int64(_goes_left(codes_f[i], k, ml, missing_code, cat, cat_left, table))
         leaf_of_row[i] = lc + 1 - left
 
@@ -362,7 +362,7 @@ def _leaf_row_sums(rows, sp, missing_code, table, idx, root, a, b, lc, ls, leaf_
         rw0 = 0.0
         rw1 = 0.0
         for p in range(a, b):
-            i = row_at(idx, p, root)
+            i = row_at(None, p) if root else row_at(idx, p)
             left = np.float64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table))
             leaf_of_row[i] = lc + 1 - np.int64(left)
             one = np.float64(y[i])
@@ -386,7 +386,7 @@ def _leaf_row_sums(rows, sp, missing_code, table, idx, root, a, b, lc, ls, leaf_
         part[1, nu + 1] = rw1
         return
     for p in range(a, b):
-        i = row_at(idx, p, root)
+        i = row_at(None, p) if root else row_at(idx, p)
         side = 0 if _goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table) else 1
         leaf_of_row[i] = lc + side
         part[side, y[i]] += u[i]
