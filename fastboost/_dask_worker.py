@@ -34,7 +34,7 @@ from ._kernels.learners import no_validation
 from ._kernels.reweight import add_voter, voter_correlation
 from ._kernels.tree import rows_histograms, split_level_rows, tree_leaves_rows
 from ._kernels.update import apply_stump
-from ._types import X_BINNED_DTYPE, Y_DTYPE, Model, TrainData, ValidData
+from ._types import X_BINNED_DTYPE, Y_DTYPE, Model, TrainData, TreeRows, ValidData
 
 _NO_NODES = make_model(0, 0).nodes  # stump voters: the re-weighting kernels' empty tree record
 
@@ -446,10 +446,8 @@ class WorkerShard:
     def _apply(self, r):
         """apply_stump of the stump r (a round record) on this shard's rows: y*h and the sums in ws.sums."""
         ws = self.ws
-        rows = ws.rows
-        u = rows.w if self.config[0]["u_is_w"] else rows.u
-        apply_stump(self.codes[r["feature"]], r["bin"], r["missing_left"], self.missing_code, r["left"], r["right"],
-                    rows.ylab, u, rows.w, rows.yh, rows.block_sums, ws.sums)
+        u = ws.rows.w if self.config[0]["u_is_w"] else ws.rows.u
+        apply_stump(self.codes[r["feature"]], r, self.missing_code, ws.rows, u, ws.sums)
 
     def apply(self, seq, f, k, ml, left, right):
         """apply_stump on this shard's rows: its (U_I, U_J, W_I, W_J)."""
@@ -474,41 +472,38 @@ class WorkerShard:
             done = None if update is None else self._update(update)
             if not c["u_is_w"]:
                 self.rule.transform(self.data, c, ws)
-            rows, ts = ws.rows, ws.tree
-            u = rows.w if c["u_is_w"] else rows.u
+            ts = ws.tree
             self.hist_now, self.hist_next = ts.level_a, ts.level_b
             ts.node_range[0, 0] = 0
             ts.node_range[0, 1] = n
             if not self._replaying:
-                rows_histograms(self.codes, ts.rows, 0, n, rows.ylab, u, rows.q, int(c["n_classes"]),
+                rows_histograms(self._tree_rows(), ts.rows, 0, n, int(c["n_classes"]),
                                 int(c["min_samples_leaf"]) > 1, self.hist_now[0], int(c["hist_groups"]))
         return done, self.hist_now[0].copy()
 
-    def tree_level(self, seq, split, split_bits, n_split, first_child, root):
-        """Partition the rows of the level's split nodes; the children's histograms, [2 n_split, ...]."""
+    def _tree_rows(self):
+        """The rows a tree's passes read (``TreeRows``): codes, the learner's labels and weights, q and w."""
+        rows = self.ws.rows
+        return TreeRows(self.codes, rows.ylab, rows.w if self.config[0]["u_is_w"] else rows.u, rows.q, rows.w)
+
+    def tree_level(self, seq, splits, n_split, first_child, root):
+        """Partition the rows of the level's split nodes (``splits``, SPLIT_DTYPE); the children's histograms,
+        [2 n_split, ...]."""
         self._enter(seq)
-        ws = self.ws
-        c = self.config[0]
-        rows, ts = ws.rows, ws.tree
-        u = rows.w if c["u_is_w"] else rows.u
         with self._kernels():
-            split_level_rows(self.codes, rows.ylab, u, rows.q, c, split, split_bits, n_split, first_child, root,
-                             ts.rows, ts.tmp, ts.node_range, self.hist_now, self.hist_next, not self._replaying)
+            split_level_rows(self._tree_rows(), self.config[0], splits, n_split, first_child, root, self.ws.tree,
+                             self.hist_now, self.hist_next, not self._replaying)
         self.hist_now, self.hist_next = self.hist_next, self.hist_now
         return self.hist_now[:2 * n_split].copy()
 
-    def tree_leaves(self, seq, tree, n_nodes, n_first, split, split_bits, n_last, last_root):
+    def tree_leaves(self, seq, tree, n_nodes, n_first, splits, n_last, last_root):
         """Each row's leaf; the leaves' sums of u (and q) and of w by class: (leaf_u, leaf_w) [n_nodes, ...]."""
         self._enter(seq)
-        ws = self.ws
-        c = self.config[0]
-        rows, ts = ws.rows, ws.tree
-        u = rows.w if c["u_is_w"] else rows.u
+        ts = self.ws.tree
         ts.leaf_u[:] = 0.0
         ts.leaf_w[:] = 0.0
         with self._kernels():
-            tree_leaves_rows(self.codes, rows.ylab, u, rows.q, rows.w, c, tree, n_nodes, n_first, split, split_bits,
-                             n_last, last_root, ts.rows, ts.node_range, ts.leaf_of_row, ts.leaf_u, ts.leaf_w)
+            tree_leaves_rows(self._tree_rows(), self.config[0], tree, n_nodes, n_first, splits, n_last, last_root, ts)
         return ts.leaf_u[:n_nodes].copy(), ts.leaf_w[:n_nodes].copy()
 
     def update(self, seq, update):

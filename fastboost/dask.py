@@ -140,10 +140,12 @@ from ._types import (
     MAX_CLASSES,
     RAN_ALL,
     REJECT,
+    SPLIT_DTYPE,
     STATE_DTYPE,
     STOPPED_BY_RULE,
     STOPPED_EARLY,
     SUMS_DTYPE,
+    StumpScratch,
 )
 from .estimators import (
     AdaBoostClassifier,
@@ -505,18 +507,21 @@ def _ordered_sum(arrays):
     return total
 
 
-def _choose_stump(hist, histq, n_value_bins, missing_code, thresholds, criterion, lam, feature_rank,
-                  fvalue, fbin, fmissing_left):
-    """The stump of a round from the summed histograms: the loop's own compiled ``choose_stump``.
+def _choose_stump(scratch, n_value_bins, thresholds, c):
+    """The stump of a round from the summed histograms (in ``scratch``, a StumpScratch) under the configuration
+    record ``c``: the loop's own compiled ``choose_stump``.
 
     Returns (f, k, missing_left, left, right, threshold, Q_I, Q_J) as Python scalars.
     """
     numeric = np.zeros(n_value_bins.shape[0], np.uint8)  # (categorical features are not taken on Dask)
-    f, k, ml, left, right, threshold, qi, qj, _ = choose_stump(hist, histq, n_value_bins, numeric, missing_code,
-                                                               thresholds, criterion, lam, feature_rank, fvalue,
-                                                               fbin, fmissing_left, np.zeros(CAT_WORDS, np.uint64))
+    f, k, ml, left, right, threshold, qi, qj, _ = choose_stump(scratch, n_value_bins, numeric, thresholds, c,
+                                                               np.zeros(CAT_WORDS, np.uint64))
     return int(f), int(k), int(ml), int(left), int(right), float(threshold), float(qi), float(qj)
 
+
+#: the stump learner's scratch the client does not use (trimming's and carried histograms' rows)
+_NO_ROWS = np.empty(0, np.int64)
+_NO_HIST = np.empty((1, 1, 2))
 
 #: What the client learns about the training data from the workers before binning: the classes, the
 #: largest (class-weighted) sample weight, the positive-weight rows per partition, the class weights
@@ -555,10 +560,9 @@ class _StumpLearner:
         return updates
 
     def finish(self, shards, model, t):
-        c = self.c
-        f, k, ml, left, right, threshold, qi, qj = _choose_stump(
-            self.hist, self.histq, self.n_value_bins, self.missing_code, self.thresholds, int(c["criterion"]),
-            float(c["lam"]), int(c["feature_rank"]), self.fvalue, self.fbin, self.fmissing_left)
+        scratch = StumpScratch(self.hist, self.histq, self.fvalue, self.fbin, self.fmissing_left, _NO_ROWS,
+                               _NO_ROWS, _NO_HIST)
+        f, k, ml, left, right, threshold, qi, qj = _choose_stump(scratch, self.n_value_bins, self.thresholds, self.c)
         if self.fused:  # U = W: the weights of the rows the stump gets right / wrong, from the histograms
             hist = self.hist[f]
             bins = np.arange(hist.shape[0])
@@ -600,8 +604,7 @@ class _TreeLearner:
         slots = 2 ** (depth - 1)
         max_nodes = max_nodes_of(depth)
         self.hist = np.zeros((slots, d, n_bins, n_classes + 1 + int(ls)))
-        self.split = np.zeros((6, slots), np.int64)
-        self.split_bits = np.zeros((slots, CAT_WORDS), np.uint64)
+        self.splits = np.zeros(slots, SPLIT_DTYPE)
         self.n_value_bins = np.ascontiguousarray(mapper.n_value_bins_, dtype=np.int64)
         self.categorical = np.zeros(d, np.uint8)  # (categorical features are not taken on Dask)
         self.leaf_u = np.zeros((max_nodes, n_classes + 1))
@@ -626,8 +629,7 @@ class _TreeLearner:
         n_first, n_last, last_root = -1, 0, False
         for depth in range(max_depth):
             n_split = int(choose_level(self.hist, level_first, level_count, n_nodes, tree, self.n_value_bins,
-                                       self.categorical, self.thresholds, c, min_weight, self.split,
-                                       self.split_bits))
+                                       self.categorical, self.thresholds, c, min_weight, self.splits))
             if n_split == 0:
                 break
             first_child = n_nodes
@@ -635,12 +637,12 @@ class _TreeLearner:
             if depth + 1 == max_depth:  # the children are leaves
                 n_first, n_last, last_root = first_child, n_split, depth == 0
                 break
-            res = shards.call("tree_level", self.split, self.split_bits, n_split, first_child, depth == 0)
+            res = shards.call("tree_level", self.splits, n_split, first_child, depth == 0)
             self.hist[:2 * n_split] = _ordered_sum(res)
             level_first, level_count = first_child, 2 * n_split
         if n_first < 0:
             n_first = n_nodes
-        res = shards.call("tree_leaves", tree, n_nodes, n_first, self.split, self.split_bits, n_last, last_root)
+        res = shards.call("tree_leaves", tree, n_nodes, n_first, self.splits, n_last, last_root)
         self.leaf_u[:] = 0.0
         self.leaf_w[:] = 0.0
         self.leaf_u[:n_nodes] = _ordered_sum([r[0] for r in res])

@@ -90,6 +90,11 @@ def fits(highs):
         ("adaboost depth 3 trimmed 0.9", "ringnorm",
          fb.AdaBoostClassifier(40, max_depth=3, weight_trim_rate=0.9, **common)),
         ("ebboost stumps trimmed 0.9", "twonorm", fb.EBBoostClassifier(40, weight_trim_rate=0.9, **common)),
+        ("adaboost depth 3 trimmed 0.5", "ringnorm",
+         fb.AdaBoostClassifier(60, max_depth=3, weight_trim_rate=0.5, **common)),
+        ("samme depth 2 trimmed 0.5", "waveform", fb.AdaBoostClassifier(40, max_depth=2, weight_trim_rate=0.5,
+                                                                        **common)),
+        ("ebboost stumps trimmed 0.5", "twonorm", fb.EBBoostClassifier(60, weight_trim_rate=0.5, **common)),
         ("vadaboost stumps trimmed 0.99", "twonorm", fb.VadaBoostClassifier(40, weight_trim_rate=0.99, **common)),
         ("adaboost stumps exact", "twonorm", fb.AdaBoostClassifier(30, max_bins=None, **common)),
         ("adaboost depth 2 exact", "ringnorm", fb.AdaBoostClassifier(20, max_depth=2, max_bins=None, **common)),
@@ -128,10 +133,13 @@ def dask_fits(client, sets):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dask", action="store_true", help="also the Dask estimators (a local cluster)")
+    ap.add_argument("--only", default="", help="only the fits whose name contains this")
     args = ap.parse_args(argv)
     sets = data()
     highs = importlib.util.find_spec("highspy") is not None
     for name, key, est in fits(highs):
+        if args.only not in name:
+            continue
         X, y = sets[key]
         est.fit(X, y)
         r, n = model_hash(est)

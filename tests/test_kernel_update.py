@@ -6,7 +6,7 @@ import pytest
 
 from fastboost._driver import make_sums
 from fastboost._kernels.update import BLOCK, apply_stump, correct_wrong_sums, n_blocks, update_weights
-from fastboost._types import SUMS_DTYPE
+from fastboost._types import ROUND_DTYPE, SUMS_DTYPE, RowState
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from . import naive
@@ -36,7 +36,11 @@ def test_outputs_sums_and_weight_update_match_naive(n):
                     yh_ref, sums_ref = naive.round_sums_naive(h_ref, y, u, w)
                     yh = np.empty(n, np.int8)
                     record = make_sums(**{name: 99.0 for name in SUMS_DTYPE.names})
-                    apply_stump(codes[f], k, missing_left, mc, left, right, y, u, w, yh, block_sums, record)
+                    stump = np.zeros(1, ROUND_DTYPE)[0]
+                    stump["feature"], stump["bin"], stump["missing_left"] = f, k, missing_left
+                    stump["left"], stump["right"] = left, right
+                    rows = RowState(w=w, u=np.full(n, np.nan), q=np.empty(0), ylab=y, yh=yh, block_sums=block_sums)
+                    apply_stump(codes[f], stump, mc, rows, u, record)
                     sums = np.array(record[0].tolist())  # ui, uj, wi, wj, qi, qj, eta, z
                     np.testing.assert_array_equal(yh, yh_ref)
                     np.testing.assert_array_equal(sums[:2], sums_ref[:2])  # dyadic u: exact

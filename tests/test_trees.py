@@ -18,9 +18,18 @@ from fastboost import (
     SABoostClassifier,
     VadaBoostClassifier,
 )
-from fastboost._driver import make_config
+from fastboost._driver import make_config, make_workspace
 from fastboost._kernels.tree import grow_tree, level_child_histograms, rows_histograms
-from fastboost._types import CRITERION_ERROR, CRITERION_GINI, CRITERION_Z, LEAF_DISCRETE, LEAF_REAL, NODE_DTYPE, Y_DTYPE
+from fastboost._types import (
+    CRITERION_ERROR,
+    CRITERION_GINI,
+    CRITERION_Z,
+    LEAF_DISCRETE,
+    LEAF_REAL,
+    NODE_DTYPE,
+    Y_DTYPE,
+    TreeRows,
+)
 from fastboost.datasets import make_twonorm
 
 try:
@@ -57,24 +66,17 @@ def random_problem(n, d, n_classes, max_bins, seed, nan_frac=0.1, zero_frac=0.1)
 def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, criterion, depth, min_leaf=1,
                 min_weight_fraction=0.0, leaf_kind=LEAF_DISCRETE, leaf_scale=0.5, leaf_smoothing=1e-3):
     d, n = codes.shape
-    slots = 2 ** (depth - 1)
     max_nodes = 2 ** (depth + 1) - 1
     tree = np.zeros(max_nodes, NODE_DTYPE)
-    leaf_of_row = np.zeros(n, np.int64)
-    leaf_u = np.zeros((max_nodes, n_classes + 1))
-    leaf_w = np.zeros((max_nodes, n_classes))
     config = make_config(max_depth=depth, criterion=criterion, min_samples_leaf=min_leaf,
                          min_weight_fraction_leaf=min_weight_fraction, n_classes=n_classes, leaf=leaf_kind,
                          leaf_scale=leaf_scale, leaf_smoothing=leaf_smoothing, missing_code=missing_code,
                          hist_groups=2)
+    ts = make_workspace(y, u, d, missing_code + 1, config).tree  # the tree learner's scratch, as a fit's
     # the arguments' types are a numeric fit's (no categorical feature: None), so the test runs the kernel a
     # fit compiles rather than a variant of its own
-    n_nodes = grow_tree(codes, y, u, u, u, n_value_bins, None, thresholds, config[0],
-                        np.empty(n, np.int64),
-                        np.empty(n, np.int64), np.empty((slots, d, missing_code + 1, n_classes + 1)),
-                        np.empty((slots, d, missing_code + 1, n_classes + 1)), tree,
-                        np.empty((max_nodes, 2), np.int64), leaf_of_row, leaf_u, leaf_w, -1, False)
-    return n_nodes, tree, leaf_of_row, leaf_u
+    n_nodes = grow_tree(TreeRows(codes, y, u, u, u), n_value_bins, None, thresholds, config[0], ts, tree, -1, False)
+    return n_nodes, tree, ts.leaf_of_row, ts.leaf_u
 
 
 @pytest.mark.parametrize("n_classes, criterion", [(2, CRITERION_ERROR), (2, CRITERION_GINI), (2, CRITERION_Z),
@@ -177,11 +179,11 @@ def test_child_histograms_subtraction_equals_brute_force():
     idx[:1200].sort()
     idx[1200:].sort()
     parent = np.empty((1, 5, mc + 1, 4))
-    rows_histograms(codes, np.arange(n), 0, n, y, u, u, 3, True, parent[0], 2)
+    rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 3, True, parent[0], 2)
     children = np.empty((2, 5, mc + 1, 4))
     # the smaller child (rows 1200..n) in slot 1, its sibling by subtraction in slot 0
-    level_child_histograms(codes, idx, np.array([[1200, n, 1]]), 1, y, u, u, 3, True, np.array([0]), parent,
-                           children, 2)
+    level_child_histograms(TreeRows(codes, y, u, u, u), idx, np.array([[1200, n, 1]]), 1, np.array([0]), parent,
+                           children, 3, True, 2)
     for slot, rows in ((0, idx[:1200]), (1, idx[1200:])):
         want = naive.node_histogram_naive(codes, y, u, rows, mc + 1, 3)
         np.testing.assert_allclose(children[slot], want, rtol=1e-12, atol=1e-15)
@@ -203,15 +205,15 @@ def test_grouped_tree_histograms_bit_identical_to_per_feature(d):
         for start, stop, rows in ((0, n, np.arange(n)), (1100, n, idx)):
             fast = np.full((d, nb, 3), np.nan)
             slow = np.full((d, nb, 3), np.nan)
-            rows_histograms(codes, rows, start, stop, y, u, u, 2, False, fast, groups)
-            rows_histograms(codes, rows, start, stop, y, u, u, 2, True, slow, groups)
+            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, False, fast, groups)
+            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, True, slow, groups)
             assert fast[:, :, :2].tobytes() == slow[:, :, :2].tobytes()
             assert np.all(fast[:, :, 2] == 0.0)
         parent = np.empty((1, d, nb, 3))
-        rows_histograms(codes, np.arange(n), 0, n, y, u, u, 2, False, parent[0], groups)
+        rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 2, False, parent[0], groups)
         fast = np.full((2, d, nb, 3), np.nan)
-        level_child_histograms(codes, idx, np.array([[1100, n, 1]]), 1, y, u, u, 2, False, np.array([0]), parent,
-                               fast, groups)
+        level_child_histograms(TreeRows(codes, y, u, u, u), idx, np.array([[1100, n, 1]]), 1, np.array([0]), parent,
+                               fast, 2, False, groups)
         for slot, r in ((0, idx[:1100]), (1, idx[1100:])):
             want = naive.node_histogram_naive(codes, y, u, r, nb, 2)
             np.testing.assert_allclose(fast[slot, :, :, :2], want[:, :, :2], rtol=1e-12, atol=1e-15 * u.max())
@@ -511,17 +513,13 @@ def test_leaf_sums_from_the_histograms_equal_those_from_the_rows(seed, depth, ma
     out = []
     for root_ready in (False, True):
         tree = np.zeros(max_nodes, NODE_DTYPE)
-        leaf_of_row = np.zeros(n, np.int64)
-        leaf_u, leaf_w = np.zeros((max_nodes, n_classes + 1)), np.zeros((max_nodes, n_classes))
-        hist_a = np.empty((slots, d, mc + 1, n_classes + 1))
-        idx = np.empty(n, np.int64)
+        ts = make_workspace(y, u, d, mc + 1, config).tree
+        assert ts.level_a.shape == (slots, d, mc + 1, n_classes + 1)
+        rows = TreeRows(codes, y, u, u, u)
         if root_ready:
-            rows_histograms(codes, idx, 0, n, y, u, u, n_classes, False, hist_a[0], 2)
-        n_nodes = grow_tree(codes, y, u, u, u, nvb, None, thresholds, config[0], idx,
-                            np.empty(n, np.int64), hist_a, np.empty_like(hist_a), tree,
-                            np.empty((max_nodes, 2), np.int64),
-                            leaf_of_row, leaf_u, leaf_w, -1, root_ready)
-        out.append((n_nodes, tree[:n_nodes], leaf_of_row, leaf_u[:n_nodes], leaf_w[:n_nodes]))
+            rows_histograms(rows, ts.rows, 0, n, n_classes, False, ts.level_a[0], 2)
+        n_nodes = grow_tree(rows, nvb, None, thresholds, config[0], ts, tree, -1, root_ready)
+        out.append((n_nodes, tree[:n_nodes], ts.leaf_of_row, ts.leaf_u[:n_nodes], ts.leaf_w[:n_nodes]))
     (na, ta, ra, ua, wa), (nb, tb, rb, ub, wb) = out
     assert na == nb
     for name in ("feature", "bin", "missing_left", "left", "right", "class_"):

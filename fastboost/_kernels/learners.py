@@ -23,7 +23,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._config import compiled, jit, typed
-from .._types import LEAF_LSQ, LEAF_REAL
+from .._types import LEAF_LSQ, LEAF_REAL, TreeRows
 from .histogram import build_histograms_q, build_histograms_q_rows, build_histograms_rows, histograms_and_splits
 from .incremental import next_histograms, next_tree_histograms, side_rows, wrong_rows
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
@@ -177,22 +177,12 @@ def _finish_stump(data, config, ws, model, t, u, searched, categorical):
     """The stump from the round's histograms (searched: each feature's best split is in ws.stump.fvalue / fbin /
     fmissing_left already), its sums over every row and its record."""
     r = model.rounds[t]
-    st = ws.stump
-    rows = ws.rows
     if searched:
         f, k, ml, left, right, threshold, qi, qj, cat = stump_from_feature_splits(
-            st.hist, st.histq, data.n_value_bins, categorical, config.missing_code, data.thresholds,
-            config.criterion, config.lam, config.feature_rank, st.fvalue, st.fbin, st.fmissing_left, r.cat_left)
+            ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left)
     else:
         f, k, ml, left, right, threshold, qi, qj, cat = choose_stump(
-            st.hist, st.histq, data.n_value_bins, categorical, config.missing_code, data.thresholds,
-            config.criterion, config.lam, config.feature_rank, st.fvalue, st.fbin, st.fmissing_left, r.cat_left)
-    apply_stump(data.codes[f], k, ml, config.missing_code, left, right, rows.ylab, u, rows.w, rows.yh,
-                rows.block_sums, ws.sums, cat, r.cat_left)
-    s = ws.sums[0]
-    s.qi = qi
-    s.qj = qj
-    s.eta = 1.0
+            ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left)
     r.feature = f
     r.categorical = cat
     r.bin = k
@@ -200,6 +190,11 @@ def _finish_stump(data, config, ws, model, t, u, searched, categorical):
     r.left = left
     r.right = right
     r.threshold = threshold
+    apply_stump(data.codes[f], r, config.missing_code, ws.rows, u, ws.sums)
+    s = ws.sums[0]
+    s.qi = qi
+    s.qj = qj
+    s.eta = 1.0
 
 
 @compiled(UPDATE_SIG)
@@ -228,9 +223,7 @@ def update_stump_residuals(data, config, ws, model, t, alpha):
 @compiled(VALIDATE_SIG)
 def validate_stump(valid, config, ws, model, t, alpha):
     """Validation margins += alpha h_t for stump t; the weighted validation error."""
-    r = model.rounds[t]
-    return update_validation(valid.codes[r.feature], r.bin, r.missing_left, config.missing_code, r.left, r.right,
-                             alpha, valid.y, valid.p, valid.margin, ws.vblock_sums, r.categorical != 0, r.cat_left)
+    return update_validation(valid, model.rounds[t], config.missing_code, alpha, ws.vblock_sums)
 
 
 # ----------------------------------------------------------------------------- trees (binary or K classes)
@@ -245,6 +238,7 @@ def _learn_tree(data, config, ws, model, t, m, categorical):
     rows = ws.rows
     ts = ws.tree
     u = rows.w if config.u_is_w else rows.u
+    trows = TreeRows(data.codes, rows.ylab, u, rows.q, rows.w)
     tree = model.nodes[t]
     # weight trimming (m >= 0): the tree grows on the rows holding config.trim_rate of u; its leaves' sums (and
     # so the leaf values, the step and the update) still come from every row
@@ -252,17 +246,14 @@ def _learn_tree(data, config, ws, model, t, m, categorical):
     if carry:
         state = ws.state[0]
         if state.hist_ready == 0 or t % config.hist_rebuild == 0:
-            rows_histograms(data.codes, ts.rows, 0, u.shape[0], rows.ylab, u, rows.q, config.n_classes, False,
-                            ts.root_hist, config.hist_groups)
+            rows_histograms(trows, ts.rows, 0, u.shape[0], config.n_classes, False, ts.root_hist, config.hist_groups)
         root = ts.level_a[0]
         for f in range(root.shape[0]):  # loops: a slice copy would compile numba's shape-mismatch error path
             for b in range(root.shape[1]):
                 for c in range(root.shape[2]):
                     root[f, b, c] = ts.root_hist[f, b, c]
         state.hist_ready = 0
-    n_nodes = grow_tree(data.codes, rows.ylab, u, rows.q, rows.w, data.n_value_bins, categorical, data.thresholds,
-                        config, ts.rows, ts.tmp, ts.level_a, ts.level_b, tree, ts.node_range, ts.leaf_of_row,
-                        ts.leaf_u, ts.leaf_w, m, carry)
+    n_nodes = grow_tree(trows, data.n_value_bins, categorical, data.thresholds, config, ts, tree, m, carry)
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
 
@@ -357,8 +348,8 @@ def _update_discrete_leaves(data, config, ws, model, t, alpha, factor):
                               leaf_class, ts.wrong)
     if carry:  # the next round's root histograms from this round's (incremental.py)
         k, small_wrong = wrong_rows(ts.wrong, rows.block_sums, ts.tmp)
-        rows_histograms(data.codes, ts.tmp, 0, k, rows.ylab, rows.w, rows.q, config.n_classes, False, ts.side_hist,
-                        config.hist_groups)
+        rows_histograms(TreeRows(data.codes, rows.ylab, rows.w, rows.q, rows.w), ts.tmp, 0, k, config.n_classes,
+                        False, ts.side_hist, config.hist_groups)
         next_tree_histograms(ts.root_hist, ts.side_hist, small_wrong, alpha, s.wi, s.wj)
         ws.state[0].hist_ready = 1
     return z, s2
@@ -398,8 +389,7 @@ def update_tree_residuals(data, config, ws, model, t, alpha):
 @compiled(VALIDATE_SIG)
 def validate_tree(valid, config, ws, model, t, alpha):
     """Validation margins += alpha tree_t; the weighted validation error."""
-    return update_validation_tree(valid.codes, config.missing_code, model.nodes[t], alpha, config.n_classes, valid.y,
-                                  valid.p, valid.margin, ws.vblock_sums)
+    return update_validation_tree(valid, model.nodes[t], config.missing_code, alpha, config.n_classes, ws.vblock_sums)
 
 
 # ----------------------------------------------------------------------------- no validation set

@@ -378,13 +378,14 @@ def kth_best_feature(value, total, k):
 
 
 @jit
-def choose_stump(hist, histq, n_value_bins, categorical, missing_code, thresholds, criterion, lam, feature_rank,
-                 fvalue, fbin, fmissing_left, cat_left):
+def choose_stump(st, n_value_bins, categorical, thresholds, config, cat_left):
     """The round's stump from its histograms: per-feature search, the feature_rank-th best feature, sides.
 
-    hist, histq  float64[n_features, n_bins, 2]  IN  (histq: w**2 / p sums, read by CRITERION_EB only)
+    st           StumpScratch  IN  hist, histq float64[n_features, n_bins, 2] (histq: w**2 / p sums, read by
+                 CRITERION_EB only); fvalue, fbin, fmissing_left scratch [n_features]
+    n_value_bins, thresholds  IN  the features' (TrainData's)
     categorical  uint8[n_features] or None  IN  1 for categorical features (None: none is)
-    fvalue, fbin, fmissing_left: scratch [n_features]
+    config       the fit's configuration (missing_code, criterion, lam, feature_rank)  IN
     cat_left     uint64[CAT_WORDS]  OUT  a categorical stump's left set (zeros otherwise)
     Returns (feature, bin, missing_left, left, right, threshold, Q_I, Q_J, is_categorical): the sides'
     outputs are the heavier class (EBBoost: opposite, with the polarity that makes A >= B, so
@@ -392,17 +393,25 @@ def choose_stump(hist, histq, n_value_bins, categorical, missing_code, threshold
     (feature 0, threshold inf). A categorical stump has threshold NaN and bin the size of its left
     set minus one.
     """
-    best_split_per_feature_q(hist, histq, n_value_bins, categorical, missing_code, criterion, lam, fvalue, fbin,
-                             fmissing_left)
-    return stump_from_feature_splits(hist, histq, n_value_bins, categorical, missing_code, thresholds, criterion,
-                                     lam, feature_rank, fvalue, fbin, fmissing_left, cat_left)
+    best_split_per_feature_q(st.hist, st.histq, n_value_bins, categorical, config.missing_code, config.criterion,
+                             config.lam, st.fvalue, st.fbin, st.fmissing_left)
+    return stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config, cat_left)
 
 
 @jit
-def stump_from_feature_splits(hist, histq, n_value_bins, categorical, missing_code, thresholds, criterion, lam,
-                              feature_rank, fvalue, fbin, fmissing_left, cat_left):
-    """choose_stump after its per-feature search: fvalue, fbin, fmissing_left hold every feature's best split
-    (``best_split_per_feature_q``, or the fused ``histogram.histograms_and_splits``); fvalue is overwritten."""
+def stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config, cat_left):
+    """choose_stump after its per-feature search: st.fvalue, st.fbin, st.fmissing_left hold every feature's best
+    split (``best_split_per_feature_q``, or the fused ``histogram.histograms_and_splits``); st.fvalue is
+    overwritten."""
+    hist = st.hist
+    histq = st.histq
+    fvalue = st.fvalue
+    fbin = st.fbin
+    fmissing_left = st.fmissing_left
+    missing_code = config.missing_code
+    criterion = config.criterion
+    lam = config.lam
+    feature_rank = config.feature_rank
     cat_left[:] = 0
     is_cat = False
     c0 = 0.0  # class weights of all rows (any feature's histogram holds them all)
@@ -631,15 +640,19 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
 
 
 @pjit
-def level_splits(hist, n_nodes, active, n_value_bins, categorical, missing_code, n_classes, criterion, min_leaf,
-                 min_weight, value, bin_, missing_left):
+def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, min_weight, value, bin_, missing_left):
     """Per-feature best splits of every active node of a level, threads over features (one launch per level).
 
     hist    float64[slots, n_features, n_bins, n_classes + 1]  IN   the level's node histograms
     categorical  uint8[n_features] or None  IN  1 for categorical features (None: none is)
+    config  the fit's configuration (missing_code, n_classes, criterion, min_samples_leaf)  IN
     active  uint8[slots]  IN  1 for the nodes to split
     value, bin_, missing_left  [slots, n_features]  OUT  as best_split_per_feature, per node
     """
+    missing_code = config.missing_code
+    n_classes = config.n_classes
+    criterion = config.criterion
+    min_leaf = config.min_samples_leaf
     for f in prange(hist.shape[1]):
         for s in range(n_nodes):
             if not active[s]:

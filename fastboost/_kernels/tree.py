@@ -25,8 +25,8 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .._types import CAT_WORDS, CRITERION_LS, LEAF_LSQ, LEAF_REAL
-from .histogram import GROUP, _group_bounds, _group_histograms, group_count
+from .._types import CRITERION_LS, LEAF_LSQ, LEAF_REAL, SPLIT_DTYPE
+from .histogram import GROUP, _group_bounds, _group_histograms, group_count, row_at
 from .split import best_feature, categorical_left_set, impurity, level_splits
 from .update import BLOCK, block_total, goes_left
 
@@ -37,12 +37,17 @@ ALL_LEFT = np.int64(1) << np.int64(62)
 
 
 @jit
-def _rows_histogram_one_feature(codes_f, idx, start, stop, y, u, q, n_classes, with_count, hist_f):
+def _rows_histogram_one_feature(rows, f, idx, start, stop, n_classes, with_count, hist_f):
+    """hist_f = the tree histogram of feature f over the rows idx[start:stop] (rows: TreeRows)."""
+    codes_f = rows.codes[f]
+    y = rows.y
+    u = rows.u
+    q = rows.q
     hist_f[:] = 0.0
     with_q = hist_f.shape[1] > n_classes + 1
     direct = start == 0 and stop == idx.shape[0]  # the root: all rows in order, no gather
     for j in range(start, stop):
-        i = np.uint64(j) if direct else np.uint64(idx[j])  # unsigned: no wraparound guards (histogram._row)
+        i = row_at(None, j) if direct else row_at(idx, j)  # (None: the position itself)
         b = codes_f[i]
         hist_f[b, y[i]] += u[i]
         if with_count and u[i] > 0.0:
@@ -58,15 +63,15 @@ def _grouped_case(n_classes, with_count, hist_f):
 
 
 @jit
-def _group_rows_histograms(codes, f0, f1, idx, start, stop, y, u, out):
+def _group_rows_histograms(rows, f0, f1, idx, start, stop, out):
     """out[k] (k < f1 - f0) = the tree histogram of features f0 + k over the rows idx[start:stop]
     (all rows in order when that is the whole of idx) with the grouped kernel; count field 0."""
     g = f1 - f0
     scratch = np.empty((GROUP, out.shape[1], 2))
     if start == 0 and stop == idx.shape[0]:
-        _group_histograms(codes, f0, g, None, y, u, scratch)
+        _group_histograms(rows.codes, f0, g, None, rows.y, rows.u, scratch)
     else:
-        _group_histograms(codes, f0, g, idx[start:stop], y, u, scratch)
+        _group_histograms(rows.codes, f0, g, idx[start:stop], rows.y, rows.u, scratch)
     for k in range(g):
         for b in range(out.shape[1]):
             out[k, b, 0] = scratch[k, b, 0]
@@ -75,25 +80,25 @@ def _group_rows_histograms(codes, f0, f1, idx, start, stop, y, u, out):
 
 
 @pjit
-def rows_histograms(codes, idx, start, stop, y, u, q, n_classes, with_count, hist, n_groups):
+def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_groups):
     """Tree histograms of the rows idx[start:stop]; threads over features, rows in order.
 
-    codes  uint8[n_features, n_samples]  IN;  idx int64[n_samples]  IN (not read when start:stop is all rows)
-    y      uint16[n_samples] class index   IN;  u float64[n_samples] learner weights  IN
-    q      float64[n_samples]  IN  summed into the last field when hist has n_classes + 2 fields
+    rows   TreeRows  IN  codes, the class index y and the learner weights u (q is summed into the last field
+           when hist has n_classes + 2 fields; w is not read)
+    idx    int64[n_samples]  IN (not read when start:stop is all rows)
     with_count  count the positive-weight rows in field n_classes (only min_samples_leaf > 1 needs it)
     hist   float64[n_features, n_bins, n_classes + 1 (+1)]  OUT
     n_groups  histogram.n_feature_groups(n_features, threads): the binary case runs the grouped kernel
     """
-    d = codes.shape[0]
+    d = rows.codes.shape[0]
     grouped = _grouped_case(n_classes, with_count, hist)
     ng = group_count(n_groups, d) if grouped else d  # (one feature a unit otherwise)
     for j in prange(ng):
         f0, f1 = _group_bounds(j, ng, d)
         if grouped:
-            _group_rows_histograms(codes, f0, f1, idx, start, stop, y, u, hist[f0:f1])
+            _group_rows_histograms(rows, f0, f1, idx, start, stop, hist[f0:f1])
         else:
-            _rows_histogram_one_feature(codes[f0], idx, start, stop, y, u, q, n_classes, with_count, hist[f0])
+            _rows_histogram_one_feature(rows, f0, idx, start, stop, n_classes, with_count, hist[f0])
 
 
 @jit
@@ -105,16 +110,17 @@ def _subtract(hp, hs, hl):
 
 
 @pjit
-def level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes, with_count, parent_slot,
-                           hist_parent, hist_children, n_groups):
+def level_child_histograms(rows, idx, small_range, n_split, parent_slot, hist_parent, hist_children, n_classes,
+                           with_count, n_groups):
     """Children histograms of a level, threads over features: for split j, the smaller child (slot 2j or
     2j+1, rows small_range[j]) is built from its rows and its sibling is the parent's minus it.
 
+    rows         TreeRows           IN  as rows_histograms
     small_range  int64[n_split, 3]  IN  (start, stop, slot of the smaller child) per split node
     parent_slot  int64[n_split]     IN  the parent's slot in hist_parent
-    n_groups     as rows_histograms
+    n_classes, with_count, n_groups     as rows_histograms
     """
-    d = codes.shape[0]
+    d = rows.codes.shape[0]
     grouped = _grouped_case(n_classes, with_count, hist_parent)
     ng = group_count(n_groups, d) if grouped else d  # (one feature a unit otherwise)
     for jg in prange(ng):
@@ -123,11 +129,11 @@ def level_child_histograms(codes, idx, small_range, n_split, y, u, q, n_classes,
             small = small_range[j, 2]
             large = 4 * j + 1 - small  # the sibling's slot: 2j <-> 2j + 1
             if grouped:
-                _group_rows_histograms(codes, f0, f1, idx, small_range[j, 0], small_range[j, 1], y, u,
+                _group_rows_histograms(rows, f0, f1, idx, small_range[j, 0], small_range[j, 1],
                                        hist_children[small, f0:f1])
             else:
-                _rows_histogram_one_feature(codes[f0], idx, small_range[j, 0], small_range[j, 1], y, u, q,
-                                            n_classes, with_count, hist_children[small, f0])
+                _rows_histogram_one_feature(rows, f0, idx, small_range[j, 0], small_range[j, 1], n_classes,
+                                            with_count, hist_children[small, f0])
             for f in range(f0, f1):
                 _subtract(hist_parent[parent_slot[j], f], hist_children[small, f], hist_children[large, f])
 
@@ -166,7 +172,26 @@ def _goes_left(c, k, missing_left, missing_code, categorical, cat_left, table=NO
 
 
 @jit
-def side_tables(split_k, split_ml, split_cat, split_bits, n_split, missing_code, n_rows):
+def _split_nodes(splits, n_split):
+    """int64[n_split]: the node of each split (splits SPLIT_DTYPE[>= n_split])."""
+    nodes = np.empty(n_split, np.int64)
+    for j in range(n_split):
+        nodes[j] = splits[j].node
+    return nodes
+
+
+@jit
+def _split_rows(splits, n_split, node_range):
+    """The number of rows of the split nodes."""
+    n_rows = 0
+    for j in range(n_split):
+        node = splits[j].node
+        n_rows += node_range[node, 1] - node_range[node, 0]
+    return n_rows
+
+
+@jit
+def side_tables(splits, n_split, missing_code, n_rows):
     """uint8[n_split, missing_code + 1]: 1 where a code goes left at split j (a look-up per row is cheaper than
     the split's comparisons). Empty (n_split, 0) when the tables would cost more than a quarter of a pass
     over the level's n_rows rows (many bins and splits, few rows): then each row compares."""
@@ -175,22 +200,26 @@ def side_tables(split_k, split_ml, split_cat, split_bits, n_split, missing_code,
         return np.zeros((n_split, 0), np.uint8)
     table = np.empty((n_split, width), np.uint8)
     for j in range(n_split):
+        sp = splits[j]
         for c in range(width):
-            table[j, c] = np.uint8(goes_left(c, split_k[j], split_ml[j], missing_code, split_cat[j] != 0,
-                                             split_bits[j]))
+            table[j, c] = np.uint8(goes_left(c, sp.bin, sp.missing_left, missing_code, sp.categorical != 0,
+                                             sp.cat_left))
     return table
 
 
 @jit
-def _split_block(codes_f, k, missing_left, missing_code, categorical, cat_left, table, idx, root, a, b, dst):
-    """The rows at positions a:b (idx[p], or p itself at the root, whose idx is not filled yet) into dst[a:b]:
-    the left ones forward from a, the right ones backward from b - 1, one branch-free store each.
-    Returns the number going left."""
+def _split_block(codes_f, sp, missing_code, table, idx, a, b, dst):
+    """The rows idx[a:b] of the split sp (a SPLIT_DTYPE record) into dst[a:b]: the left ones forward from a,
+    the right ones backward from b - 1, one branch-free store each. Returns the number going left."""
+    k = sp.bin
+    ml = sp.missing_left != 0
+    cat = sp.categorical != 0
+    cat_left = sp.cat_left
     lo = a
     ro = b - 1
     for p in range(a, b):
-        i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
-        left = np.int64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table))
+        i = row_at(idx, p)
+        left = np.int64(_goes_left(codes_f[i], k, ml, missing_code, cat, cat_left, table))
         dst[lo if left else ro] = i
         lo += left
         ro -= 1 - left
@@ -198,31 +227,38 @@ def _split_block(codes_f, k, missing_left, missing_code, categorical, cat_left, 
 
 
 @jit
-def _count_left(codes_f, k, missing_left, missing_code, categorical, cat_left, table, a, b):
-    """The number of rows a:b (positions: the root's rows) that go left."""
+def _count_left(codes_f, sp, missing_code, table, a, b):
+    """The number of rows a:b (positions: the root's rows) that go left at the split sp."""
+    k = sp.bin
+    ml = sp.missing_left != 0
+    cat = sp.categorical != 0
+    cat_left = sp.cat_left
     n_left = 0
     for i in range(a, b):
-        n_left += np.int64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table))
+        n_left += np.int64(_goes_left(codes_f[i], k, ml, missing_code, cat, cat_left, table))
     return n_left
 
 
 @jit
-def _place_rows(codes_f, k, missing_left, missing_code, categorical, cat_left, table, a, b, lo, ro, idx):
-    """Rows a:b (the root's: positions) into idx, the left ones forward from lo, the right ones from ro."""
+def _place_rows(codes_f, sp, missing_code, table, a, b, lo, ro, idx):
+    """Rows a:b (the root's: positions) into idx, the left ones at the split sp forward from lo, the right ones
+    from ro."""
+    k = sp.bin
+    ml = sp.missing_left != 0
+    cat = sp.categorical != 0
+    cat_left = sp.cat_left
     for i in range(a, b):
-        left = np.int64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table))
+        left = np.int64(_goes_left(codes_f[i], k, ml, missing_code, cat, cat_left, table))
         idx[lo if left else ro] = i
         lo += left
         ro += 1 - left
 
 
 @pjit
-def partition_level(codes, split_node, split_f, split_k, split_ml, split_cat, split_bits, n_split, missing_code,
-                    node_range, root, idx, tmp, n_left):
+def partition_level(codes, splits, n_split, missing_code, node_range, root, idx, tmp, n_left):
     """Stable partition of the rows of every node split on this level, written to idx (tmp: scratch).
 
-    split_node, split_f, split_k, split_ml, split_cat  int64[n_split]  IN  node index and split of each
-    split_bits  uint64[n_split, CAT_WORDS]  IN  the left sets of categorical splits
+    splits  SPLIT_DTYPE[>= n_split]  IN  the level's splits (choose_level)
     root  the level is the root's (idx not filled yet: the rows are the positions)
     n_left  int64[n_split]  OUT  rows going left
     Threads over blocks of BLOCK positions of all the nodes: each block splits its rows into tmp (left
@@ -231,21 +267,17 @@ def partition_level(codes, split_node, split_f, split_k, split_ml, split_cat, sp
     positions) the blocks only count first and then write their rows straight to their places in idx.
     """
     # split, start, stop, left count, left offset, right offset
-    task = _range_tasks(split_node, n_split, node_range, np.ones(node_range.shape[0], np.bool_))
+    task = _range_tasks(_split_nodes(splits, n_split), n_split, node_range, np.ones(node_range.shape[0], np.bool_))
     n_tasks = task.shape[0]
-    n_rows = 0
-    for j in range(n_split):
-        n_rows += node_range[split_node[j], 1] - node_range[split_node[j], 0]
-    table = side_tables(split_k, split_ml, split_cat, split_bits, n_split, missing_code, n_rows)
+    table = side_tables(splits, n_split, missing_code, _split_rows(splits, n_split, node_range))
     for t in prange(n_tasks):
         j = task[t, 0]
-        ml = split_ml[j] != 0
+        sp = splits[j]
         if root:  # count only: the rows are the positions, so they go straight to their places in idx below
-            task[t, 3] = _count_left(codes[split_f[j]], split_k[j], ml, missing_code, split_cat[j] != 0,
-                                     split_bits[j], table[j], task[t, 1], task[t, 2])
+            task[t, 3] = _count_left(codes[sp.feature], sp, missing_code, table[j], task[t, 1], task[t, 2])
         else:
-            task[t, 3] = _split_block(codes[split_f[j]], split_k[j], ml, missing_code, split_cat[j] != 0,
-                                      split_bits[j], table[j], idx, root, task[t, 1], task[t, 2], tmp)
+            task[t, 3] = _split_block(codes[sp.feature], sp, missing_code, table[j], idx, task[t, 1], task[t, 2],
+                                      tmp)
     n_left[:n_split] = 0
     for t in range(n_tasks):
         n_left[task[t, 0]] += task[t, 3]
@@ -254,7 +286,7 @@ def partition_level(codes, split_node, split_f, split_k, split_ml, split_cat, sp
     for t in range(n_tasks):
         j = task[t, 0]
         if t == 0 or task[t - 1, 0] != j:  # the split's first block
-            lo = node_range[split_node[j], 0]
+            lo = node_range[splits[j].node, 0]
             ro = lo + n_left[j]
         task[t, 4] = lo
         task[t, 5] = ro
@@ -267,9 +299,8 @@ def partition_level(codes, split_node, split_f, split_k, split_ml, split_cat, sp
         lo = task[t, 4]
         ro = task[t, 5]
         if root:
-            j = task[t, 0]
-            _place_rows(codes[split_f[j]], split_k[j], split_ml[j] != 0, missing_code, split_cat[j] != 0,
-                        split_bits[j], table[j], a, b, lo, ro, idx)
+            sp = splits[task[t, 0]]
+            _place_rows(codes[sp.feature], sp, missing_code, table[task[t, 0]], a, b, lo, ro, idx)
             continue
         for p in range(nl):
             idx[lo + p] = tmp[a + p]
@@ -287,24 +318,38 @@ def _node_class_weights(hist, missing_code, n_classes, out):
 
 
 @jit
-def _leaf_rows(idx, root, a, b, codes_f, k, missing_left, missing_code, categorical, cat_left, table, lc, leaf_of_row):
+def _leaf_rows(codes_f, sp, missing_code, table, idx, root, a, b, lc, leaf_of_row):
     """Rows at positions a:b to their leaf as _leaf_row_sums, without the sums."""
+    k = sp.bin
+    ml = sp.missing_left != 0
+    cat = sp.categorical != 0
+    cat_left = sp.cat_left
     for p in range(a, b):
-        i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
-        left = np.int64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table))
+        i = row_at(None, p) if root else row_at(idx, p)
+        left = np.int64(_goes_left(codes_f[i], k, ml, missing_code, cat, cat_left, table))
         leaf_of_row[i] = lc + 1 - left
 
 
 @jit
-def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, categorical, cat_left, table, lc, y, u,
-                   q, w, ls, n_classes, leaf_of_row, part):
+def _leaf_row_sums(rows, sp, missing_code, table, idx, root, a, b, lc, ls, leaf_of_row, part):
     """Rows at positions a:b (idx[p], or p at the root) to their leaf, and the leaves' sums.
 
-    The rows are split by (codes_f, k, missing_left) or its side table: left to leaf lc, right to lc + 1
-    (k = ALL_LEFT with missing_code = -1 and no table sends all of them to lc).
+    rows  TreeRows  IN;  sp  SPLIT_DTYPE record  IN
+    The rows are split by sp (its feature, bin, missing_left, categories) or its side table: left to leaf lc,
+    right to lc + 1 (a split at bin ALL_LEFT with missing_code = -1 and no table sends all of them to lc).
     part float64[2, n_classes + 1 + n_classes]  OUT  per side: sums of u by class, of q, then of w by class
-    (rows in order).
+    (rows in order; q only for least squares, ls).
     """
+    codes_f = rows.codes[sp.feature]
+    k = sp.bin
+    missing_left = sp.missing_left != 0
+    categorical = sp.categorical != 0
+    cat_left = sp.cat_left
+    y = rows.y
+    u = rows.u
+    q = rows.q
+    w = rows.w
+    n_classes = part.shape[1] // 2
     nu = n_classes + 1
     part[:, :] = 0.0
     if n_classes == 2 and not ls:  # scalar sums (adding 0.0 * u is exact: each sum is its rows' in order)
@@ -317,7 +362,7 @@ def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, cate
         rw0 = 0.0
         rw1 = 0.0
         for p in range(a, b):
-            i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
+            i = row_at(None, p) if root else row_at(idx, p)
             left = np.float64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table))
             leaf_of_row[i] = lc + 1 - np.int64(left)
             one = np.float64(y[i])
@@ -341,7 +386,7 @@ def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, cate
         part[1, nu + 1] = rw1
         return
     for p in range(a, b):
-        i = np.uint64(p) if root else np.uint64(idx[p])  # unsigned: no wraparound guards (histogram._row)
+        i = row_at(None, p) if root else row_at(idx, p)
         side = 0 if _goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table) else 1
         leaf_of_row[i] = lc + side
         part[side, y[i]] += u[i]
@@ -350,43 +395,65 @@ def _leaf_row_sums(idx, root, a, b, codes_f, k, missing_left, missing_code, cate
             part[side, n_classes] += q[i]
 
 
+@jit
+def _set_all_left(sp):
+    """sp (a SPLIT_DTYPE record) <- a split of feature 0 at bin ALL_LEFT: with missing_code -1 and no side table
+    every code goes left."""
+    sp.slot = 0
+    sp.node = 0
+    sp.feature = 0
+    sp.bin = ALL_LEFT
+    sp.missing_left = 0
+    sp.categorical = 0
+    for b in range(sp.cat_left.shape[0]):
+        sp.cat_left[b] = 0
+
+
 @pjit
-def leaf_sums(tree, node_range, n_first, codes, split_node, split_f, split_k, split_ml, split_cat, split_bits, n_split,
-              missing_code, root, first_child, idx, y, u, q, w, ls, n_classes, leaf_of_row, leaf_u, leaf_w,
-              assign_only=False):
+def leaf_sums(rows, config, tree, ts, n_first, splits, n_split, root, assign_only=False):
     """Each leaf's rows get its index; per leaf and class sums of u and w (and of q for least squares).
 
-    Two kinds of leaves: those among nodes 0 .. n_first - 1 (their rows are the range node_range[node]
-    of idx), and the children of the last level's splits j < n_split (split_node[j] on feature
-    split_f[j] at bin split_k[j]: left rows to leaf first_child + 2j, right ones to first_child + 2j + 1,
-    straight from the parent's range, without partitioning it; root: the parent is the root and
-    idx is not filled, its rows are the positions).
+    rows  TreeRows  IN;  ts  TreeScratch  IN/OUT  (rows, node_range IN; leaf_of_row, leaf_u, leaf_w OUT)
+    Two kinds of leaves: those among nodes 0 .. n_first - 1 (their rows are the range ts.node_range[node]
+    of ts.rows), and the children of the last level's splits j < n_split (splits[j], a SPLIT_DTYPE record:
+    left rows to leaf n_first + 2j, right ones to n_first + 2j + 1, straight from the parent's range, without
+    partitioning it; root: the parent is the root and ts.rows is not filled, its rows are the positions).
     Threads over tasks of <= BLOCK consecutive positions of one range (leaves differ in size, so threads
     over leaves would leave one idle); a leaf's sum adds its tasks' partial sums in position order,
     which is row order: the result does not depend on the number of threads.
     assign_only: only each row's leaf; leaf_u and leaf_w are not written.
     """
+    idx = ts.rows
+    node_range = ts.node_range
+    leaf_of_row = ts.leaf_of_row
+    leaf_u = ts.leaf_u
+    leaf_w = ts.leaf_w
+    missing_code = config.missing_code
+    n_classes = config.n_classes
+    ls = config.criterion == CRITERION_LS
+    first_child = n_first
     is_leaf = np.empty(tree.shape[0], np.bool_)
     for node in range(tree.shape[0]):
         is_leaf[node] = tree[node].left < 0
     plain = _range_tasks(np.arange(n_first), n_first, node_range, is_leaf)
-    split = _range_tasks(split_node, n_split, node_range, np.ones(node_range.shape[0], np.bool_))
-    n_rows = 0
-    for j in range(n_split):
-        n_rows += node_range[split_node[j], 1] - node_range[split_node[j], 0]
-    table = side_tables(split_k, split_ml, split_cat, split_bits, n_split, missing_code, n_rows)
+    split_tasks = _range_tasks(_split_nodes(splits, n_split), n_split, node_range,
+                               np.ones(node_range.shape[0], np.bool_))
+    table = side_tables(splits, n_split, missing_code, _split_rows(splits, n_split, node_range))
+    # the plain leaves' rows all go "left" (to the leaf itself): feature 0 at bin ALL_LEFT, no missing code
+    all_left = np.empty(1, SPLIT_DTYPE)  # (np.zeros of a record dtype does not compile in a parallel function)
+    _set_all_left(all_left[0])
     n_plain = plain.shape[0]
-    n_tasks = n_plain + split.shape[0]
+    n_tasks = n_plain + split_tasks.shape[0]
     if assign_only:
         for t in prange(n_tasks):
             if t < n_plain:
-                _leaf_rows(idx, False, plain[t, 1], plain[t, 2], codes[0], ALL_LEFT, False, -1, False, split_bits[0],
-                           NO_TABLE, plain[t, 0], leaf_of_row)
+                _leaf_rows(rows.codes[0], all_left[0], -1, NO_TABLE, idx, False, plain[t, 1], plain[t, 2], plain[t, 0],
+                           leaf_of_row)
             else:
-                j = split[t - n_plain, 0]
-                _leaf_rows(idx, root, split[t - n_plain, 1], split[t - n_plain, 2], codes[split_f[j]], split_k[j],
-                           split_ml[j] != 0, missing_code, split_cat[j] != 0, split_bits[j], table[j],
-                           first_child + 2 * j, leaf_of_row)
+                j = split_tasks[t - n_plain, 0]
+                sp = splits[j]
+                _leaf_rows(rows.codes[sp.feature], sp, missing_code, table[j], idx, root, split_tasks[t - n_plain, 1],
+                           split_tasks[t - n_plain, 2], first_child + 2 * j, leaf_of_row)
         return
     parts = np.empty((n_tasks, 2, leaf_u.shape[1] + n_classes))
     leaf = np.full((n_tasks, 2), -1, np.int64)
@@ -394,16 +461,15 @@ def leaf_sums(tree, node_range, n_first, codes, split_node, split_f, split_k, sp
         if t < n_plain:
             node = plain[t, 0]
             leaf[t, 0] = node
-            _leaf_row_sums(idx, False, plain[t, 1], plain[t, 2], codes[0], ALL_LEFT, False, -1, False, split_bits[0],
-                           NO_TABLE, node, y, u, q, w, ls, n_classes, leaf_of_row, parts[t])
+            _leaf_row_sums(rows, all_left[0], -1, NO_TABLE, idx, False, plain[t, 1], plain[t, 2], node, ls,
+                           leaf_of_row, parts[t])
         else:
-            j = split[t - n_plain, 0]
+            j = split_tasks[t - n_plain, 0]
             lc = first_child + 2 * j
             leaf[t, 0] = lc
             leaf[t, 1] = lc + 1
-            _leaf_row_sums(idx, root, split[t - n_plain, 1], split[t - n_plain, 2], codes[split_f[j]], split_k[j],
-                           split_ml[j] != 0, missing_code, split_cat[j] != 0, split_bits[j], table[j], lc, y, u, q,
-                           w, ls, n_classes, leaf_of_row, parts[t])
+            _leaf_row_sums(rows, splits[j], missing_code, table[j], idx, root, split_tasks[t - n_plain, 1],
+                           split_tasks[t - n_plain, 2], lc, ls, leaf_of_row, parts[t])
     for t in range(n_tasks):
         for side in range(2):
             if leaf[t, side] >= 0:
@@ -453,15 +519,15 @@ def root_weight(hist_root, config):
 
 @jit
 def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, categorical, thresholds, config,
-                 min_weight, split, split_bits):
+                 min_weight, splits):
     """The splits of one level from its node histograms: the decisions of a level, no rows touched.
 
     hist   float64[slots, n_features, n_bins, n_classes + 1]  IN  the histograms of the level's nodes
            level_first .. level_first + level_count - 1 (slot s <-> node level_first + s)
     n_nodes  nodes in the tree so far: the children of the j-th split are nodes n_nodes + 2j, n_nodes + 2j + 1
     tree   OUT  each level node's weight; each split node's split, children, threshold and gain
-    split  int64[6, slots]  OUT  per split j: slot, node, feature, bin, missing_left, categorical
-    split_bits  uint64[slots, CAT_WORDS]  OUT  the left sets of categorical splits
+    splits SPLIT_DTYPE[slots]  OUT  per split j: the node's slot and index, its feature, bin, missing_left and
+           (categorical splits) the set of categories that go left
     Returns the number of splits (0: the level's nodes are all leaves). A node is split when it is not
     empty or pure (least squares: has weight) and some split is valid.
     """
@@ -496,8 +562,7 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
         any_active = any_active or active[s] == 1
     if not any_active:
         return 0
-    level_splits(hist, level_count, active, n_value_bins, categorical, missing_code, n_classes, criterion,
-                 config.min_samples_leaf, min_weight, value, bin_, missing_left)
+    level_splits(hist, level_count, active, n_value_bins, categorical, config, min_weight, value, bin_, missing_left)
     n_split = 0
     for s in range(level_count):
         if not active[s]:
@@ -506,30 +571,31 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
         if f < 0:
             continue
         j = n_split
-        split[0, j] = s
-        split[1, j] = level_first + s
-        split[2, j] = f
-        split[3, j] = bin_[s, f]
-        split[4, j] = missing_left[s, f]
-        split[5, j] = 0
+        sp = splits[j]
+        sp.slot = s
+        sp.node = level_first + s
+        sp.feature = f
+        sp.bin = bin_[s, f]
+        sp.missing_left = missing_left[s, f]
+        sp.categorical = 0
         if categorical is not None and categorical[f]:  # the set from the scan's order; bin: its size - 1
-            split[5, j] = 1
+            sp.categorical = 1
             categorical_left_set(hist[s, f], n_value_bins[f], missing_code, n_classes, criterion, bin_[s, f],
-                                 split_bits[j])
-            split[3, j] = bin_[s, f] % (missing_code + 1)
+                                 sp.cat_left)
+            sp.bin = bin_[s, f] % (missing_code + 1)
         nd = tree[level_first + s]
         nd.feature = f
-        nd.bin = split[3, j]
-        nd.missing_left = split[4, j]
+        nd.bin = sp.bin
+        nd.missing_left = sp.missing_left
         nd.left = n_nodes + 2 * j
         nd.right = n_nodes + 2 * j + 1
-        nd.categorical = split[5, j]
+        nd.categorical = sp.categorical
         if nd.categorical:
             for b in range(nd.cat_left.shape[0]):
-                nd.cat_left[b] = split_bits[j, b]
+                nd.cat_left[b] = sp.cat_left[b]
             nd.threshold = np.nan
         else:
-            nd.threshold = thresholds[f, split[3, j]]
+            nd.threshold = thresholds[f, sp.bin]
         nd.gain = node_imp[s] - value[s, f]
         n_split += 1
     return n_split
@@ -596,20 +662,21 @@ def _leaf_sums_from(hist_f, n_bins_code, missing_code, k, missing_left, categori
 
 
 @jit
-def split_level_rows(codes, y, u, q, config, split, split_bits, n_split, first_child, root, idx, tmp, node_range,
-                     hist_parent, hist_children, with_histograms):
+def split_level_rows(rows, config, splits, n_split, first_child, root, ts, hist_parent, hist_children,
+                     with_histograms):
     """The rows' side of a level that is not the last: partition the split nodes' rows (children
-    first_child + 2j, first_child + 2j + 1 of split j) and, with_histograms, build the children's histograms
-    into hist_children[2j], hist_children[2j + 1] (the smaller child from its rows, its sibling by
-    subtraction from hist_parent). root: the level is the root's (idx not filled yet).
+    first_child + 2j, first_child + 2j + 1 of split j; ts.rows, ts.tmp, ts.node_range) and, with_histograms,
+    build the children's histograms into hist_children[2j], hist_children[2j + 1] (the smaller child from its
+    rows, its sibling by subtraction from hist_parent). root: the level is the root's (ts.rows not filled yet).
+    rows TreeRows IN; splits SPLIT_DTYPE[>= n_split] IN.
     """
+    node_range = ts.node_range
     n_left = np.empty(max(n_split, 1), np.int64)
     small_range = np.empty((max(n_split, 1), 3), np.int64)
     parent_slot = np.empty(max(n_split, 1), np.int64)
-    partition_level(codes, split[1], split[2], split[3], split[4], split[5], split_bits, n_split, config.missing_code,
-                    node_range, root, idx, tmp, n_left)
+    partition_level(rows.codes, splits, n_split, config.missing_code, node_range, root, ts.rows, ts.tmp, n_left)
     for j in range(n_split):
-        node = split[1, j]
+        node = splits[j].node
         nl = n_left[j]
         start = node_range[node, 0]
         stop = node_range[node, 1]
@@ -623,27 +690,24 @@ def split_level_rows(codes, y, u, q, config, split, split_bits, n_split, first_c
         small_range[j, 0] = start if left_small else start + nl
         small_range[j, 1] = start + nl if left_small else stop
         small_range[j, 2] = 2 * j + (0 if left_small else 1)
-        parent_slot[j] = split[0, j]
+        parent_slot[j] = splits[j].slot
     if with_histograms:
-        level_child_histograms(codes, idx, small_range, n_split, y, u, q, config.n_classes,
-                               config.min_samples_leaf > 1, parent_slot, hist_parent, hist_children, config.hist_groups)
+        level_child_histograms(rows, ts.rows, small_range, n_split, parent_slot, hist_parent, hist_children,
+                               config.n_classes, config.min_samples_leaf > 1, config.hist_groups)
 
 
 @jit
-def tree_leaves_rows(codes, y, u, q, w, config, tree, n_nodes, n_first, split, split_bits, n_last, last_root, idx,
-                     node_range, leaf_of_row, leaf_u, leaf_w, assign_only=False):
+def tree_leaves_rows(rows, config, tree, n_nodes, n_first, splits, n_last, last_root, ts, assign_only=False):
     """The rows' side of the leaves: each row's leaf and the leaves' sums (see leaf_sums).
 
     n_first: the leaves among nodes < n_first are found by their ranges; the n_last splits of the last
     level (last_root: that level is the root's) send their rows straight to their children n_first + 2j.
-    assign_only: only each row's leaf (leaf_u and leaf_w are left as they are).
+    assign_only: only each row's leaf (ts.leaf_u and ts.leaf_w are left as they are).
     """
-    if n_nodes == 1:  # the root is a leaf: its rows were never partitioned into idx
-        for i in range(u.shape[0]):
-            idx[i] = i
-    leaf_sums(tree, node_range, n_first, codes, split[1], split[2], split[3], split[4], split[5], split_bits, n_last,
-              config.missing_code, last_root, n_first, idx, y, u, q, w, config.criterion == CRITERION_LS,
-              config.n_classes, leaf_of_row, leaf_u, leaf_w, assign_only)
+    if n_nodes == 1:  # the root is a leaf: its rows were never partitioned into ts.rows
+        for i in range(rows.u.shape[0]):
+            ts.rows[i] = i
+    leaf_sums(rows, config, tree, ts, n_first, splits, n_last, last_root, assign_only)
 
 
 @jit
@@ -675,23 +739,21 @@ def finish_leaves(tree, n_nodes, leaf_u, config, total_u):
 
 
 @jit
-def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, idx, tmp, hist_a, hist_b, tree,
-              node_range, leaf_of_row, leaf_u, leaf_w, n_seen=-1, root_ready=False):
-    """Grow one tree on the learner weights u into ``tree``; return its number of nodes.
+def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_seen=-1, root_ready=False):
+    """Grow one tree on the learner weights rows.u into ``tree``; return its number of nodes.
 
-    codes    uint8[n_features, n_samples]; y uint8[n_samples] (class index < config.n_classes)   IN
-    u, w     float64[n_samples]  IN  learner weights (for the splits) and boosting weights (leaf sums)
-    q        float64[n_samples]  IN  least-squares trees (LEAF_LSQ, CRITERION_LS): the sample distribution p
+    rows     TreeRows  IN  codes uint8 / uint16 [n_features, n_samples]; y uint16[n_samples] (class index
+             < config.n_classes); u, w float64[n_samples], learner weights (for the splits) and boosting
+             weights (leaf sums); q float64[n_samples], least-squares trees (LEAF_LSQ, CRITERION_LS): the
+             sample distribution p
+    n_value_bins, categorical (None: no categorical feature), thresholds   IN  the features (TrainData's)
     config   the fit's configuration (max_depth, criterion, min_samples_leaf, min_weight_fraction_leaf,
              n_classes, leaf, leaf_scale, leaf_smoothing, missing_code, hist_groups)  IN
-    idx, tmp int64[n_samples]    scratch (row order of the nodes)
-    hist_a, hist_b  float64[2**(max_depth-1), n_features, n_bins, n_classes + 1]  scratch (one level each)
+    ts       TreeScratch: rows, tmp (row order of the nodes), level_a, level_b
+             (float64[2**(max_depth-1), n_features, n_bins, n_classes + 1], one level each) and node_range are
+             scratch; OUT leaf_of_row (node index of each row's leaf), leaf_u (per leaf: sums of u per class, then
+             of q) and leaf_w (per leaf and class: sums of w), rows in increasing order, filled for leaves only
     tree     NODE_DTYPE[2**(max_depth+1) - 1]   OUT the tree (node 0 the root)
-    node_range int64[2**(max_depth+1) - 1, 2]  scratch
-    leaf_of_row int64[n_samples]  OUT  node index of each row's leaf
-    leaf_u   float64[2**(max_depth+1) - 1, n_classes + 1]  OUT  per leaf: sums of u per class, then of q
-    leaf_w   float64[2**(max_depth+1) - 1, n_classes]      OUT  per leaf and class: sums of w
-    (rows in increasing order; filled for leaves only)
     A split needs min_samples_leaf positive-weight rows and min_weight_fraction_leaf * sum(u) weight per
     side (sum(u) from the root's histogram).
     Leaf values: discrete leaves name their heaviest class under u (ties: the lowest; binary:
@@ -700,10 +762,10 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
     Per level there are three parallel launches: split search and children histograms over features,
     the partition over the level's nodes.
 
-    n_seen   >= 0: weight trimming, the tree grows on the rows idx[:n_seen] only (IN, increasing); every
+    n_seen   >= 0: weight trimming, the tree grows on the rows ts.rows[:n_seen] only (IN, increasing); every
              row then goes to its leaf by the tree and the leaves' sums run over all rows
              (tree_leaves_all_rows), so the leaves' values and the round's sums are exact.
-    root_ready  hist_a[0] holds the root's histograms already (carried from the last round: incremental.py);
+    root_ready  ts.level_a[0] holds the root's histograms already (carried from the last round: incremental.py);
              then u is w, the leaves discrete, no row counts, and the leaves' sums come from the level histograms
              (hist_leaf_sums: bins, not rows, so they carry the histograms' rounding) and the pass over the
              rows only finds each row's leaf, unless a class is nearly absent from a leaf (a sum below
@@ -714,15 +776,17 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
     choose_level, finish_leaves) sees only histograms and sums.
     """
     subset = n_seen >= 0
-    n = n_seen if subset else u.shape[0]  # the rows the tree grows on: idx[:n] (all rows in order: positions)
+    n = n_seen if subset else rows.u.shape[0]  # the rows the tree grows on: ts.rows[:n] (all rows: positions)
+    hist_a = ts.level_a
+    hist_b = ts.level_b
+    leaf_u = ts.leaf_u
     reset_tree(tree)
-    node_range[0, 0] = 0
-    node_range[0, 1] = n
+    ts.node_range[0, 0] = 0
+    ts.node_range[0, 1] = n
     slots = hist_a.shape[0]
-    split = np.empty((6, slots), np.int64)  # slot, node, feature, bin, missing_left, categorical of each split
-    split_bits = np.zeros((slots, CAT_WORDS), np.uint64)  # the left sets of the categorical splits
+    splits = np.zeros(slots, SPLIT_DTYPE)  # the level's splits
     if not root_ready:
-        rows_histograms(codes, idx, 0, n, y, u, q, config.n_classes, config.min_samples_leaf > 1, hist_a[0],
+        rows_histograms(rows, ts.rows, 0, n, config.n_classes, config.min_samples_leaf > 1, hist_a[0],
                         config.hist_groups)
     total_u = root_weight(hist_a[0], config)
     min_weight = config.min_weight_fraction_leaf * total_u
@@ -735,10 +799,10 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
     from_hist = root_ready  # the leaves' sums from the level histograms (hist_leaf_sums), not from the rows
     for depth in range(config.max_depth):
         n_split = choose_level(hist_a, level_first, level_count, n_nodes, tree, n_value_bins, categorical,
-                               thresholds, config, min_weight, split, split_bits)
+                               thresholds, config, min_weight, splits)
         last = n_split == 0 or depth + 1 == config.max_depth
         if from_hist:
-            hist_leaf_sums(hist_a, level_first, level_count, tree, config.missing_code, last, leaf_u, leaf_w)
+            hist_leaf_sums(hist_a, level_first, level_count, tree, config.missing_code, last, leaf_u, ts.leaf_w)
         if n_split == 0:
             break
         first_child = n_nodes
@@ -748,8 +812,8 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
             n_last = n_split
             last_root = depth == 0 and not subset
             break
-        split_level_rows(codes, y, u, q, config, split, split_bits, n_split, first_child, depth == 0 and not subset,
-                         idx, tmp, node_range, hist_a, hist_b, True)
+        split_level_rows(rows, config, splits, n_split, first_child, depth == 0 and not subset, ts, hist_a, hist_b,
+                         True)
         level_first = first_child
         level_count = 2 * n_split
         hist_a, hist_b = hist_b, hist_a
@@ -757,8 +821,7 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
         n_first = n_nodes
     # leaves: row assignment and per-class sums (rows in increasing order within each leaf)
     if subset:
-        tree_leaves_all_rows(codes, y, u, q, w, config.missing_code, config.n_classes,
-                             config.criterion == CRITERION_LS, tree, leaf_of_row, leaf_u, leaf_w)
+        tree_leaves_all_rows(rows, config, tree, ts.leaf_of_row, leaf_u, ts.leaf_w)
         total_u = 0.0
         for node in range(n_nodes):
             if tree[node].left < 0:
@@ -767,17 +830,24 @@ def grow_tree(codes, y, u, q, w, n_value_bins, categorical, thresholds, config, 
     else:
         if from_hist and _near_zero_leaf_sum(tree, n_nodes, leaf_u, config.n_classes, total_u):
             from_hist = False  # a class nearly absent from a leaf: its sum from the rows, exactly (zero stays zero)
-        tree_leaves_rows(codes, y, u, q, w, config, tree, n_nodes, n_first, split, split_bits, n_last, last_root,
-                         idx, node_range, leaf_of_row, leaf_u, leaf_w, from_hist)
+        tree_leaves_rows(rows, config, tree, n_nodes, n_first, splits, n_last, last_root, ts, from_hist)
     finish_leaves(tree, n_nodes, leaf_u, config, total_u)
     return n_nodes
 
 
 @pjit
-def tree_leaves_all_rows(codes, y, u, q, w, missing_code, n_classes, ls, tree, leaf_of_row, leaf_u, leaf_w):
+def tree_leaves_all_rows(rows, config, tree, leaf_of_row, leaf_u, leaf_w):
     """Every row to its leaf by the tree (a trimmed tree's rows were not all partitioned) and the leaves'
     sums over all rows, as leaf_sums: u (and q for least squares) and w by class. Threads over blocks of
     BLOCK rows, whose partial sums are added in block order (the same result for any thread count)."""
+    codes = rows.codes
+    y = rows.y
+    u = rows.u
+    q = rows.q
+    w = rows.w
+    missing_code = config.missing_code
+    n_classes = config.n_classes
+    ls = config.criterion == CRITERION_LS
     n = u.shape[0]
     nb = max(1, -(-n // BLOCK))
     nu = leaf_u.shape[1]
@@ -852,13 +922,17 @@ def leaf_of_codes(codes, i, tree, missing_code):
 
 
 @pjit
-def update_validation_tree(codes, missing_code, tree, alpha, n_classes, y, p, margin, block_sums):
+def update_validation_tree(valid, tree, missing_code, alpha, n_classes, block_sums):
     """Add alpha * tree to the binned validation rows' margins; return the weighted error sum_i p_i [wrong_i].
 
     Binary (n_classes == 2): margin[i] += alpha * leaf value, class 1 iff margin > 0.
     K classes: margin[i * K + leaf class] += alpha, the prediction is the first argmax.
-    codes uint8[n_features, n_val]; y uint8[n_val]; p float64[n_val]; margin float64[n_val * (1 or K)]
+    valid  ValidData  IN/OUT  codes [n_features, n_val], y, p [n_val]; margin float64[n_val * (1 or K)] IN/OUT
     """
+    codes = valid.codes
+    y = valid.y
+    p = valid.p
+    margin = valid.margin
     n = y.shape[0]
     nb = -(-n // BLOCK)
     for b in prange(nb):

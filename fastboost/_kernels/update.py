@@ -43,18 +43,27 @@ def goes_left(c, k, missing_left, missing_code, categorical, cat_left):
 
 
 @pjit
-def apply_stump(codes_f, k, missing_left, missing_code, left, right, y, u, w, yh, block_sums, sums,
-                categorical=False, cat_left=NO_SET):
+def apply_stump(codes_f, stump, missing_code, rows, u, sums):
     """Stump outputs on the binned rows and the round's correct/wrong sums, in one pass.
 
     codes_f     uint8[n_samples]     IN   codes of the stump's feature
-    categorical, cat_left                 IN   a categorical stump: the codes that go left (a bitset)
-    y           uint16[n_samples]     IN   class index (0: y=-1, 1: y=+1)
-    u, w        float64[n_samples]   IN   learner and boosting weights
-    yh          int8[n_samples]      OUT  y_i * h_i (+1 correct, -1 wrong)
-    block_sums  float64[n_blocks, >=4]    scratch
+    stump       ROUND_DTYPE record   IN   the stump: bin, missing_left, left, right (the sides' outputs) and,
+                                          categorical, the codes that go left (the bitset cat_left)
+    rows        RowState             IN/OUT  ylab (class index, 0: y=-1, 1: y=+1) and w (boosting weights) IN;
+                                          yh OUT (y_i * h_i: +1 correct, -1 wrong); block_sums scratch
+    u           float64[n_samples]   IN   learner weights
     sums        SUMS_DTYPE[1]        OUT  ui, uj, wi, wj (the others zero)
     """
+    k = stump.bin
+    missing_left = stump.missing_left
+    left = stump.left
+    right = stump.right
+    categorical = stump.categorical != 0
+    cat_left = stump.cat_left
+    y = rows.ylab
+    w = rows.w
+    yh = rows.yh
+    block_sums = rows.block_sums
     n = codes_f.shape[0]
     nb = -(-n // BLOCK)
     left_pos = left > 0
@@ -184,15 +193,24 @@ def stump_output_code(c, k, missing_left, missing_code, left, right, categorical
 
 
 @pjit
-def update_validation(codes_f, k, missing_left, missing_code, left, right, alpha, y, p, margin, block_sums,
-                      categorical=False, cat_left=NO_SET):
+def update_validation(valid, stump, missing_code, alpha, block_sums):
     """margin_i += alpha * h(x_i) on binned validation rows; returns the weighted error sum_i p_i [wrong_i].
 
-    codes_f  uint8[n_val]    IN      validation codes of the stump's feature
-    y        uint16[n_val]    IN      class index; a row is predicted class 1 iff its margin > 0
-    p        float64[n_val]  IN      validation weights (sum 1)
-    margin   float64[n_val]  IN/OUT  validation margins, updated as the raw-X prediction adds rounds
+    valid   ValidData           IN/OUT  codes, y (class index; a row is predicted class 1 iff its margin > 0),
+                                        p (validation weights, sum 1) IN; margin (float64[n_val], updated as the
+                                        raw-X prediction adds rounds) IN/OUT
+    stump   ROUND_DTYPE record  IN      the stump (feature, bin, missing_left, left, right, categorical, cat_left)
     """
+    codes_f = valid.codes[stump.feature]
+    k = stump.bin
+    missing_left = stump.missing_left
+    left = stump.left
+    right = stump.right
+    categorical = stump.categorical != 0
+    cat_left = stump.cat_left
+    y = valid.y
+    p = valid.p
+    margin = valid.margin
     n = codes_f.shape[0]
     nb = -(-n // BLOCK)
     for b in prange(nb):

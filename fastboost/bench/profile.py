@@ -27,7 +27,7 @@ def profile_kernels(Xtr, ytr, args, per_round_s=None, say=log):
     from fastboost._kernels.histogram import build_histograms
     from fastboost._kernels.split import choose_stump
     from fastboost._kernels.update import apply_stump
-    from fastboost._types import Y_DTYPE, TrainData
+    from fastboost._types import ROUND_DTYPE, Y_DTYPE, TrainData
 
     n, d = Xtr.shape
     algo = next((a for a in args.algorithms if a in RULES and not RULES[a].additive), "adaboost")
@@ -74,15 +74,12 @@ def profile_kernels(Xtr, ytr, args, per_round_s=None, say=log):
                      lambda: build_histograms(codes, ws.rows.ylab, u, ws.stump.hist, int(c["hist_groups"])), reps,
                      n * d)
         t_s = timeit("split search (choose_stump)", lambda: choose_stump(
-            ws.stump.hist, ws.stump.histq, mapper.n_value_bins_, mapper.categorical_, mapper.missing_code,
-            mapper.thresholds_,
-            int(c["criterion"]), 0.0, 1, ws.stump.fvalue, ws.stump.fbin, ws.stump.fmissing_left, bits), reps)
-        f, k, ml, left, right = choose_stump(ws.stump.hist, ws.stump.histq, mapper.n_value_bins_, mapper.categorical_,
-                                             mapper.missing_code, mapper.thresholds_, int(c["criterion"]), 0.0, 1,
-                                             ws.stump.fvalue, ws.stump.fbin, ws.stump.fmissing_left, bits)[:5]
-        t_a = timeit("apply_stump", lambda: apply_stump(codes[f], k, ml, mapper.missing_code, left, right,
-                                                         ws.rows.ylab,
-                                                         u, ws.rows.w, ws.rows.yh, ws.rows.block_sums, ws.sums),
+            ws.stump, mapper.n_value_bins_, mapper.categorical_, mapper.thresholds_, c, bits), reps)
+        stump = np.zeros(1, ROUND_DTYPE)[0]
+        f, k, ml, left, right = choose_stump(ws.stump, mapper.n_value_bins_, mapper.categorical_, mapper.thresholds_,
+                                             c, bits)[:5]
+        stump["feature"], stump["bin"], stump["missing_left"], stump["left"], stump["right"] = f, k, ml, left, right
+        t_a = timeit("apply_stump", lambda: apply_stump(codes[f], stump, mapper.missing_code, ws.rows, u, ws.sums),
                      reps, n * (1 + 1 + 8 + 8 + 1))
         s = ws.sums[0]
         wi, wj = float(s["wi"]), float(s["wj"])
