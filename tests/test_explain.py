@@ -350,3 +350,20 @@ def test_leaf_tables_and_path_walk_agree_on_a_fitted_model(monkeypatch):
     by_tables = clf.predict_contrib(X)
     monkeypatch.setattr(explain, "TABLE_BYTES", 0)  # trees too deep for the tables take TreeSHAP's walk
     np.testing.assert_allclose(clf.predict_contrib(X), by_tables, rtol=1e-12, atol=1e-13)
+
+
+def test_plot_importance_of_contributions():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from fastboost.plot import plot_importance
+
+    X, y = _data(n_classes=3)
+    clf = fastboost.AdaBoostClassifier(8, max_depth=2).fit(X, y)
+    ax = plot_importance(clf, X=X, kind="contrib")
+    bars = sorted((p.get_y(), p.get_width()) for p in ax.patches)
+    want = np.abs(clf.predict_contrib(X)[..., :-1]).mean(axis=0).sum(axis=0)
+    np.testing.assert_allclose([w for _, w in bars][::-1], np.sort(want)[::-1][:len(bars)])
+    with pytest.raises(ValueError, match="X"):
+        plot_importance(clf, kind="contrib")
