@@ -26,9 +26,12 @@ from ._kernels.explain import (
 TABLE_BYTES = 256 * 2 ** 20
 
 _NO_COVER = ("{name}.predict_contrib needs each node's cover (the summed sample weight of the training rows that "
-             "reached it), recorded by fit; this model has none (a model file of format version 4 or older, or a "
-             "model fitted by a Dask estimator). Fit the model again with this version of fastboost (fastboost."
-             "{name}(**model.get_params()).fit(X, y)) to get a model with cover.")
+             "reached it), recorded by fit; this model has none: it comes from a model file of format version 4 or "
+             "older. Fit the model again with this version of fastboost (fastboost.{name}(**model.get_params())"
+             ".fit(X, y)) to get a model with cover.")
+_NO_COVER_DASK = ("{name}.predict_contrib needs each node's cover (the summed sample weight of the training rows "
+                  "that reached it), which fastboost's Dask estimators do not record yet. Fit the single-machine "
+                  "fastboost.{local}(**model.get_params()) (on the data or a sample of it) to explain a model.")
 
 
 def fit_cover(est, X, sample_weight):
@@ -57,6 +60,17 @@ def _cover_of(model, name):
     if cover is None:
         raise ValueError(_NO_COVER.format(name=name))
     return cover
+
+
+def check_cover(est):
+    """ValueError saying how to get a model with cover when ``est`` (or a one-vs-rest part) has none."""
+    name = type(est).__name__
+    local = getattr(est, "_local_class", None)
+    models = getattr(est, "estimators_", None) or [est]
+    if any(getattr(m, "cover_", None) is None for m in models):
+        if local is not None:
+            raise ValueError(_NO_COVER_DASK.format(name=name, local=local.__name__))
+        raise ValueError(_NO_COVER.format(name=name))
 
 
 def stump_means(rounds, cover):
@@ -125,6 +139,7 @@ def predict_contrib(est, X):
     row (each class) sums to decision_function(X)."""
     check_is_fitted(est)
     name = type(est).__name__
+    check_cover(est)
     Xk = est._check_predict_X(X)
     if hasattr(est, "estimators_"):
         return np.concatenate([raw_contrib(m, Xk, name) for m in est.estimators_], axis=1)

@@ -126,10 +126,9 @@ def to_shap(clf):
     """
     ens = ensemble(clf)
     _no_categorical(clf, ens, "shap's tree format")
-    if any(np.isnan(tree.cover).any() for tree in ens.trees):
-        from .explain import _NO_COVER
+    from .explain import check_cover
 
-        raise ValueError(_NO_COVER.format(name=type(clf).__name__).replace("predict_contrib", "to_shap"))
+    check_cover(clf)
     k = ens.n_outputs
     trees = []
     for tree in ens.trees:
