@@ -34,24 +34,38 @@ _NO_COVER_DASK = ("{name}.predict_contrib needs each node's cover (the summed sa
                   "fastboost.{local}(**model.get_params()) (on the data or a sample of it) to explain a model.")
 
 
+#: rows per block of the cover pass (each block's sums are added in order after the pass)
+COVER_BLOCK = 4096
+#: the most memory the cover pass's per-block sums may take (fewer, larger blocks beyond)
+COVER_BYTES = 64 * 2 ** 20
+
+
 def fit_cover(est, X, sample_weight):
     """Each node's cover on the training rows: float64[T, 2] (stumps: left, right) or [T, max_nodes] (trees).
 
     est: a fitted single model (not one-vs-rest); X: the training X as the kernels see it (categorical
-    columns as category indices); sample_weight: the rows' (class-)weighted sample weights."""
+    columns as category indices); sample_weight: the rows' (class-)weighted sample weights. The blocks
+    depend on the data and the model only, so the sums do not depend on the number of threads."""
     X = v.as_float_array(X)
     sw = np.ascontiguousarray(sample_weight, dtype=np.float64)
     rounds = est.rounds_
     nodes = est.nodes_
+    n = X.shape[0]
+    width = nodes.shape[1] if nodes is not None else 2
+    T = rounds.shape[0]
+    if T == 0:
+        return np.zeros((0, width)) if nodes is None else np.zeros(nodes.shape)
+    n_blocks = max(1, min(-(-n // COVER_BLOCK), COVER_BYTES // (8 * T * width)))
+    block = -(-n // n_blocks)
+    parts = np.zeros((n_blocks, T, width))
     with n_threads(est.n_jobs):
         if nodes is not None:
-            out = np.zeros(nodes.shape, dtype=np.float64)
-            if nodes.shape[0]:
-                tree_cover(X, nodes, sw, out)
+            tree_cover(X, nodes, sw, block, parts)
         else:
-            out = np.zeros((rounds.shape[0], 2), dtype=np.float64)
-            if rounds.shape[0]:
-                stump_cover(X, rounds, sw, out)
+            stump_cover(X, rounds, sw, block, parts)
+    out = parts[0].copy()
+    for b in range(1, n_blocks):  # in order
+        out += parts[b]
     return out
 
 

@@ -141,8 +141,9 @@ def test_tree_contributions_are_the_shapley_values_of_the_cover_expectation(fore
     Xtr = _draw_X(rng, 40, categorical)
     sw = rng.choice([0.0, 0.5, 1.0, 3.0], size=40)
     sw[0] = 1.0
-    cover = np.zeros(nodes.shape)
-    tree_cover(Xtr, nodes, sw, cover)
+    parts = np.zeros((3, *nodes.shape))
+    tree_cover(Xtr, nodes, sw, 14, parts)  # blocks of 14 rows
+    cover = parts.sum(axis=0)
     for t in range(nodes.shape[0]):
         np.testing.assert_allclose(cover[t], _ref_cover(Xtr, nodes[t], sw), rtol=1e-12)
     X = _draw_X(rng, 4, categorical)
@@ -191,8 +192,9 @@ def test_stump_contributions_are_the_shapley_values(n_features, n_rounds, seed):
     Xtr = _draw_X(rng, 30, categorical)
     sw = rng.choice([0.0, 1.0, 2.0], 30)
     sw[0] = 1.0
-    cover = np.zeros((n_rounds, 2))
-    stump_cover(Xtr, rounds, sw, cover)
+    parts = np.zeros((2, n_rounds, 2))
+    stump_cover(Xtr, rounds, sw, 15, parts)
+    cover = parts.sum(axis=0)
     X = _draw_X(rng, 5, categorical)
     out = np.zeros((X.shape[0], n_features + 1))
     stump_contrib(X, rounds, stump_means(rounds, cover), out)
