@@ -383,3 +383,17 @@ def test_a_dask_model_without_cover_says_to_fit_the_single_machine_estimator():
         model.predict_contrib(X)
     with pytest.raises(ValueError, match="Dask"):
         fastboost.to_shap(model)
+
+
+def test_cover_is_the_same_for_any_thread_count(monkeypatch):
+    import fastboost.explain as explain
+
+    monkeypatch.setattr(explain, "COVER_BLOCK", 37)  # many blocks on few rows
+    X, y = _data()
+    sw = np.random.default_rng(3).random(y.shape[0]) * 1e3 ** np.random.default_rng(4).random(y.shape[0])
+    for params in ({}, {"max_depth": 3}):
+        one = fastboost.AdaBoostClassifier(10, n_jobs=1, **params).fit(X, y, sample_weight=sw)
+        two = fastboost.AdaBoostClassifier(10, n_jobs=2, **params).fit(X, y, sample_weight=sw)
+        assert one.cover_.tobytes() == two.cover_.tobytes()
+        np.testing.assert_allclose(one.cover_[:, :2].sum(axis=1) if not params else one.cover_[:, 0], sw.sum(),
+                                   rtol=1e-12)
