@@ -26,29 +26,46 @@ from ._kernels.explain import (
 TABLE_BYTES = 256 * 2 ** 20
 
 _NO_COVER = ("{name}.predict_contrib needs each node's cover (the summed sample weight of the training rows that "
-             "reached it), recorded by fit; this model has none (a model file of format version 4 or older, or a "
-             "model fitted by a Dask estimator). Fit the model again with this version of fastboost (fastboost."
-             "{name}(**model.get_params()).fit(X, y)) to get a model with cover.")
+             "reached it), recorded by fit; this model has none: it comes from a model file of format version 4 or "
+             "older. Fit the model again with this version of fastboost (fastboost.{name}(**model.get_params())"
+             ".fit(X, y)) to get a model with cover.")
+_NO_COVER_DASK = ("{name}.predict_contrib needs each node's cover (the summed sample weight of the training rows "
+                  "that reached it), which fastboost's Dask estimators do not record yet. Fit the single-machine "
+                  "fastboost.{local}(**model.get_params()) (on the data or a sample of it) to explain a model.")
+
+
+#: rows per block of the cover pass (each block's sums are added in order after the pass)
+COVER_BLOCK = 4096
+#: the most memory the cover pass's per-block sums may take (fewer, larger blocks beyond)
+COVER_BYTES = 64 * 2 ** 20
 
 
 def fit_cover(est, X, sample_weight):
     """Each node's cover on the training rows: float64[T, 2] (stumps: left, right) or [T, max_nodes] (trees).
 
     est: a fitted single model (not one-vs-rest); X: the training X as the kernels see it (categorical
-    columns as category indices); sample_weight: the rows' (class-)weighted sample weights."""
+    columns as category indices); sample_weight: the rows' (class-)weighted sample weights. The blocks
+    depend on the data and the model only, so the sums do not depend on the number of threads."""
     X = v.as_float_array(X)
     sw = np.ascontiguousarray(sample_weight, dtype=np.float64)
     rounds = est.rounds_
     nodes = est.nodes_
+    n = X.shape[0]
+    width = nodes.shape[1] if nodes is not None else 2
+    T = rounds.shape[0]
+    if T == 0:
+        return np.zeros((0, width)) if nodes is None else np.zeros(nodes.shape)
+    n_blocks = max(1, min(-(-n // COVER_BLOCK), COVER_BYTES // (8 * T * width)))
+    block = -(-n // n_blocks)
+    parts = np.zeros((n_blocks, T, width))
     with n_threads(est.n_jobs):
         if nodes is not None:
-            out = np.zeros(nodes.shape, dtype=np.float64)
-            if nodes.shape[0]:
-                tree_cover(X, nodes, sw, out)
+            tree_cover(X, nodes, sw, block, parts)
         else:
-            out = np.zeros((rounds.shape[0], 2), dtype=np.float64)
-            if rounds.shape[0]:
-                stump_cover(X, rounds, sw, out)
+            stump_cover(X, rounds, sw, block, parts)
+    out = parts[0].copy()
+    for b in range(1, n_blocks):  # in order
+        out += parts[b]
     return out
 
 
@@ -57,6 +74,17 @@ def _cover_of(model, name):
     if cover is None:
         raise ValueError(_NO_COVER.format(name=name))
     return cover
+
+
+def check_cover(est):
+    """ValueError saying how to get a model with cover when ``est`` (or a one-vs-rest part) has none."""
+    name = type(est).__name__
+    local = getattr(est, "_local_class", None)
+    models = getattr(est, "estimators_", None) or [est]
+    if any(getattr(m, "cover_", None) is None for m in models):
+        if local is not None:
+            raise ValueError(_NO_COVER_DASK.format(name=name, local=local.__name__))
+        raise ValueError(_NO_COVER.format(name=name))
 
 
 def stump_means(rounds, cover):
@@ -125,6 +153,7 @@ def predict_contrib(est, X):
     row (each class) sums to decision_function(X)."""
     check_is_fitted(est)
     name = type(est).__name__
+    check_cover(est)
     Xk = est._check_predict_X(X)
     if hasattr(est, "estimators_"):
         return np.concatenate([raw_contrib(m, Xk, name) for m in est.estimators_], axis=1)

@@ -126,10 +126,9 @@ def to_shap(clf):
     """
     ens = ensemble(clf)
     _no_categorical(clf, ens, "shap's tree format")
-    if any(np.isnan(tree.cover).any() for tree in ens.trees):
-        from .explain import _NO_COVER
+    from .explain import check_cover
 
-        raise ValueError(_NO_COVER.format(name=type(clf).__name__).replace("predict_contrib", "to_shap"))
+    check_cover(clf)
     k = ens.n_outputs
     trees = []
     for tree in ens.trees:
@@ -252,6 +251,54 @@ def _tree_ensemble_node(ens, n_features, dtype, onnx):
     return helper.make_node("TreeEnsemble", ["X"], ["scores"], domain="ai.onnx.ml", name="trees", **attrs)
 
 
+def _tree_ensemble_regressor(clf, ens, dtype):
+    """The trees as one ai.onnx.ml TreeEnsembleRegressor (opset 3, the version skl2onnx writes): output
+    ``scores`` in ``dtype`` (the operator's own output is float32; float64 thresholds and leaves need opset 3's
+    ``*_as_tensor`` attributes). No set-membership splits: a categorical split is a ValueError naming its
+    feature."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    _no_categorical(clf, ens, "ai.onnx.ml opset 3's TreeEnsembleRegressor")
+    cols = {k: [] for k in ("treeids", "nodeids", "featureids", "modes", "values", "true", "false", "missing")}
+    tgt = {k: [] for k in ("treeids", "nodeids", "ids", "weights")}
+    trees = ens.trees or [Tree(left=np.array([-1]), right=np.array([-1]), feature=np.array([-1]),
+                               threshold=np.array([np.nan]), missing_left=np.array([False]), categories=[()],
+                               value=np.array([0.0]), target=np.array([0]), cover=np.array([np.nan]), round=0)]
+    for ti, tree in enumerate(trees):
+        for j in range(tree.left.shape[0]):
+            leaf = tree.left[j] < 0
+            cols["treeids"].append(ti)
+            cols["nodeids"].append(j)
+            cols["featureids"].append(0 if leaf else int(tree.feature[j]))
+            cols["modes"].append("LEAF" if leaf else "BRANCH_LEQ")
+            cols["values"].append(0.0 if leaf else float(tree.threshold[j]))
+            cols["true"].append(0 if leaf else int(tree.left[j]))
+            cols["false"].append(0 if leaf else int(tree.right[j]))
+            cols["missing"].append(int(bool(tree.missing_left[j])))
+            if leaf:
+                tgt["treeids"].append(ti)
+                tgt["nodeids"].append(j)
+                tgt["ids"].append(int(tree.target[j]))
+                tgt["weights"].append(float(tree.value[j]))
+    np_dtype = np.dtype(dtype)
+    values = np.array(cols["values"])
+    attrs = dict(n_targets=ens.n_outputs, aggregate_function="SUM", post_transform="NONE",
+                 nodes_treeids=cols["treeids"], nodes_nodeids=cols["nodeids"], nodes_featureids=cols["featureids"],
+                 nodes_modes=cols["modes"], nodes_truenodeids=cols["true"], nodes_falsenodeids=cols["false"],
+                 nodes_missing_value_tracks_true=cols["missing"], target_treeids=tgt["treeids"],
+                 target_nodeids=tgt["nodeids"], target_ids=tgt["ids"])
+    if np_dtype == np.float32:
+        attrs.update(nodes_values=float32_thresholds(values).tolist(),
+                     target_weights=np.array(tgt["weights"], np.float32).tolist())
+        return [helper.make_node("TreeEnsembleRegressor", ["X"], ["scores"], domain="ai.onnx.ml", name="trees",
+                                 **attrs)]
+    attrs.update(nodes_values_as_tensor=numpy_helper.from_array(values),
+                 target_weights_as_tensor=numpy_helper.from_array(np.array(tgt["weights"])))
+    return [helper.make_node("TreeEnsembleRegressor", ["X"], ["scores32"], domain="ai.onnx.ml", name="trees",
+                             **attrs),
+            helper.make_node("Cast", ["scores32"], ["scores"], name="scores", to=TensorProto.DOUBLE)]
+
+
 def _label_tensor(classes):
     """The class labels as an ONNX constant's array and element type (int64, double or string)."""
     from onnx import TensorProto
@@ -267,7 +314,7 @@ def _label_tensor(classes):
     raise ValueError(f"ONNX labels are integers, floats or strings; classes_ has dtype {values.dtype}.")
 
 
-def to_onnx(clf, dtype=np.float32):
+def to_onnx(clf, dtype=np.float32, ml_opset=ONNX_ML_OPSET):
     """The fitted classifier as an ``onnx.ModelProto``: input ``X`` (n, n_features) of ``dtype``
     (float32 or float64), outputs ``label`` (as ``predict``) and ``probabilities`` (as ``predict_proba``).
 
@@ -277,7 +324,11 @@ def to_onnx(clf, dtype=np.float32):
     ``categories_`` numbers it, unknown categories NaN). For float32 input each threshold t becomes the
     largest float32 <= t, so every float32 value goes the side the model's float64 comparison sends it;
     the scores are then summed in float32, so a margin within float32 rounding of 0 may take the other label.
-    Needs the ``onnx`` extra.
+
+    ``ml_opset=3`` writes ai.onnx.ml opset 3's ``TreeEnsembleRegressor`` instead (what skl2onnx and older
+    runtimes read): the same splits, scores that the operator returns in float32 (then cast to float64 for
+    float64 input), and no set-membership splits (a model with categorical splits is a ValueError naming
+    the feature). Needs the ``onnx`` extra.
     """
     onnx = _need("onnx", "onnx")
     from onnx import TensorProto, helper, numpy_helper
@@ -285,11 +336,14 @@ def to_onnx(clf, dtype=np.float32):
     np_dtype = np.dtype(dtype)
     if np_dtype not in (np.float32, np.float64):
         raise ValueError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}.")
+    if ml_opset not in (3, 5):
+        raise ValueError(f"ml_opset must be 3 (TreeEnsembleRegressor) or 5 (TreeEnsemble), got {ml_opset!r}.")
     ens = ensemble(clf)
     n_features = int(clf.n_features_in_)
     elem = TensorProto.FLOAT if np_dtype == np.float32 else TensorProto.DOUBLE
     k_classes = clf.classes_.shape[0]
-    nodes = [_tree_ensemble_node(ens, n_features, np_dtype, onnx)]
+    nodes = ([_tree_ensemble_node(ens, n_features, np_dtype, onnx)] if ml_opset == 5
+             else _tree_ensemble_regressor(clf, ens, np_dtype))
     inits = []
 
     def const(name, value, dt=np_dtype):
@@ -343,7 +397,7 @@ def to_onnx(clf, dtype=np.float32):
 
     model = helper.make_model(graph, producer_name="fastboost", producer_version=__version__,
                               opset_imports=[helper.make_opsetid("", ONNX_OPSET),
-                                             helper.make_opsetid("ai.onnx.ml", ONNX_ML_OPSET)])
+                                             helper.make_opsetid("ai.onnx.ml", ml_opset)])
     model.ir_version = 10
     names = getattr(clf, "feature_names_in_", None)
     if names is not None:
@@ -430,3 +484,57 @@ def to_treelite(clf):
         builder.end_tree()
     del treelite
     return builder.commit()
+
+
+# ============================================================================ skl2onnx
+def register_skl2onnx():
+    """Register a converter of every fastboost classifier with skl2onnx, so that ``skl2onnx.to_onnx`` converts
+    a scikit-learn ``Pipeline`` ending in one (its outputs ``label`` and ``probabilities``, without ZipMap:
+    pass ``options={id(clf): {"zipmap": False}}`` or leave the default, which fastboost's converter ignores).
+    The trees are ai.onnx.ml opset 3's ``TreeEnsembleRegressor`` (``to_onnx(clf, ml_opset=3)``; skl2onnx
+    writes no later ai.onnx.ml version), so models with categorical splits do not convert this way.
+    Needs skl2onnx (the ``onnx`` extra).
+    """
+    skl2onnx = _need("skl2onnx", "onnx")
+    from . import estimators
+
+    for name in ("AdaBoostClassifier", "EBBoostClassifier", "LazyBoostClassifier", "LPBoostClassifier",
+                 "QuadBoostClassifier", "RLPBoostClassifier", "RQPBoostClassifier", "SABoostClassifier",
+                 "VadaBoostClassifier"):
+        skl2onnx.update_registered_converter(getattr(estimators, name), f"Fastboost{name}", _skl2onnx_shape,
+                                             _skl2onnx_convert, options={"zipmap": [False, True]})
+
+
+def _skl2onnx_shape(operator):
+    from skl2onnx.common.data_types import DoubleTensorType, FloatTensorType, Int64TensorType, StringTensorType
+
+    clf = operator.raw_operator
+    n = operator.inputs[0].get_first_dimension()
+    labels, _ = _label_tensor(clf.classes_)
+    kind = {np.dtype(np.int64): Int64TensorType, np.dtype(np.float64): DoubleTensorType}.get(labels.dtype,
+                                                                                            StringTensorType)
+    operator.outputs[0].type = kind([n])
+    proba = DoubleTensorType if isinstance(operator.inputs[0].type, DoubleTensorType) else FloatTensorType
+    operator.outputs[1].type = proba([n, clf.classes_.shape[0]])
+
+
+def _skl2onnx_convert(scope, operator, container):
+    """Copy to_onnx's graph into skl2onnx's container, its names made unique in the scope."""
+    from onnx import helper, numpy_helper
+    from skl2onnx.common.data_types import DoubleTensorType
+
+    clf = operator.raw_operator
+    dtype = np.float64 if isinstance(operator.inputs[0].type, DoubleTensorType) else np.float32
+    graph = to_onnx(clf, dtype=dtype, ml_opset=3).graph
+    names = {"X": operator.inputs[0].full_name, "label": operator.outputs[0].full_name,
+             "probabilities": operator.outputs[1].full_name}
+    for init in graph.initializer:
+        names[init.name] = scope.get_unique_variable_name(init.name)
+        value = numpy_helper.to_array(init)
+        container.add_initializer(names[init.name], init.data_type, list(value.shape), value.ravel().tolist())
+    for node in graph.node:
+        outputs = [names.setdefault(o, scope.get_unique_variable_name(o)) for o in node.output]
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        container.add_node(node.op_type, [names[i] for i in node.input], outputs,
+                           op_domain=node.domain, op_version=3 if node.domain else None,
+                           name=scope.get_unique_operator_name(node.name or node.op_type), **attrs)

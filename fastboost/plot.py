@@ -369,8 +369,8 @@ def _feature_names(model, feature_names, n_features):
     return [str(n) for n in feature_names]
 
 
-def plot_importance(model, feature_names=None, max_features=20, ax=None):
-    """Horizontal bars of ``feature_importances_``, the largest on top.
+def plot_importance(model, feature_names=None, max_features=20, ax=None, *, X=None, kind="importance"):
+    """Horizontal bars of ``feature_importances_`` (or of the mean |contribution| on X), the largest on top.
 
     Parameters
     ----------
@@ -381,6 +381,12 @@ def plot_importance(model, feature_names=None, max_features=20, ax=None):
         Bars drawn: the most important features (ties in feature order).
     ax : matplotlib Axes, optional
         Where to draw; a new figure when None.
+    X : array-like, optional
+        Rows to explain, for ``kind="contrib"``.
+    kind : {"importance", "contrib"}, default "importance"
+        ``"importance"``: ``feature_importances_``; ``"contrib"``: each feature's mean absolute
+        contribution to ``decision_function`` over the rows of X (``predict_contrib``; summed over the
+        classes' columns for K > 2 classes).
 
     Returns
     -------
@@ -388,15 +394,24 @@ def plot_importance(model, feature_names=None, max_features=20, ax=None):
     """
     _fitted(model)
     _check_ax(ax)
+    if kind not in ("importance", "contrib"):
+        raise ValueError(f'kind must be "importance" or "contrib", got {kind!r}.')
+    if (kind == "contrib") != (X is not None):
+        raise ValueError('Pass X with kind="contrib" (the rows whose contributions are averaged), and only then.')
     if isinstance(max_features, bool) or not isinstance(max_features, numbers.Integral):
         raise TypeError(f"max_features must be an int, got {type(max_features).__name__}.")
     if max_features < 1:
         raise ValueError(f"max_features must be >= 1, got {max_features}.")
-    imp = model.feature_importances_
+    if kind == "contrib":
+        phi = np.abs(model.predict_contrib(X)[..., :-1])
+        imp = phi.reshape(-1, phi.shape[-1]).mean(axis=0) * (phi.shape[1] if phi.ndim == 3 else 1)
+    else:
+        imp = model.feature_importances_
     names = _feature_names(model, feature_names, imp.shape[0])
     order = np.argsort(-imp, kind="stable")[:max_features]
     ax = _new_axes(ax)
     ax.barh(np.arange(order.shape[0])[::-1], imp[order], tick_label=[names[j] for j in order])
-    ax.set_xlabel("importance")
-    ax.set_title(f"{type(model).__name__}: feature importances")
+    ax.set_xlabel("mean |contribution| to decision_function" if kind == "contrib" else "importance")
+    ax.set_title(f"{type(model).__name__}: " + ("mean |contribution| per feature" if kind == "contrib"
+                                                  else "feature importances"))
     return ax

@@ -141,8 +141,9 @@ def test_tree_contributions_are_the_shapley_values_of_the_cover_expectation(fore
     Xtr = _draw_X(rng, 40, categorical)
     sw = rng.choice([0.0, 0.5, 1.0, 3.0], size=40)
     sw[0] = 1.0
-    cover = np.zeros(nodes.shape)
-    tree_cover(Xtr, nodes, sw, cover)
+    parts = np.zeros((3, *nodes.shape))
+    tree_cover(Xtr, nodes, sw, 14, parts)  # blocks of 14 rows
+    cover = parts.sum(axis=0)
     for t in range(nodes.shape[0]):
         np.testing.assert_allclose(cover[t], _ref_cover(Xtr, nodes[t], sw), rtol=1e-12)
     X = _draw_X(rng, 4, categorical)
@@ -191,8 +192,9 @@ def test_stump_contributions_are_the_shapley_values(n_features, n_rounds, seed):
     Xtr = _draw_X(rng, 30, categorical)
     sw = rng.choice([0.0, 1.0, 2.0], 30)
     sw[0] = 1.0
-    cover = np.zeros((n_rounds, 2))
-    stump_cover(Xtr, rounds, sw, cover)
+    parts = np.zeros((2, n_rounds, 2))
+    stump_cover(Xtr, rounds, sw, 15, parts)
+    cover = parts.sum(axis=0)
     X = _draw_X(rng, 5, categorical)
     out = np.zeros((X.shape[0], n_features + 1))
     stump_contrib(X, rounds, stump_means(rounds, cover), out)
@@ -350,3 +352,48 @@ def test_leaf_tables_and_path_walk_agree_on_a_fitted_model(monkeypatch):
     by_tables = clf.predict_contrib(X)
     monkeypatch.setattr(explain, "TABLE_BYTES", 0)  # trees too deep for the tables take TreeSHAP's walk
     np.testing.assert_allclose(clf.predict_contrib(X), by_tables, rtol=1e-12, atol=1e-13)
+
+
+def test_plot_importance_of_contributions():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from fastboost.plot import plot_importance
+
+    X, y = _data(n_classes=3)
+    clf = fastboost.AdaBoostClassifier(8, max_depth=2).fit(X, y)
+    ax = plot_importance(clf, X=X, kind="contrib")
+    bars = sorted((p.get_y(), p.get_width()) for p in ax.patches)
+    want = np.abs(clf.predict_contrib(X)[..., :-1]).mean(axis=0).sum(axis=0)
+    np.testing.assert_allclose([w for _, w in bars][::-1], np.sort(want)[::-1][:len(bars)])
+    with pytest.raises(ValueError, match="X"):
+        plot_importance(clf, kind="contrib")
+
+
+def test_a_dask_model_without_cover_says_to_fit_the_single_machine_estimator():
+    pytest.importorskip("dask")
+    from fastboost.dask import DaskAdaBoostClassifier
+
+    X, y = _data()
+    local = fastboost.AdaBoostClassifier(5).fit(X, y)
+    model = DaskAdaBoostClassifier(5)  # its fitted state as a Dask fit leaves it: no cover_
+    model.__dict__.update({k: v for k, v in local.__dict__.items() if k != "cover_"})
+    with pytest.raises(ValueError, match="fastboost.AdaBoostClassifier"):
+        model.predict_contrib(X)
+    with pytest.raises(ValueError, match="Dask"):
+        fastboost.to_shap(model)
+
+
+def test_cover_is_the_same_for_any_thread_count(monkeypatch):
+    import fastboost.explain as explain
+
+    monkeypatch.setattr(explain, "COVER_BLOCK", 37)  # many blocks on few rows
+    X, y = _data()
+    sw = np.random.default_rng(3).random(y.shape[0]) * 1e3 ** np.random.default_rng(4).random(y.shape[0])
+    for params in ({}, {"max_depth": 3}):
+        one = fastboost.AdaBoostClassifier(10, n_jobs=1, **params).fit(X, y, sample_weight=sw)
+        two = fastboost.AdaBoostClassifier(10, n_jobs=2, **params).fit(X, y, sample_weight=sw)
+        assert one.cover_.tobytes() == two.cover_.tobytes()
+        np.testing.assert_allclose(one.cover_[:, :2].sum(axis=1) if not params else one.cover_[:, 0], sw.sum(),
+                                   rtol=1e-12)

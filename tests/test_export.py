@@ -95,15 +95,17 @@ def _labels_agree(clf, X, labels):
     assert np.all(gap <= 1e-5 * max(scale, 1.0)), f"labels differ on rows {bad[:10]} with margins {gap[:10]}"
 
 
+@pytest.mark.parametrize("ml_opset", [5, 3])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name, params, n_classes", MODELS)
-def test_onnx_matches_predict_and_predict_proba(name, params, n_classes, dtype):
+def test_onnx_matches_predict_and_predict_proba(name, params, n_classes, dtype, ml_opset):
     ort = pytest.importorskip("onnxruntime")
     pytest.importorskip("onnx")
     clf, X = _fit(name, params, n_classes)
-    model = fastboost.to_onnx(clf, dtype=dtype)
+    model = fastboost.to_onnx(clf, dtype=dtype, ml_opset=ml_opset)
     trees = [n for n in model.graph.node if n.domain == "ai.onnx.ml"]
-    assert len(trees) == 1 and trees[0].op_type == "TreeEnsemble"  # one operator for every round
+    assert len(trees) == 1  # one operator for every round
+    assert trees[0].op_type == ("TreeEnsemble" if ml_opset == 5 else "TreeEnsembleRegressor")
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     P = _probes(clf, X, dtype, np.random.default_rng(3))
     labels, proba = sess.run(None, {"X": P})
@@ -222,3 +224,29 @@ def test_tl2cgen_compiled_library_predicts_the_same(tmp_path):
         margin = predictor.predict(tl2cgen.DMatrix(P, dtype="float64"), pred_margin=True)[:, 0]
         want, _ = _treelite_expected(clf, P)
         np.testing.assert_allclose(margin.reshape(want.shape), want, rtol=0, atol=1e-9 * max(1.0, np.abs(want).max()))
+
+
+def test_skl2onnx_converts_a_pipeline_ending_in_a_fastboost_estimator():
+    ort = pytest.importorskip("onnxruntime")
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from fastboost.export import register_skl2onnx
+
+    register_skl2onnx()
+    for n_classes in (2, 3):
+        X, y = _data(n_classes=n_classes)
+        labels = np.array(["low", "mid", "top"])[y]
+        pipe = make_pipeline(StandardScaler(), fastboost.AdaBoostClassifier(10, max_depth=2)).fit(X, labels)
+        model = skl2onnx.to_onnx(pipe, X[:1], target_opset={"": 21, "ai.onnx.ml": 3},
+                                 options={id(pipe[-1]): {"zipmap": False}})
+        sess = ort.InferenceSession(model.SerializeToString())
+        got, proba = sess.run(None, {sess.get_inputs()[0].name: X})
+        np.testing.assert_array_equal(got, pipe.predict(X))
+        np.testing.assert_allclose(proba, pipe.predict_proba(X), atol=1e-6)
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(X, columns=list("abcde")).assign(colour=pd.Categorical(np.where(y == 1, "red", "blue")))
+    clf = fastboost.AdaBoostClassifier(5).fit(df, y)
+    with pytest.raises(ValueError, match="'colour'"):
+        fastboost.to_onnx(clf, ml_opset=3)

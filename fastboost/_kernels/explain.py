@@ -13,61 +13,74 @@ from .predict import _goes_left, _stump_output
 
 
 @pjit
-def stump_cover(X, rounds, sw, out):
-    """out[t, 0] / out[t, 1] = summed sw of the rows stump t sends left / right; threads over rounds.
+def stump_cover(X, rounds, sw, block, out):
+    """out[b, t, 0] / out[b, t, 1] = summed sw of the rows of block b (rows b * block ..) that stump t sends
+    left / right; threads over blocks. The caller adds the blocks in order, so the result does not depend on
+    the number of threads.
 
     X       float32/float64[n_samples, n_features], NaN = missing  IN
     rounds  ROUND_DTYPE[T]                                          IN
     sw      float64[n_samples]  sample weights                     IN
-    out     float64[T, 2]                                           OUT
-    Each round adds its rows in order, so the result does not depend on the number of threads.
+    block   rows per block                                          IN
+    out     float64[n_blocks, T, 2]  (zeros)                        IN/OUT
     """
     n = X.shape[0]
-    for t in prange(rounds.shape[0]):
-        r = rounds[t]
-        categorical = r.categorical != 0
-        cat_left = rounds[t].cat_left
-        left = 0.0
-        right = 0.0
-        for i in range(n):
-            w = sw[i]
-            if w == 0.0:
-                continue
-            if _goes_left(X[i, r.feature], r.threshold, r.missing_left, categorical, cat_left):
-                left += w
-            else:
-                right += w
-        out[t, 0] = left
-        out[t, 1] = right
+    for b in prange(out.shape[0]):
+        r0 = b * block
+        r1 = min(n, r0 + block)
+        for t in range(rounds.shape[0]):
+            r = rounds[t]
+            f = r.feature
+            categorical = r.categorical != 0
+            cat_left = rounds[t].cat_left
+            left = 0.0
+            right = 0.0
+            for i in range(r0, r1):
+                w = sw[i]
+                if _goes_left(X[i, f], r.threshold, r.missing_left, categorical, cat_left):
+                    left += w
+                else:
+                    right += w
+            out[b, t, 0] = left
+            out[b, t, 1] = right
 
 
 @pjit
-def tree_cover(X, nodes, sw, out):
-    """out[t, j] = summed sw of the rows that pass node j of tree t; threads over trees.
+def tree_cover(X, nodes, sw, block, out):
+    """out[b, t, j] = summed sw of the rows of block b that pass node j of tree t: each row's weight added to
+    its leaf, a split's the sum of its children's; threads over blocks (the caller adds them in order).
 
     X      float32/float64[n_samples, n_features]  IN
     nodes  NODE_DTYPE[T, max_nodes]                IN
     sw     float64[n_samples]                      IN
-    out    float64[T, max_nodes]                   OUT (unused slots 0)
+    block  rows per block                          IN
+    out    float64[n_blocks, T, max_nodes]  (zeros; unused slots stay 0)  IN/OUT
     """
     n = X.shape[0]
-    for t in prange(nodes.shape[0]):
-        tree = nodes[t]
-        for j in range(tree.shape[0]):
-            out[t, j] = 0.0
-        for i in range(n):
-            w = sw[i]
-            if w == 0.0:
-                continue
-            node = 0
-            out[t, 0] += w
-            while tree[node].left >= 0:
-                nd = tree[node]
-                if _goes_left(X[i, nd.feature], nd.threshold, nd.missing_left, nd.categorical != 0, nd.cat_left):
-                    node = nd.left
-                else:
-                    node = nd.right
-                out[t, node] += w
+    m = nodes.shape[1]
+    levels = 0  # max_nodes = 2**(depth + 1) - 1
+    while (2 << levels) - 1 < m:
+        levels += 1
+    for b in prange(out.shape[0]):
+        r0 = b * block
+        r1 = min(n, r0 + block)
+        for t in range(nodes.shape[0]):
+            tree = nodes[t]
+            acc = out[b, t]
+            for i in range(r0, r1):
+                node = 0
+                for _ in range(levels):  # branch-free descent to the row's leaf (a leaf keeps it)
+                    nd = tree[node]
+                    left = nd.left
+                    right = nd.right
+                    go_left = _goes_left(X[i, max(nd.feature, 0)], nd.threshold, nd.missing_left,
+                                         nd.categorical != 0, nd.cat_left)
+                    child = right + (left - right) * np.int64(go_left)
+                    node = node if left < 0 else child
+                acc[node] += sw[i]
+            for j in range(m - 1, -1, -1):  # children come after their parent
+                if tree[j].left >= 0:
+                    acc[j] = acc[tree[j].left] + acc[tree[j].right]
 
 
 @pjit
