@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _validation as v
 from ._config import n_threads
 from ._kernels.explain import (
+    LeafTables,
     build_leaf_tables,
     stump_contrib,
     stump_cover,
@@ -25,7 +26,7 @@ from ._kernels.explain import (
 #: the most memory the leaf tables of predict_contrib may take (deeper trees use TreeSHAP's path walk instead)
 TABLE_BYTES = 256 * 2 ** 20
 
-_NO_COVER = ("{name}.predict_contrib needs each node's cover (the summed sample weight of the training rows that "
+NO_COVER = ("{name}.predict_contrib needs each node's cover (the summed sample weight of the training rows that "
              "reached it), recorded by fit; this model has none: it comes from a model file of format version 4 or "
              "older. Fit the model again with this version of fastboost (fastboost.{name}(**model.get_params())"
              ".fit(X, y)) to get a model with cover.")
@@ -72,7 +73,7 @@ def fit_cover(est, X, sample_weight):
 def _cover_of(model, name):
     cover = getattr(model, "cover_", None)
     if cover is None:
-        raise ValueError(_NO_COVER.format(name=name))
+        raise ValueError(NO_COVER.format(name=name))
     return cover
 
 
@@ -84,7 +85,7 @@ def check_cover(est):
     if any(getattr(m, "cover_", None) is None for m in models):
         if local is not None:
             raise ValueError(_NO_COVER_DASK.format(name=name, local=local.__name__))
-        raise ValueError(_NO_COVER.format(name=name))
+        raise ValueError(NO_COVER.format(name=name))
 
 
 def stump_means(rounds, cover):
@@ -122,18 +123,18 @@ def raw_contrib(model, X, name):
 
 
 def leaf_tables(nodes, rounds, cover, n_classes):
-    """The arguments of ``tree_contrib_tables`` after X: each leaf's path and SHAP values per pattern."""
+    """Each leaf's path and SHAP values per pattern (a ``LeafTables``), for ``tree_contrib_tables``."""
     T, m = nodes.shape
     depth = int(np.log2(m + 1)) - 1
     L = (m + 1) // 2
     shape = (T, L, depth)
-    arrays = dict(leaf_node=np.zeros((T, L), np.int64), path=np.zeros(shape, np.int64),
-                  side=np.zeros(shape, np.int64), slot=np.zeros(shape, np.int64),
-                  slot_feature=np.zeros(shape, np.int64), n_path=np.zeros((T, L), np.int64),
-                  n_slots=np.zeros((T, L), np.int64), n_leaves=np.zeros(T, np.int64),
-                  target=np.zeros((T, L), np.int64), table=np.zeros((T, L, 2 ** depth, depth)))
-    build_leaf_tables(nodes, rounds, cover, n_classes, *arrays.values())
-    return arrays
+    tables = LeafTables(leaf_node=np.zeros((T, L), np.int64), path=np.zeros(shape, np.int64),
+                        side=np.zeros(shape, np.int64), slot=np.zeros(shape, np.int64),
+                        slot_feature=np.zeros(shape, np.int64), n_path=np.zeros((T, L), np.int64),
+                        n_slots=np.zeros((T, L), np.int64), n_leaves=np.zeros(T, np.int64),
+                        target=np.zeros((T, L), np.int64), table=np.zeros((T, L, 2 ** depth, depth)))
+    build_leaf_tables(nodes, rounds, cover, n_classes, tables)
+    return tables
 
 
 def tree_shap(X, nodes, rounds, cover, n_classes, out):
@@ -141,7 +142,7 @@ def tree_shap(X, nodes, rounds, cover, n_classes, out):
     T, m = nodes.shape
     depth = int(np.log2(m + 1)) - 1
     if T * ((m + 1) // 2) * 2 ** depth * depth * 8 <= TABLE_BYTES:
-        tree_contrib_tables(X, nodes, *leaf_tables(nodes, rounds, cover, n_classes).values(), out)
+        tree_contrib_tables(X, nodes, leaf_tables(nodes, rounds, cover, n_classes), out)
     else:
         tree_contrib(X, nodes, rounds, cover, n_classes, out)
 

@@ -393,7 +393,7 @@ def to_onnx(clf, dtype=np.float32, ml_opset=ONNX_ML_OPSET):
         [helper.make_tensor_value_info("X", elem, [None, n_features])],
         [helper.make_tensor_value_info("label", label_elem, [None]),
          helper.make_tensor_value_info("probabilities", elem, [None, k_classes])], initializer=inits)
-    from . import __version__
+    from ._version import __version__
 
     model = helper.make_model(graph, producer_name="fastboost", producer_version=__version__,
                               opset_imports=[helper.make_opsetid("", ONNX_OPSET),

@@ -151,7 +151,7 @@ def test_tree_contributions_are_the_shapley_values_of_the_cover_expectation(fore
     out = np.zeros((X.shape[0], n_out, n_features + 1))
     tree_contrib(X, nodes, rounds, cover, n_classes, out)
     by_tables = np.zeros_like(out)  # the leaf tables predict_contrib uses for trees up to TABLE_BYTES
-    tree_contrib_tables(X, nodes, *leaf_tables(nodes, rounds, cover, n_classes).values(), by_tables)
+    tree_contrib_tables(X, nodes, leaf_tables(nodes, rounds, cover, n_classes), by_tables)
     expected = np.zeros(n_out)
     tree_expectations(nodes, rounds, cover, n_classes, expected)
     for c in range(n_out):

@@ -1,15 +1,23 @@
 """Compiled explanation passes on raw (unbinned) X: each node's cover and per-feature contributions.
 
 Cover is the summed sample weight of the training rows that reach a node (a stump's side), found by the
-same traversal as prediction (``predict._goes_left``). Contributions are the SHAP values of the raw margin:
+same traversal as prediction (``predict.value_goes_left``). Contributions are the SHAP values of the raw margin:
 stumps in closed form, trees by path-dependent TreeSHAP (Lundberg et al. 2020, Algorithm 2) with the cover
 as the path weights.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .predict import _goes_left, _stump_output
+from .predict import stump_output, value_goes_left
+
+#: Each tree's leaves as build_leaf_tables writes them (T trees, L leaf slots, D the depth):
+#: leaf_node, n_path, n_slots, target int64[T, L]; path, side, slot, slot_feature int64[T, L, D];
+#: n_leaves int64[T]; table float64[T, L, 2**D, D] (a leaf's SHAP values for each pattern of met conditions).
+LeafTables = namedtuple("LeafTables", ["leaf_node", "path", "side", "slot", "slot_feature", "n_path", "n_slots",
+                                       "n_leaves", "target", "table"])
 
 
 @pjit
@@ -37,7 +45,7 @@ def stump_cover(X, rounds, sw, block, out):
             right = 0.0
             for i in range(r0, r1):
                 w = sw[i]
-                if _goes_left(X[i, f], r.threshold, r.missing_left, categorical, cat_left):
+                if value_goes_left(X[i, f], r.threshold, r.missing_left, categorical, cat_left):
                     left += w
                 else:
                     right += w
@@ -73,7 +81,7 @@ def tree_cover(X, nodes, sw, block, out):
                     nd = tree[node]
                     left = nd.left
                     right = nd.right
-                    go_left = _goes_left(X[i, max(nd.feature, 0)], nd.threshold, nd.missing_left,
+                    go_left = value_goes_left(X[i, max(nd.feature, 0)], nd.threshold, nd.missing_left,
                                          nd.categorical != 0, nd.cat_left)
                     child = right + (left - right) * np.int64(go_left)
                     node = node if left < 0 else child
@@ -95,7 +103,7 @@ def stump_contrib(X, rounds, mean_h, out):
     for i in prange(X.shape[0]):
         for t in range(rounds.shape[0]):
             r = rounds[t]
-            h = _stump_output(X[i, r.feature], r.threshold, r.missing_left, r.left, r.right,
+            h = stump_output(X[i, r.feature], r.threshold, r.missing_left, r.left, r.right,
                               r.categorical != 0, rounds[t].cat_left)
             out[i, r.feature] += r.alpha * (h - mean_h[t])
 
@@ -265,7 +273,7 @@ def tree_contrib(X, nodes, rounds, cover, n_classes, out):
                             out[i, c, feat[lvl, k]] += w * (one[lvl, k] - zero[lvl, k]) * value
                         continue
                     f = nd.feature
-                    if _goes_left(X[i, f], nd.threshold, nd.missing_left, nd.categorical != 0, nd.cat_left):
+                    if value_goes_left(X[i, f], nd.threshold, nd.missing_left, nd.categorical != 0, nd.cat_left):
                         hot = nd.left
                         cold = nd.right
                     else:
@@ -356,8 +364,7 @@ def _leaf_paths(tree, leaf_node, path, side, slot, slot_feature, n_path, n_slots
 
 
 @jit
-def build_leaf_tables(nodes, rounds, cover, n_classes, leaf_node, path, side, slot, slot_feature, n_path, n_slots,
-                      n_leaves, target, table):
+def build_leaf_tables(nodes, rounds, cover, n_classes, tables):
     """Each leaf's SHAP values for every pattern of the row satisfying its path's conditions.
 
     A leaf's share of path-dependent E[tree(x) | x_S] is v * prod_{j in S} o_j * prod_{j not in S} z_j over the
@@ -369,8 +376,12 @@ def build_leaf_tables(nodes, rounds, cover, n_classes, leaf_node, path, side, sl
 
     nodes NODE_DTYPE[T, m]; rounds ROUND_DTYPE[T]; cover float64[T, m]  IN
     leaf_node, n_path, n_slots, target int64[T, L]; path, side, slot, slot_feature int64[T, L, D];
-    n_leaves int64[T]; table float64[T, L, 2**D, D]  OUT
+    n_leaves int64[T]; table float64[T, L, 2**D, D]  OUT  (the fields of ``tables``, a LeafTables)
     """
+    leaf_node, path, side, slot, slot_feature = (tables.leaf_node, tables.path, tables.side, tables.slot,
+                                                 tables.slot_feature)
+    n_path, n_slots, n_leaves, target, table = (tables.n_path, tables.n_slots, tables.n_leaves, tables.target,
+                                                tables.table)
     D = path.shape[2]
     z = np.empty(D, np.float64)
     coef = np.empty(D + 1, np.float64)
@@ -428,15 +439,17 @@ def build_leaf_tables(nodes, rounds, cover, n_classes, leaf_node, path, side, sl
 
 
 @pjit
-def tree_contrib_tables(X, nodes, leaf_node, path, side, slot, slot_feature, n_path, n_slots, n_leaves, target,
-                        table, out):
+def tree_contrib_tables(X, nodes, tables, out):
     """out[i, c, f] += the SHAP values of the trees at X[i] from the leaf tables of build_leaf_tables: each
     split is tested once per row and tree, each leaf's pattern of met conditions looks up its values;
     threads over rows.
 
-    X  float32/float64[n_samples, n_features]  IN;  the tables  IN
+    X  float32/float64[n_samples, n_features]  IN;  tables  LeafTables  IN
     out  float64[n_samples, 1 or K, n_features + 1]  IN/OUT (the last column is left to the caller)
     """
+    path, side, slot, slot_feature = tables.path, tables.side, tables.slot, tables.slot_feature
+    n_path, n_slots, n_leaves, target, table = (tables.n_path, tables.n_slots, tables.n_leaves, tables.target,
+                                                tables.table)
     n = X.shape[0]
     m = nodes.shape[1]
     for b in prange(-(-n // CONTRIB_BLOCK)):
@@ -449,8 +462,9 @@ def tree_contrib_tables(X, nodes, leaf_node, path, side, slot, slot_feature, n_p
                 for j in range(m):
                     nd = tree[j]
                     if nd.left >= 0:
-                        go[j] = 1 if _goes_left(X[i, nd.feature], nd.threshold, nd.missing_left, nd.categorical != 0,
-                                                nd.cat_left) else 0
+                        left = value_goes_left(X[i, nd.feature], nd.threshold, nd.missing_left, nd.categorical != 0,
+                                               nd.cat_left)
+                        go[j] = 1 if left else 0
                 for lf in range(n_leaves[t]):
                     u = n_slots[t, lf]
                     miss = 0  # the slots whose conditions the row fails

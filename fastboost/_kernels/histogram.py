@@ -1,7 +1,7 @@
 """Per-feature histograms of the learner's weights, split by class.
 
 The hot kernel of every round. One pass over the rows feeds up to four features at
-once (``_group_histograms``): the row's weight and class are loaded once for the
+once (``group_histograms``): the row's weight and class are loaded once for the
 group, and the four scatter-adds are independent, so they overlap instead of
 queueing behind each other. The threads take whole groups (``n_feature_groups``
 balances them over the threads), so every bin of every feature is still summed
@@ -51,7 +51,7 @@ def group_count(n_groups, n_features):
 
 
 @jit
-def _group_bounds(j, n_groups, n_features):
+def group_bounds(j, n_groups, n_features):
     """Features f0:f1 of group j when n_features are cut into n_groups groups as even as can be."""
     return j * n_features // n_groups, (j + 1) * n_features // n_groups
 
@@ -67,7 +67,7 @@ def row_at(rows, j):
 
 
 @jit
-def _group_histograms(codes, f0, g, rows, y, u, out):
+def group_histograms(codes, f0, g, rows, y, u, out):
     """out[k, b, c] = sum of u[i] over the rows i with codes[f0 + k, i] == b and y[i] == c, for k < g <= 4.
 
     codes  uint8[n_features, n_samples]   IN
@@ -144,8 +144,8 @@ def build_histograms(codes, y, u, hist, n_groups):
     d = codes.shape[0]
     ng = group_count(n_groups, d)
     for j in prange(ng):
-        f0, f1 = _group_bounds(j, ng, d)
-        _group_histograms(codes, f0, f1 - f0, None, y, u, hist[f0:f1])
+        f0, f1 = group_bounds(j, ng, d)
+        group_histograms(codes, f0, f1 - f0, None, y, u, hist[f0:f1])
 
 
 @pjit
@@ -161,8 +161,8 @@ def histograms_and_splits(codes, y, u, hist, n_groups, n_value_bins, categorical
     d = codes.shape[0]
     ng = group_count(n_groups, d)
     for j in prange(ng):
-        f0, f1 = _group_bounds(j, ng, d)
-        _group_histograms(codes, f0, f1 - f0, None, y, u, hist[f0:f1])
+        f0, f1 = group_bounds(j, ng, d)
+        group_histograms(codes, f0, f1 - f0, None, y, u, hist[f0:f1])
         for f in range(f0, f1):
             if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
                 v, b, ml = best_split_one_feature_q(hist[f], hist[f], n_value_bins[f], missing_code, criterion,
@@ -183,8 +183,8 @@ def build_histograms_rows(codes, y, u, rows, hist, n_groups):
     d = codes.shape[0]
     ng = group_count(n_groups, d)
     for j in prange(ng):
-        f0, f1 = _group_bounds(j, ng, d)
-        _group_histograms(codes, f0, f1 - f0, rows, y, u, hist[f0:f1])
+        f0, f1 = group_bounds(j, ng, d)
+        group_histograms(codes, f0, f1 - f0, rows, y, u, hist[f0:f1])
 
 
 @jit

@@ -6,7 +6,7 @@ from .._config import jit, pjit
 
 
 @jit
-def _goes_left(x, threshold, missing_left, categorical, cat_left):
+def value_goes_left(x, threshold, missing_left, categorical, cat_left):
     """Whether raw value x goes left: x <= threshold (branch-free: NaN compares false, so it goes left only
     with missing_left); categorical: x is a category index (NaN: missing or unknown) in the set cat_left."""
     if categorical:
@@ -20,9 +20,9 @@ def _goes_left(x, threshold, missing_left, categorical, cat_left):
 
 
 @jit
-def _stump_output(x, threshold, missing_left, left, right, categorical, cat_left):
+def stump_output(x, threshold, missing_left, left, right, categorical, cat_left):
     """left or right output of a stump on raw value x."""
-    go_left = _goes_left(x, threshold, missing_left, categorical, cat_left)
+    go_left = value_goes_left(x, threshold, missing_left, categorical, cat_left)
     return right + (left - right) * np.int64(go_left)
 
 
@@ -40,7 +40,7 @@ def decision_function(X, rounds, out):
         acc = 0.0
         for t in range(rounds.shape[0]):
             r = rounds[t]
-            acc += r.alpha * _stump_output(X[i, r.feature], r.threshold, r.missing_left, r.left, r.right,
+            acc += r.alpha * stump_output(X[i, r.feature], r.threshold, r.missing_left, r.left, r.right,
                                            r.categorical != 0, rounds[t].cat_left)
         out[i] = acc
 
@@ -63,7 +63,7 @@ def add_stump(X, rounds, t, margin):
     categorical = r.categorical != 0
     cat_left = rounds[t].cat_left.copy()
     for i in prange(X.shape[0]):
-        margin[i] += alpha * _stump_output(X[i, feature], threshold, missing_left, left, right, categorical, cat_left)
+        margin[i] += alpha * stump_output(X[i, feature], threshold, missing_left, left, right, categorical, cat_left)
 
 
 #: rows that descend one tree together in add_trees
@@ -99,7 +99,7 @@ def add_trees(X, nodes, rounds, n_classes, out):
                     left = nd.left
                     right = nd.right
                     x = X[r0 + r, max(nd.feature, 0)]
-                    go_left = _goes_left(x, nd.threshold, nd.missing_left, nd.categorical != 0, nd.cat_left)
+                    go_left = value_goes_left(x, nd.threshold, nd.missing_left, nd.categorical != 0, nd.cat_left)
                     child = right + (left - right) * np.int64(go_left)
                     node[r] = node[r] if left < 0 else child
             if n_classes == 2:

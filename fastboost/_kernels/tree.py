@@ -26,7 +26,7 @@ from numba import prange
 
 from .._config import jit, pjit
 from .._types import CRITERION_LS, LEAF_LSQ, LEAF_REAL, SPLIT_DTYPE
-from .histogram import GROUP, _group_bounds, _group_histograms, group_count, row_at
+from .histogram import GROUP, group_bounds, group_count, group_histograms, row_at
 from .split import best_feature, categorical_left_set, impurity, level_splits
 from .update import BLOCK, block_total, goes_left
 
@@ -69,9 +69,9 @@ def _group_rows_histograms(rows, f0, f1, idx, start, stop, out):
     g = f1 - f0
     scratch = np.empty((GROUP, out.shape[1], 2))
     if start == 0 and stop == idx.shape[0]:
-        _group_histograms(rows.codes, f0, g, None, rows.y, rows.u, scratch)
+        group_histograms(rows.codes, f0, g, None, rows.y, rows.u, scratch)
     else:
-        _group_histograms(rows.codes, f0, g, idx[start:stop], rows.y, rows.u, scratch)
+        group_histograms(rows.codes, f0, g, idx[start:stop], rows.y, rows.u, scratch)
     for k in range(g):
         for b in range(out.shape[1]):
             out[k, b, 0] = scratch[k, b, 0]
@@ -94,7 +94,7 @@ def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_group
     grouped = _grouped_case(n_classes, with_count, hist)
     ng = group_count(n_groups, d) if grouped else d  # (one feature a unit otherwise)
     for j in prange(ng):
-        f0, f1 = _group_bounds(j, ng, d)
+        f0, f1 = group_bounds(j, ng, d)
         if grouped:
             _group_rows_histograms(rows, f0, f1, idx, start, stop, hist[f0:f1])
         else:
@@ -124,7 +124,7 @@ def level_child_histograms(rows, idx, small_range, n_split, parent_slot, hist_pa
     grouped = _grouped_case(n_classes, with_count, hist_parent)
     ng = group_count(n_groups, d) if grouped else d  # (one feature a unit otherwise)
     for jg in prange(ng):
-        f0, f1 = _group_bounds(jg, ng, d)
+        f0, f1 = group_bounds(jg, ng, d)
         for j in range(n_split):
             small = small_range[j, 2]
             large = 4 * j + 1 - small  # the sibling's slot: 2j <-> 2j + 1
