@@ -2,7 +2,10 @@
 
 Per feature, bin edges come from the non-missing values of a subsample of the
 rows with positive sample weight (at most ``subsample`` rows, drawn with
-``random_state``; exact mode reads every such row):
+``random_state``; exact mode reads every such row). The subsample is the rows whose
+keys are smallest, a key being a seeded hash of the row's index (``sample_keys``):
+a uniform sample that a reader of the rows in batches (``fastboost.Dataset``, the
+Dask estimators) draws alike, one batch at a time, without knowing the row count:
 
 - at most ``max_bins`` distinct values: one bin per value, edges at the
   midpoints between consecutive distinct values (exact, as a sorted-value
@@ -39,6 +42,94 @@ from ._validation import is_dataframe
 
 SUBSAMPLE = 200_000
 _CHUNK_BYTES = 1 << 23
+_KEY_ROWS = 1 << 20  # rows whose keys are made at a time
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def _splitmix(z):
+    """SplitMix64's output function on uint64 values (wrapping arithmetic)."""
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+def sample_seed(random_state):
+    """The binning sample's seed from ``random_state`` (an int, None or a RandomState)."""
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def sample_keys(seed, rows):
+    """uint64 keys of global row indices: the subsample is the rows with the smallest keys."""
+    base = _splitmix(np.array([seed], dtype=np.uint64))[0]
+    with np.errstate(over="ignore"):
+        return _splitmix(np.asarray(rows, dtype=np.uint64) * _GOLDEN + base)
+
+
+class RowSample:
+    """The ``size`` rows with the smallest keys among the rows offered so far (equal keys: the lower row),
+    with a payload per row (their values, or nothing). Rows may be offered in any number of batches; the
+    result depends only on the set of rows offered."""
+
+    def __init__(self, seed, size):
+        self.seed = seed
+        self.size = size
+        self._limit = np.iinfo(np.uint64).max  # a key above it cannot be among the smallest
+        self._keys, self._rows, self._payload = [], [], []
+        self._held = 0
+
+    def offer(self, rows, payload=None):
+        """rows: int64 global indices; payload: None or an array with one row per index."""
+        keys = sample_keys(self.seed, rows)
+        keep = keys <= self._limit
+        if not keep.all():
+            keys, rows = keys[keep], rows[keep]
+            payload = None if payload is None else payload[keep]
+        if rows.size == 0:
+            return
+        self._keys.append(keys)
+        self._rows.append(np.asarray(rows, dtype=np.int64))
+        self._payload.append(payload)
+        self._held += rows.size
+        if self._held > self.size + max(self.size // 2, 1):
+            self._compact()
+
+    def _compact(self):
+        keys = np.concatenate(self._keys)
+        rows = np.concatenate(self._rows)
+        payload = None if self._payload[0] is None else np.concatenate(self._payload)
+        if keys.size > self.size:
+            kth = np.partition(keys, self.size - 1)[self.size - 1]
+            below = np.flatnonzero(keys < kth)
+            tied = np.flatnonzero(keys == kth)
+            tied = tied[np.argsort(rows[tied], kind="stable")[: self.size - below.size]]
+            pick = np.concatenate([below, tied])
+            keys, rows = keys[pick], rows[pick]
+            payload = None if payload is None else payload[pick]
+            self._limit = kth
+        self._keys, self._rows, self._payload = [keys], [rows], [payload]
+        self._held = keys.size
+
+    def result(self):
+        """(rows sorted, their payload in that order or None)."""
+        if not self._keys:
+            return np.empty(0, np.int64), None
+        self._compact()
+        rows, payload = self._rows[0], self._payload[0]
+        order = np.argsort(rows, kind="stable")
+        return rows[order], None if payload is None else payload[order]
+
+
+def sample_rows(seed, size, n, positive=None):
+    """The binning subsample of ``n`` rows (or of the rows ``positive``, sorted), as sorted row indices."""
+    sample = RowSample(seed, size)
+    total = n if positive is None else positive.size
+    for start in range(0, total, _KEY_ROWS):
+        stop = min(total, start + _KEY_ROWS)
+        sample.offer(np.arange(start, stop, dtype=np.int64) if positive is None else positive[start:stop])
+    return sample.result()[0]
 
 
 def _safe_midpoints(a, b):
@@ -152,10 +243,7 @@ class BinMapper:
             rows = np.flatnonzero(sample_weight > 0)
         n_rows = n if rows is None else rows.size
         if n_rows > self.subsample and not self.exact:
-            # a Generator samples without replacement in O(subsample) memory, not O(n)
-            seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-            pick = np.random.default_rng(seed).choice(n_rows, self.subsample, replace=False)
-            rows = np.sort(pick if rows is None else rows[pick])
+            rows = sample_rows(sample_seed(self.random_state), self.subsample, n, rows)
         weights = None  # equal weights give the unweighted CDF: skip the slower weighted path
         if sample_weight is not None:
             weights = sample_weight if rows is None else sample_weight[rows]
