@@ -4,6 +4,7 @@ from ._cache import ensure_fresh_cache
 ensure_fresh_cache()  # before any kernel module is imported
 
 from ._model_io import load  # noqa: E402
+from .dataset import Dataset  # noqa: E402
 from .estimators import (  # noqa: E402
                          AdaBoostClassifier,
                          EBBoostClassifier,
@@ -17,6 +18,6 @@ from .estimators import (  # noqa: E402
 )
 
 __version__ = "0.1.0"
-__all__ = ["AdaBoostClassifier", "EBBoostClassifier", "LazyBoostClassifier", "LPBoostClassifier",
+__all__ = ["Dataset", "AdaBoostClassifier", "EBBoostClassifier", "LazyBoostClassifier", "LPBoostClassifier",
            "QuadBoostClassifier", "RLPBoostClassifier", "RQPBoostClassifier", "SABoostClassifier",
            "VadaBoostClassifier", "load", "__version__"]

@@ -81,14 +81,16 @@ class RowSample:
         self._held = 0
 
     def offer(self, rows, payload=None):
-        """rows: int64 global indices; payload: None or an array with one row per index."""
+        """rows: int64 global indices; payload: None, or a function of the positions (in ``rows``) of the
+        rows that may be among the smallest, returning an array with one row per position (only those
+        rows' values are read)."""
         keys = sample_keys(self.seed, rows)
-        keep = keys <= self._limit
-        if not keep.all():
-            keys, rows = keys[keep], rows[keep]
-            payload = None if payload is None else payload[keep]
-        if rows.size == 0:
+        kept = np.flatnonzero(keys <= self._limit)
+        if kept.size == 0:
             return
+        if kept.size < rows.size:
+            keys, rows = keys[kept], rows[kept]
+        payload = None if payload is None else payload(kept)
         self._keys.append(keys)
         self._rows.append(np.asarray(rows, dtype=np.int64))
         self._payload.append(payload)
