@@ -214,7 +214,7 @@ class BinMapper:
       missing_code  = max_bins (exact mode: the most value bins of any feature)
     """
 
-    def __init__(self, max_bins=MAX_BINS, subsample=SUBSAMPLE, random_state=None):
+    def __init__(self, max_bins=MAX_BINS, subsample=None, random_state=None):
         self.max_bins = max_bins
         self.subsample = subsample
         self.random_state = random_state
@@ -244,8 +244,9 @@ class BinMapper:
         if sample_weight is not None and np.any(sample_weight == 0):
             rows = np.flatnonzero(sample_weight > 0)
         n_rows = n if rows is None else rows.size
-        if n_rows > self.subsample and not self.exact:
-            rows = sample_rows(sample_seed(self.random_state), self.subsample, n, rows)
+        subsample = SUBSAMPLE if self.subsample is None else self.subsample  # (None: the module's, read now)
+        if n_rows > subsample and not self.exact:
+            rows = sample_rows(sample_seed(self.random_state), subsample, n, rows)
         weights = None  # equal weights give the unweighted CDF: skip the slower weighted path
         if sample_weight is not None:
             weights = sample_weight if rows is None else sample_weight[rows]

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _categorical
+from . import _binning, _categorical
 from . import _validation as v
-from ._binning import SUBSAMPLE, BinMapper, RowSample, sample_seed
+from ._binning import BinMapper, RowSample, sample_seed
 from ._types import MAX_BINS, MAX_BINS_EXACT, Y_DTYPE
 
 #: rows a batch holds when a Dataset reads an in-memory table or parquet files
@@ -464,7 +464,7 @@ def _check_labels(batch, has_labels, has_weights, index):
         w = w.astype(np.float64)
         bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
         if bad.size:
-            raise ValueError(f"{batch.row(bad[0])}: weight {w[bad[0]]!r}; weights must be finite and "
+            raise ValueError(f"{batch.row(bad[0])}: weight {v.plain(w[bad[0]])}; weights must be finite and "
                              "non-negative.")
         batch.w = w
 
@@ -565,7 +565,7 @@ class Dataset:
         exact = mapper.exact
         cap = MAX_BINS_EXACT if self.max_bins is None else self.max_bins
         seed = None if (reference is not None or exact) else sample_seed(self.random_state)
-        sample = None if seed is None else RowSample(seed, SUBSAMPLE)
+        sample = None if seed is None else RowSample(seed, _binning.SUBSAMPLE)
         strict = isinstance(source, _ParquetSource)
         first = names = dtypes = mask = numeric = None
         sizes, ys, ws = [], [], []
@@ -898,7 +898,8 @@ def _open_codes(path, expect):
     d, n = header["shape"]
     if os.path.getsize(path) != offset + d * n * np.dtype(header["dtype"]).itemsize:
         raise ValueError(f"{path}: truncated codes file.")
-    return np.memmap(path, dtype=header["dtype"], mode="r", offset=offset, shape=(d, n), order="C")
+    # copy-on-write: writable for the kernels' signatures, the file is never changed
+    return np.memmap(path, dtype=header["dtype"], mode="c", offset=offset, shape=(d, n), order="C")
 
 
 def _write_meta(path, ds):
@@ -940,7 +941,7 @@ def check_for_fit(est, ds):
         raise ValueError(f"{name}(max_bins={est.max_bins}) cannot fit a Dataset binned with max_bins="
                          f"{ds.max_bins}; build the Dataset with the estimator's max_bins.")
     rs, drs = est.random_state, ds.random_state
-    sampled = not ds.mapper.exact and np.count_nonzero(ds._p()) > SUBSAMPLE
+    sampled = not ds.mapper.exact and np.count_nonzero(ds._p()) > _binning.SUBSAMPLE
     if sampled and isinstance(rs, (int, np.integer)) and rs != drs:
         raise ValueError(f"{name}(random_state={rs}) cannot fit a Dataset whose bin edges come from a sample "
                          f"drawn with random_state={drs}; build the Dataset with the estimator's random_state.")
