@@ -1116,11 +1116,14 @@ def is_batched(X):
     return isinstance(X, list) and bool(X) and all(isinstance(x, (str, os.PathLike)) for x in X)
 
 
-def _frames_of(X, batch_rows=BATCH_ROWS):
+def _frames_of(est, X, batch_rows=BATCH_ROWS):
+    """The batches of features of a Dataset, a source or parquet paths (only the model's columns, by name)."""
     if isinstance(X, Dataset):
         return X.iter_frames()
-    source = _ParquetSource(X, None, None, None, batch_rows)
-    return (b.frame for b in source.batches())
+    if not isinstance(X, _Source):
+        names = getattr(est, "feature_names_in_", None)
+        X = _ParquetSource(X, None, None, None if names is None else [str(c) for c in names], batch_rows)
+    return (b.frame for b in X.batches())
 
 
 def _encoded(est, frame):
@@ -1153,7 +1156,7 @@ def _encoded(est, frame):
 def iter_predictions(est, X, method, batch_rows=BATCH_ROWS):
     """``method`` ("predict", "predict_proba", "decision_function") of every batch of X, in order."""
     total = None if hasattr(est, "estimators_") else est._alpha_total()
-    for frame in _frames_of(X, batch_rows):
+    for frame in _frames_of(est, X, batch_rows):
         if frame.n == 0:
             continue
         raw = est._raw_decision(_encoded(est, frame))

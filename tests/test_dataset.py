@@ -317,3 +317,43 @@ def test_memory_error_names_the_size_and_codes_path(monkeypatch, tmp_path):
     with pytest.raises(MemoryError, match=r"codes of 100 rows x 3 features need .*codes_path="):
         Dataset(frame, y)
     assert Dataset(frame, y, codes_path=tmp_path / "c.bin").codes.shape == (3, 100)
+
+
+# ---------------------------------------------------------------------------------------------- command line
+def test_command_line_streams_parquet(tmp_path, monkeypatch, capsys):
+    import fastboost
+    from fastboost import dataset
+    from fastboost.cli import main
+
+    frame, y, w = table(300, 3, 8)
+    labels = np.where(y == 1, "pos", "neg")
+    path = write_parquet(tmp_path, frame, labels, w, [(0, 100), (100, 100), (100, 300)])
+    model_path, codes = tmp_path / "m.fbm", tmp_path / "codes.bin"
+    argv = ["train", str(path / "*.parquet"), "--target", "target", "--weight", "weight", "--n-estimators", "12",
+            "--max-depth", "2", "--random-state", "0", "--codes-cache", str(codes), "-o", str(model_path)]
+    assert main(argv) == 0 and codes.exists()
+    model = fastboost.load(model_path)
+    whole = pd.read_parquet(path)
+    X = whole.drop(columns=["target", "weight"])
+    ref = AdaBoostClassifier(12, max_depth=2, random_state=0).fit(X, whole["target"], whole["weight"])
+    same_model(ref, model)
+    assert main(argv) == 0  # from the cache
+    same_model(ref, fastboost.load(model_path))
+    assert main(argv[:-2] + ["--max-bins", "20", "-o", str(model_path)]) == 2
+    assert "holds the codes of other data or options" in capsys.readouterr().err
+    out = tmp_path / "pred.parquet"
+    assert main(["predict", str(model_path), str(path), "--proba", "-o", str(out)]) == 0
+    assert np.array_equal(pd.read_parquet(out).to_numpy(), ref.predict_proba(X))
+    # interrupted after the first batch: nothing under the output name, no temporary file left
+    real = dataset.iter_predictions
+
+    def failing(*args):
+        it = real(*args)
+        yield next(it)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(dataset, "iter_predictions", failing)
+    out2 = tmp_path / "pred2.parquet"
+    with pytest.raises(KeyboardInterrupt):
+        main(["predict", str(model_path), str(path), "-o", str(out2)])
+    assert [p for p in os.listdir(tmp_path) if p.startswith("pred2")] == []
