@@ -152,10 +152,10 @@ def bin_edges(col, max_bins, weights=None):
     "averaged_inverted_cdf"). Only the CDF matters, so scaling the weights changes
     nothing and an integer weight equals repeating the row.
     """
-    return _edges_and_distinct(col, max_bins, weights)[0]
+    return edges_and_distinct(col, max_bins, weights)[0]
 
 
-def _edges_and_distinct(col, max_bins, weights=None):
+def edges_and_distinct(col, max_bins, weights=None):
     """(bin_edges(col, max_bins, weights), the number of distinct non-missing values)."""
     keep = ~np.isnan(col)
     col = col[keep]
@@ -265,7 +265,7 @@ class BinMapper:
                 self.n_value_bins_[f] = n_categories[f]
                 return
             col = _column(sample, f, rows)
-            edges, n_distinct = _edges_and_distinct(col, cap, weights)
+            edges, n_distinct = edges_and_distinct(col, cap, weights)
             edges_of[f] = edges
             self.n_value_bins_[f] = edges.size + 1 if n_distinct else 0
             quantised[f] = n_distinct > cap
@@ -278,6 +278,13 @@ class BinMapper:
         else:
             for f in range(d):
                 fit_column(f)
+        return self.set_edges(edges_of, self.n_value_bins_, quantised)
+
+    def set_edges(self, edges_of, n_value_bins, quantised):
+        """The fitted attributes from each feature's edges (float64 arrays), its number of value bins and
+        whether its edges are quantiles."""
+        d = len(edges_of)
+        self.n_value_bins_ = np.asarray(n_value_bins, dtype=np.int64)
         self.n_edges_ = np.array([e.size for e in edges_of], dtype=np.int64)
         width = MAX_BINS + 1
         while width <= self.n_edges_.max(initial=0):
@@ -285,7 +292,7 @@ class BinMapper:
         self.thresholds_ = np.full((d, width), np.inf, dtype=np.float64)
         for f, edges in enumerate(edges_of):
             self.thresholds_[f, : edges.size] = edges
-        self.n_features_quantised_ = int(quantised.sum())
+        self.n_features_quantised_ = int(np.count_nonzero(quantised))
         return self
 
     def transform(self, X):

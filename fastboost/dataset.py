@@ -567,6 +567,21 @@ class Dataset:
         seed = None if (reference is not None or exact) else sample_seed(self.random_state)
         sample = None if seed is None else RowSample(seed, _binning.SUBSAMPLE)
         strict = isinstance(source, _ParquetSource)
+        spill = None
+        if exact and reference is None:  # each feature's values, for the features with too many distinct ones
+            import tempfile
+
+            spill = tempfile.mkdtemp(prefix="fastboost-exact-", dir=None if self.codes_path is None
+                                     else os.path.dirname(os.path.abspath(self.codes_path)))
+        try:
+            return self._scan_batches(source, reference, categorical_features, exact, cap, sample, strict, spill)
+        finally:
+            if spill is not None:
+                import shutil
+
+                shutil.rmtree(spill, ignore_errors=True)
+
+    def _scan_batches(self, source, reference, categorical_features, exact, cap, sample, strict, spill):
         first = names = dtypes = mask = numeric = None
         sizes, ys, ws = [], [], []
         cat_values = {}
@@ -599,7 +614,7 @@ class Dataset:
                 ws.append(batch.w)
             if reference is None and m:
                 positive = None if batch.w is None else np.flatnonzero(batch.w > 0)
-                self._collect(batch, positive, n, cat_values, distinct, sample, numeric, cap, names)
+                self._collect(batch, positive, n, cat_values, distinct, sample, numeric, cap, names, spill)
             n += m
         if first is None or n == 0:
             raise ValueError("the dataset is empty: no rows" + (f" in {', '.join(source.files[:5])}"
@@ -632,11 +647,28 @@ class Dataset:
             self.categories[f] = cats
         n_categories = np.array([0 if c is None else max(1, c.shape[0]) for c in self.categories], np.int64)
         if exact:
-            longest = max([a.size for a in distinct.values()], default=0)
+            longest = max([a.size for a in distinct.values() if a is not None], default=0)
             S = np.full((max(longest, 1), first.d), np.nan)
             for f, a in distinct.items():
-                S[: a.size, f] = a
-            self.mapper = BinMapper(self.max_bins, random_state=self.random_state).fit(S, None, n_categories)
+                if a is not None:
+                    S[: a.size, f] = a
+            mapper = BinMapper(self.max_bins, random_state=self.random_state).fit(S, None, n_categories)
+            many = [f for f, a in distinct.items() if a is None]
+            if many:  # quantiles of every positive row's value, as in memory: one feature's column at a time
+                weights = None if p is None else p[p > 0]
+                if weights is not None and weights.min() == weights.max():
+                    weights = None
+                edges_of = [mapper.thresholds_[f, : mapper.n_edges_[f]] for f in range(first.d)]
+                n_value_bins = mapper.n_value_bins_.copy()
+                quantised = np.zeros(first.d, bool)
+                for f in many:
+                    col = np.fromfile(os.path.join(spill, f"{f}.bin"), dtype=np.float64)
+                    edges, n_distinct = _binning.edges_and_distinct(col, cap, weights)
+                    del col
+                    edges_of[f], quantised[f] = edges, n_distinct > cap
+                    n_value_bins[f] = edges.size + 1 if n_distinct else 0
+                mapper.set_edges(edges_of, n_value_bins, quantised)
+            self.mapper = mapper
         else:
             rows, values = sample.result()
             S = np.full((rows.size, first.d), np.nan)
@@ -646,7 +678,7 @@ class Dataset:
             self.mapper = BinMapper(self.max_bins, random_state=self.random_state).fit(S, weights, n_categories)
         return {"sizes": sizes}
 
-    def _collect(self, batch, positive, offset, cat_values, distinct, sample, numeric, cap, names):
+    def _collect(self, batch, positive, offset, cat_values, distinct, sample, numeric, cap, names, spill):
         frame = batch.frame
         for f, parts in cat_values.items():
             name = _categorical.feature_name(None, f, names)
@@ -664,14 +696,11 @@ class Dataset:
                 col = frame.numeric(int(f))
                 if positive is not None:
                     col = col[positive]
-                merged = np.union1d(distinct[f], np.unique(col[~np.isnan(col)]))
-                if merged.size > cap:
-                    name = _categorical.feature_name(None, int(f), names)
-                    raise ValueError(f"{batch.where}: feature {name} has more than {cap} distinct values; a "
-                                     "Dataset in exact mode (max_bins=None or above 255) takes at most that many "
-                                     "(more need every row's values at once): give max_bins <= 255, or fit the "
-                                     "array in memory.")
-                distinct[f] = merged
+                with open(os.path.join(spill, f"{f}.bin"), "ab") as fh:
+                    fh.write(np.ascontiguousarray(col).tobytes())
+                if distinct[f] is not None:
+                    merged = np.union1d(distinct[f], np.unique(col[~np.isnan(col)]))
+                    distinct[f] = merged if merged.size <= cap else None  # None: quantiles of the spilled values
         if sample is not None:
             local = np.arange(frame.n, dtype=np.int64) if positive is None else positive
 

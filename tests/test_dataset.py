@@ -357,3 +357,14 @@ def test_command_line_streams_parquet(tmp_path, monkeypatch, capsys):
     with pytest.raises(KeyboardInterrupt):
         main(["predict", str(model_path), str(path), "-o", str(out2)])
     assert [p for p in os.listdir(tmp_path) if p.startswith("pred2")] == []
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_exact_mode_with_many_distinct_values(monkeypatch, weighted):
+    """A feature with more distinct values than max_bins in exact mode: quantiles of every positive row's
+    value, as in memory (the values wait on disk, one feature at a time)."""
+    frame, y, w = table(900, 2, 3)
+    ref = AdaBoostClassifier(6, max_bins=300, random_state=0).fit(frame, y, w if weighted else None)
+    assert ref.n_features_quantised_ == 1  # x1 (x0 has few distinct values)
+    ds = Dataset(frame, y, w if weighted else None, max_bins=300, batch_rows=97)
+    same_model(ref, AdaBoostClassifier(6, max_bins=300, random_state=0).fit(ds))
