@@ -397,7 +397,9 @@ class _ParquetSource(_Source):
         for frag in self.fragments:
             self.check_fragment(frag)
             start = 0
-            for rb in frag.to_batches(columns=self.read, batch_size=self.batch_rows, use_threads=False):
+            # no read-ahead: one batch of raw values at a time
+            for rb in frag.to_batches(columns=self.read, batch_size=self.batch_rows, use_threads=False,
+                                      batch_readahead=0, fragment_readahead=0):
                 if rb.num_rows == 0:
                     continue
                 y = rb.column(self.target).to_numpy(zero_copy_only=False) if self.has_labels else None
@@ -1022,9 +1024,15 @@ def _set_input_attrs(est, ds):
 def fit(est, ds, y, sample_weight, eval_set):
     """An estimator's ``_fit`` on a Dataset: its codes, bin edges, labels, weights and categories stand for
     X encoded and binned; everything after is the in-memory fit's."""
+    from ._config import n_threads
+
+    with n_threads(est.n_jobs):  # (the thread governor's first reading covers the checks, as binning in memory)
+        return _fit(est, ds, y, sample_weight, eval_set)
+
+
+def _fit(est, ds, y, sample_weight, eval_set):
     import time
 
-    from ._config import n_threads
     from ._types import MAX_CLASSES
 
     est._check_params()
@@ -1067,10 +1075,9 @@ def fit(est, ds, y, sample_weight, eval_set):
     if resume is not None and _digest(resume["mapper"], ds.categories) != ds.edges_digest:
         raise ValueError(f"{name}(warm_start=True) continues a fit on the same training data; this Dataset was "
                          "binned with other bin edges. Set warm_start=False to fit new data.")
-    with n_threads(est.n_jobs):
-        if resume is not None:
-            est._check_resume(resume, ds.codes, y_idx, p, val)
-        model = est._boost(ds.codes, y_idx, p, mapper, val, classes.shape[0], resume)
+    if resume is not None:
+        est._check_resume(resume, ds.codes, y_idx, p, val)
+    model = est._boost(ds.codes, y_idx, p, mapper, val, classes.shape[0], resume)
     est.bin_time_ = 0.0  # binned when the Dataset was built (its build_time_)
     est.fit_time_ = time.perf_counter() - t0
     est.n_features_quantised_ = mapper.n_features_quantised_
