@@ -101,16 +101,30 @@ class RowSample:
     def _compact(self):
         keys = np.concatenate(self._keys)
         rows = np.concatenate(self._rows)
-        payload = None if self._payload[0] is None else np.concatenate(self._payload)
+        pick = None
         if keys.size > self.size:
             kth = np.partition(keys, self.size - 1)[self.size - 1]
             below = np.flatnonzero(keys < kth)
             tied = np.flatnonzero(keys == kth)
             tied = tied[np.argsort(rows[tied], kind="stable")[: self.size - below.size]]
-            pick = np.concatenate([below, tied])
+            pick = np.sort(np.concatenate([below, tied]))
             keys, rows = keys[pick], rows[pick]
-            payload = None if payload is None else payload[pick]
             self._limit = kth
+        payload = None
+        if self._payload[0] is not None:  # the picked rows gathered piece by piece: no copy of all held rows
+            pieces = self._payload
+            if pick is None:
+                payload = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+            else:
+                payload = np.empty((pick.size,) + pieces[0].shape[1:], dtype=pieces[0].dtype)
+                ends = np.cumsum([p.shape[0] for p in pieces])
+                cut = np.searchsorted(pick, ends)
+                start = 0
+                for k, piece in enumerate(pieces):
+                    lo, hi = (cut[k - 1] if k else 0), cut[k]
+                    payload[lo:hi] = piece[pick[lo:hi] - start]
+                    start = ends[k]
+                    pieces[k] = None
         self._keys, self._rows, self._payload = [keys], [rows], [payload]
         self._held = keys.size
 
@@ -120,6 +134,8 @@ class RowSample:
             return np.empty(0, np.int64), None
         self._compact()
         rows, payload = self._rows[0], self._payload[0]
+        if np.all(rows[1:] > rows[:-1]):  # rows offered in order stay in order: no copy
+            return rows, payload
         order = np.argsort(rows, kind="stable")
         return rows[order], None if payload is None else payload[order]
 

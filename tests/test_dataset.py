@@ -368,3 +368,15 @@ def test_exact_mode_with_many_distinct_values(monkeypatch, weighted):
     assert ref.n_features_quantised_ == 1  # x1 (x0 has few distinct values)
     ds = Dataset(frame, y, w if weighted else None, max_bins=300, batch_rows=97)
     same_model(ref, AdaBoostClassifier(6, max_bins=300, random_state=0).fit(ds))
+
+
+def test_polars_batches(small_sample):
+    pl = pytest.importorskip("polars")
+    frame, y, w = table(150, 2, 6)
+    ref = AdaBoostClassifier(6, max_depth=2, random_state=0).fit(frame, y, w)
+    whole = pl.from_pandas(frame)
+    ds = Dataset.from_batches(lambda: ((whole[a:a + 40], pl.Series(y[a:a + 40]), w[a:a + 40])
+                                       for a in range(0, 150, 40)), random_state=0)
+    model = AdaBoostClassifier(6, max_depth=2, random_state=0).fit(ds)
+    same_model(ref, model)
+    assert np.array_equal(model.predict(ds), ref.predict(frame))
