@@ -471,6 +471,18 @@ def _check_labels(batch, has_labels, has_weights, index):
         batch.w = w
 
 
+def _check_memory(n, d, dtype):
+    """MemoryError when the codes of n rows x d features and a fit's state would not fit in memory."""
+    from ._driver import _gib, available_memory
+
+    size = n * d * np.dtype(dtype).itemsize
+    available = available_memory()
+    if available is not None and size + n * _STATE_BYTES_PER_ROW > available:
+        raise MemoryError(f"the codes of {n} rows x {d} features need {_gib(size)} (and a fit about "
+                          f"{_gib(n * _STATE_BYTES_PER_ROW)} more), more than the {_gib(available)} "
+                          "available: give codes_path= to keep the codes in a file on disk.")
+
+
 def _digest(mapper, categories):
     """A digest of the bin edges and categories: the codes' meaning."""
     h = hashlib.sha256()
@@ -557,6 +569,8 @@ class Dataset:
         self.max_bins = max_bins
         self.random_state = random_state
         self.codes_path = None if codes_path is None else os.fspath(codes_path)
+        if self.codes_path is None and isinstance(source, _ParquetSource):  # the row count from the metadata
+            _check_memory(sum(source.n_rows()), len(source.columns), BinMapper(max_bins).codes_dtype)
         scan = self._scan(source, reference, categorical_features)
         self._bin(source, scan, reference)
         self.build_time_ = time.perf_counter() - t0
@@ -729,20 +743,13 @@ class Dataset:
     def _bin(self, source, scan, reference):
         """Pass 2: every batch binned into the codes (in memory, or in codes_path under a temporary name)."""
         from ._config import n_threads
-        from ._driver import _gib, available_memory
         from ._kernels.binning import map_to_bins
 
         mapper = self.mapper
         n, d = self.n_rows, self.n_features
         dtype = mapper.codes_dtype
-        size = n * d * dtype.itemsize
         if self.codes_path is None:
-            available = available_memory()
-            need = size + n * _STATE_BYTES_PER_ROW
-            if available is not None and need > available:
-                raise MemoryError(f"the codes of {n} rows x {d} features need {_gib(size)} (and a fit about "
-                                  f"{_gib(n * _STATE_BYTES_PER_ROW)} more), more than the {_gib(available)} "
-                                  "available: give codes_path= to keep the codes in a file on disk.")
+            _check_memory(n, d, dtype)
         self.edges_digest = _digest(mapper, self.categories)
         self.dataset_id = uuid.uuid4().hex
         tmp = None
