@@ -380,3 +380,19 @@ def test_polars_batches(small_sample):
     model = AdaBoostClassifier(6, max_depth=2, random_state=0).fit(ds)
     same_model(ref, model)
     assert np.array_equal(model.predict(ds), ref.predict(frame))
+
+
+def test_memory_error_before_reading_parquet(monkeypatch, tmp_path):
+    """From parquet files the row count comes from their metadata: the MemoryError comes before any row is read."""
+    from fastboost import _driver, dataset
+
+    frame, y, w = table(100, 2, 0)
+    path = write_parquet(tmp_path, frame, y, w, [(0, 50), (50, 100)])
+    monkeypatch.setattr(_driver, "available_memory", lambda: 1000)
+
+    def no_reading(self):
+        raise AssertionError("read")
+
+    monkeypatch.setattr(dataset._ParquetSource, "batches", no_reading)
+    with pytest.raises(MemoryError, match=r"codes of 100 rows x 4 features need .*codes_path="):
+        Dataset.from_parquet(path, target="target")
