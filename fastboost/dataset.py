@@ -1154,9 +1154,16 @@ def is_batched(X):
     """True for what the estimators predict batch by batch: a Dataset, or a parquet path (or list of them)."""
     if isinstance(X, Dataset):
         return True
+
+    def is_path(x):
+        if not isinstance(x, (str, os.PathLike)):
+            return False
+        text = os.fspath(x)
+        return os.path.exists(text) or any(ch in text for ch in "*?[") or text.lower().endswith((".parquet", ".pq"))
+
     if isinstance(X, (str, os.PathLike)):
-        return True
-    return isinstance(X, list) and bool(X) and all(isinstance(x, (str, os.PathLike)) for x in X)
+        return is_path(X)
+    return isinstance(X, list) and bool(X) and all(is_path(x) for x in X)
 
 
 def _frames_of(est, X, batch_rows=BATCH_ROWS):
