@@ -653,3 +653,15 @@ def test_readme_example_runs_with_the_dask_extra(client, tmp_path, monkeypatch):
     np.testing.assert_array_equal(fitted.rounds_["feature"], local.rounds_["feature"])
     np.testing.assert_allclose(fitted.rounds_["alpha"], local.rounds_["alpha"], rtol=1e-9)
     assert np.mean(scope["clf"].predict(scope["X"]).compute() == y) > 0.9  # lazy on the dask array
+
+
+@needs_dask
+@pytest.mark.slow
+def test_more_rows_than_the_binning_sample_equal_the_single_machine_fit(client):
+    """276 000 rows (above the 200 000-row binning sample), depth-3 trees: the Dask model is the single-machine
+    model."""
+    X, y = make_twonorm(276_000, 6, random_state=0)
+    Xd, yd = da.from_array(X, chunks=(100_000, 6)), da.from_array(y, chunks=(100_000,))
+    model = AdaBoostClassifier(n_estimators=10, max_depth=3, random_state=0).fit(X, y)
+    dask_model = fbd.DaskAdaBoostClassifier(n_estimators=10, max_depth=3, random_state=0).fit(Xd, yd)
+    assert_same_model(dask_model, model)
