@@ -93,7 +93,7 @@ def _train_dataset(args, model):
     from .dataset import Dataset
 
     opts = dict(max_bins=model.max_bins, random_state=model.random_state,
-                categorical_features=model.categorical_features)
+                categorical_features=model.categorical_features, class_weight=model.class_weight)
     cache = args.codes_cache
     if cache is not None and os.path.exists(cache):
         from .dataset import _ParquetSource
@@ -104,7 +104,8 @@ def _train_dataset(args, model):
         have = ds.source_description() or {}
         same = (have.get("files") == want["files"] and have.get("target") == args.target
                 and have.get("weight") == args.weight and ds.max_bins == model.max_bins
-                and (ds.random_state == model.random_state or model.random_state is None))
+                and (ds.random_state == model.random_state or model.random_state is None)
+                and ds.source_class_weight() == repr(model.class_weight))
         if not same:
             raise UserError(f"{cache}: holds the codes of other data or options (files, target, --max-bins or "
                             "--random-state); delete it or give another --codes-cache")

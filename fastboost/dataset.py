@@ -521,28 +521,29 @@ class Dataset:
     """
 
     def __init__(self, data, label=None, weight=None, *, reference=None, max_bins=MAX_BINS, random_state=None,
-                 categorical_features="from_dtype", codes_path=None, batch_rows=BATCH_ROWS):
+                 categorical_features="from_dtype", class_weight=None, codes_path=None, batch_rows=BATCH_ROWS):
         if isinstance(data, Dataset):
             raise TypeError("data is already a Dataset.")
         v.check_int(batch_rows, "batch_rows", 1)
         source = _TableSource(data, label, weight, batch_rows)
-        self._build(source, reference, max_bins, random_state, categorical_features, codes_path)
+        self._build(source, reference, max_bins, random_state, categorical_features, codes_path, class_weight)
 
     # -------------------------------------------------------------- constructors
     @classmethod
     def from_batches(cls, make_batches, *, reference=None, max_bins=MAX_BINS, random_state=None,
-                     categorical_features="from_dtype", codes_path=None):
+                     categorical_features="from_dtype", class_weight=None, codes_path=None):
         """A Dataset from ``make_batches()``, a fresh iterator (it is read twice) of ``(X, y)`` or ``(X, y, w)``
         batches: X a NumPy array, a pandas or polars DataFrame or an Arrow table or record batch; every batch
         with the columns of the first. Rows are numbered in the order the batches come."""
         self = cls.__new__(cls)
         self._build(_BatchSource(make_batches), reference, max_bins, random_state, categorical_features,
-                    codes_path)
+                    codes_path, class_weight)
         return self
 
     @classmethod
     def from_parquet(cls, path, target, weight=None, columns=None, batch_size=BATCH_ROWS, *, reference=None,
-                     max_bins=MAX_BINS, random_state=None, categorical_features="from_dtype", codes_path=None):
+                     max_bins=MAX_BINS, random_state=None, categorical_features="from_dtype", class_weight=None,
+                     codes_path=None):
         """A Dataset from parquet files (the ``parquet`` extra: pyarrow): a file, a directory (every file below
         it, sorted by path), a glob pattern, or a list of these. target: the label column; weight: a weight
         column or None; columns: the feature columns (default: all others). Every file must have the first
@@ -550,11 +551,11 @@ class Dataset:
         v.check_int(batch_size, "batch_size", 1)
         self = cls.__new__(cls)
         source = _ParquetSource(path, target, weight, columns, batch_size)
-        self._build(source, reference, max_bins, random_state, categorical_features, codes_path)
+        self._build(source, reference, max_bins, random_state, categorical_features, codes_path, class_weight)
         return self
 
     # -------------------------------------------------------------- building
-    def _build(self, source, reference, max_bins, random_state, categorical_features, codes_path):
+    def _build(self, source, reference, max_bins, random_state, categorical_features, codes_path, class_weight):
         import time
 
         t0 = time.perf_counter()
@@ -566,6 +567,7 @@ class Dataset:
         else:
             max_bins, random_state = reference.max_bins, reference.random_state
         self._source = source
+        self.class_weight = None if reference is not None else class_weight
         self.max_bins = max_bins
         self.random_state = random_state
         self.codes_path = None if codes_path is None else os.fspath(codes_path)
@@ -629,7 +631,8 @@ class Dataset:
             if has_weights:
                 ws.append(batch.w)
             if reference is None and m:
-                positive = None if batch.w is None else np.flatnonzero(batch.w > 0)
+                offered = _offered(batch.w, batch.y, self.class_weight)
+                positive = None if offered is None else np.flatnonzero(offered)
                 self._collect(batch, positive, n, cat_values, distinct, sample, numeric, cap, names, spill)
             n += m
         if first is None or n == 0:
@@ -642,10 +645,20 @@ class Dataset:
         self.text_columns = text
         self.label = _concat_labels(ys) if source.has_labels else None
         self.weight = np.concatenate(ws) if has_weights else None
-        if self.weight is not None and not np.any(self.weight > 0):
+        self._fit_weight = self.weight
+        if self.class_weight is not None and self.label is not None:  # as the estimators' class_weight
+            from sklearn.utils.class_weight import compute_sample_weight
+
+            try:
+                cw = compute_sample_weight(self.class_weight, self.label)
+            except (ValueError, KeyError) as e:
+                raise ValueError(f"class_weight={self.class_weight!r} does not fit the classes of y: {e}") from None
+            self._fit_weight = cw if self.weight is None else self.weight * cw
+        if self._fit_weight is not None and not np.any(self._fit_weight > 0):
             raise ValueError("every weight is zero: at least one row needs a positive weight.")
-        p = v.as_distribution(self.weight) if self.weight is not None else None
-        if p is not None and np.any((p == 0) & (self.weight > 0)):
+        p = v.as_distribution(self._fit_weight) if self._fit_weight is not None else None
+        offered = _offered(self.weight, self.label, self.class_weight)
+        if p is not None and not np.array_equal(p > 0, np.ones(n, bool) if offered is None else offered):
             raise ValueError("the weights span more than the float64 range (a positive weight is 0 relative to "
                              "the largest); rescale them.")
         if reference is not None:
@@ -848,6 +861,9 @@ class Dataset:
         if self.label is not None and header.get("label_object"):
             self.label = self.label.astype(object)
         self.weight = meta["weight"] if "weight" in meta else None
+        self._fit_weight = meta["fit_weight"] if "fit_weight" in meta else self.weight
+        self.class_weight = None
+        self._class_weight_text = header.get("class_weight", "None")
         self.edges_digest = _digest(mapper, self.categories)
         self.dataset_id = header["dataset"]
         if self.edges_digest != header["edges"]:
@@ -876,13 +892,19 @@ class Dataset:
             desc = self._source.describe()
         return desc
 
+    def source_class_weight(self):
+        """The class_weight the Dataset was built with, as text."""
+        return _class_weight_text(self)
+
     def __repr__(self):
         where = f", codes_path={self.codes_path!r}" if self.codes_path else ""
         return f"Dataset({self.n_rows} rows x {self.n_features} features, max_bins={self.max_bins}{where})"
 
     # -------------------------------------------------------------- for the estimators
     def _p(self):
-        return v.as_distribution(self.weight if self.weight is not None else np.ones(self.n_rows))
+        """The fit's distribution over the rows: the weights (times the class weights), normalised."""
+        w = self._fit_weight
+        return v.as_distribution(w if w is not None else np.ones(self.n_rows))
 
     def iter_frames(self):
         """The Dataset's rows again, one batch of raw features at a time (to predict them)."""
@@ -891,6 +913,17 @@ class Dataset:
                              "predict the batches, or a parquet path.")
         for batch in self._source.batches():
             yield batch.frame
+
+
+def _offered(w, y, class_weight):
+    """bool mask of the rows with positive weight (after a dict class_weight), or None for all rows."""
+    keep = None if w is None else w > 0
+    if isinstance(class_weight, dict) and y is not None and y.shape[0]:
+        u, inv = np.unique(y, return_inverse=True)
+        cw = np.array([float(class_weight.get(c.item() if isinstance(c, np.generic) else c, 1.0)) for c in u])
+        pos = (cw > 0)[inv.reshape(-1)]
+        keep = pos if keep is None else keep & pos
+    return keep
 
 
 def _concat_labels(ys):
@@ -947,7 +980,8 @@ def _write_meta(path, ds):
               else None,
               "n_features_quantised": int(m.n_features_quantised_), "feature_names": ds.feature_names,
               "dtypes": ds.dtypes, "source": ds._source.describe() if ds._source is not None else None,
-              "label_object": ds.label is not None and ds.label.dtype.kind == "O"}
+              "label_object": ds.label is not None and ds.label.dtype.kind == "O",
+              "class_weight": _class_weight_text(ds)}
     arrays = {"header": np.array(json.dumps(header)), "thresholds": m.thresholds_, "n_edges": m.n_edges_,
               "n_value_bins": m.n_value_bins_, "categorical": m.categorical_, "is_categorical": ds.is_categorical,
               "text_columns": ds.text_columns}
@@ -965,6 +999,8 @@ def _write_meta(path, ds):
         arrays["label"] = label
     if ds.weight is not None:
         arrays["weight"] = ds.weight
+    if ds._fit_weight is not None and ds._fit_weight is not ds.weight:
+        arrays["fit_weight"] = ds._fit_weight
     with open(path, "wb") as fh:
         np.savez(fh, **arrays)
 
@@ -990,12 +1026,17 @@ def check_for_fit(est, ds):
     if not np.array_equal(mask, ds.is_categorical):
         raise ValueError(f"{name}: categorical_features names other columns than the Dataset's categorical "
                          "features; give the estimator's categorical_features when building the Dataset.")
-    if est.class_weight is not None:
-        raise ValueError(f"{name}: class_weight with a Dataset: multiply the class weights into the Dataset's "
-                         "weights (its bin edges come from them).")
+    if repr(est.class_weight) != _class_weight_text(ds):
+        raise ValueError(f"{name}(class_weight={est.class_weight!r}) cannot fit a Dataset built with class_weight="
+                         f"{_class_weight_text(ds)} (its bin edges come from the class-weighted rows); build the "
+                         "Dataset with the estimator's class_weight.")
     if est.validation_fraction is not None:
         raise ValueError(f"{name}: validation_fraction with a Dataset: pass eval_set=(Dataset(..., "
                          "reference=train),) instead.")
+
+
+def _class_weight_text(ds):
+    return getattr(ds, "_class_weight_text", None) or repr(ds.class_weight)
 
 
 def _eval_dataset(est, ds, eval_set):
@@ -1097,6 +1138,7 @@ class _Relabelled(Dataset):
 
     def __init__(self, ds, label, categories, feature_names):
         self.__dict__.update(ds.__dict__)
+        self.class_weight, self._class_weight_text = None, None  # (the weights keep the class weights)
         self.label = label
         self.categories = categories
         self.feature_names = feature_names

@@ -396,3 +396,20 @@ def test_memory_error_before_reading_parquet(monkeypatch, tmp_path):
     monkeypatch.setattr(dataset._ParquetSource, "batches", no_reading)
     with pytest.raises(MemoryError, match=r"codes of 100 rows x 4 features need .*codes_path="):
         Dataset.from_parquet(path, target="target")
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", {0: 0.0, 1: 2.0}, {"p": 3.0, "q": 0.0}])
+def test_class_weight(small_sample, class_weight):
+    """The Dataset's bin edges and sample come from the class-weighted rows, as in memory (a class of weight 0
+    leaves the sample)."""
+    frame, y, w = table(300, 3, 12)
+    if isinstance(class_weight, dict) and "p" in class_weight:  # three classes: one model per class
+        y = np.array(["p", "q", "r"], dtype=object)[np.random.default_rng(1).integers(0, 3, 300)]
+        est = VadaBoostClassifier(6, lam=0.5, class_weight=class_weight, random_state=2)
+    else:
+        est = AdaBoostClassifier(8, max_depth=2, class_weight=class_weight, random_state=2)
+    ref = est.__class__(**est.get_params()).fit(frame, y, w)
+    ds = Dataset(frame, y, w, class_weight=class_weight, random_state=2, batch_rows=41)
+    same_model(ref, est.__class__(**est.get_params()).fit(ds))
+    with pytest.raises(ValueError, match="build the Dataset with the estimator's class_weight"):
+        est.__class__(**est.get_params()).set_params(class_weight=None).fit(ds)
