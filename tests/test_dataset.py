@@ -6,7 +6,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastboost import AdaBoostClassifier, Dataset, RLPBoostClassifier, VadaBoostClassifier, _binning
+from fastboost import (
+    AdaBoostClassifier,
+    Dataset,
+    EBBoostClassifier,
+    LPBoostClassifier,
+    RLPBoostClassifier,
+    VadaBoostClassifier,
+    _binning,
+)
 from fastboost._binning import RowSample, sample_rows
 
 pd = pytest.importorskip("pandas")
@@ -150,9 +158,12 @@ def test_multiclass_categorical_and_eval_set(small_sample, est):
     same_model(ref, raw)
 
 
-def test_exact_mode_and_lp(small_sample):
+def test_exact_mode_lp_and_trimming(small_sample):
     frame, y, w = table(250, 3, 9)
-    for est in (AdaBoostClassifier(8, max_bins=None, random_state=0), RLPBoostClassifier(5, random_state=0)):
+    for est in (AdaBoostClassifier(8, max_bins=None, random_state=0), RLPBoostClassifier(5, random_state=0),
+                LPBoostClassifier(5, random_state=0), AdaBoostClassifier(8, weight_trim_rate=0.9, random_state=0),
+                EBBoostClassifier(6, weight_trim_rate=0.9, random_state=0),
+                VadaBoostClassifier(6, max_depth=2, weight_trim_rate=0.9, random_state=0)):
         ref = est.__class__(**est.get_params()).fit(frame, y, w)
         ds = Dataset(frame, y, w, max_bins=est.max_bins, random_state=0, batch_rows=17)
         same_model(ref, est.__class__(**est.get_params()).fit(ds))
