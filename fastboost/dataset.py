@@ -608,6 +608,9 @@ class Dataset:
         has_weights = False
         for i, batch in enumerate(source.batches()):
             frame = batch.frame
+            if frame.n == 0:  # nothing to read (its column types may be placeholders, e.g. Arrow's null)
+                sizes.append(0)
+                continue
             if first is None:
                 first, names, dtypes = frame, _names(frame), frame.dtype_names()
                 feature_names = _feature_names(frame)
