@@ -395,6 +395,8 @@ class _ParquetSource(_Source):
 
     def batches(self):
         for frag in self.fragments:
+            if frag.metadata.num_rows == 0:  # an empty file's types may be placeholders (null)
+                continue
             self.check_fragment(frag)
             start = 0
             # no read-ahead: one batch of raw values at a time
