@@ -354,10 +354,13 @@ class _ParquetSource(_Source):
         except Exception as e:  # pyarrow's own errors (not a parquet file, unreadable)
             raise ValueError(f"{_first_named(e, self.files)}: not a readable parquet file ({e}).") from None
         self.fragments = list(self.dataset.get_fragments())
-        schema = self.fragments[0].physical_schema
+        # the column types of the first file with rows (an empty file's may be null placeholders)
+        ref = next((frag for frag in self.fragments if frag.metadata.num_rows), self.fragments[0])
+        schema = ref.physical_schema
         self.schema = schema
         names = list(schema.names)
-        first = self.files[0]
+        first = ref.path
+        self.first = first
         for what, name in (("target", target), ("weight", weight)):
             if name is not None and name not in names:
                 raise ValueError(f"{first}: no {what} column {name!r} (columns: {names[:20]}).")
@@ -383,11 +386,11 @@ class _ParquetSource(_Source):
         schema = frag.physical_schema
         for name in self.read:
             if name not in schema.names:
-                raise ValueError(f"{frag.path}: no column {name!r}, which the first file ({self.files[0]}) has.")
+                raise ValueError(f"{frag.path}: no column {name!r}, which the first file ({self.first}) has.")
             t = schema.field(name).type
             if t != self.types[name]:
                 raise ValueError(f"{frag.path}: column {name!r} has type {t}; in the first file "
-                                 f"({self.files[0]}) it has type {self.types[name]}.")
+                                 f"({self.first}) it has type {self.types[name]}.")
 
     def n_rows(self):
         """Rows of every file, from the files' metadata."""
