@@ -216,6 +216,9 @@ def _predict_stream(args, model):
 
     from . import dataset
 
+    if getattr(args, "contrib", False):
+        raise UserError("--contrib is not read in batches yet: give a CSV or .npy file, or call predict_contrib "
+                        "on the rows in Python")
     names = getattr(model, "feature_names_in_", None)
     columns = None if names is None else [str(c) for c in names]
     source = dataset._ParquetSource(args.data, None, None, columns, 65_536)

@@ -1128,7 +1128,9 @@ def _fit(est, ds, y, sample_weight, eval_set):
     est.__dict__.pop("_resume", None)
     t0 = time.perf_counter()
     mapper = ds.mapper
-    if resume is not None and _digest(resume["mapper"], ds.categories) != ds.edges_digest:
+    # (a warm start's state: a dict, or an object with the mapper as an attribute)
+    resumed_mapper = None if resume is None else (resume["mapper"] if isinstance(resume, dict) else resume.mapper)
+    if resume is not None and _digest(resumed_mapper, ds.categories) != ds.edges_digest:
         raise ValueError(f"{name}(warm_start=True) continues a fit on the same training data; this Dataset was "
                          "binned with other bin edges. Set warm_start=False to fit new data.")
     if resume is not None:
