@@ -5,6 +5,7 @@ ensure_fresh_cache()  # before any kernel module is imported
 
 from ._model_io import load  # noqa: E402
 from ._version import __version__  # noqa: E402
+from .dataset import Dataset  # noqa: E402
 from .estimators import (  # noqa: E402
                          AdaBoostClassifier,
                          EBBoostClassifier,
@@ -18,6 +19,6 @@ from .estimators import (  # noqa: E402
 )
 from .export import to_onnx, to_shap, to_treelite  # noqa: E402
 
-__all__ = ["AdaBoostClassifier", "EBBoostClassifier", "LazyBoostClassifier", "LPBoostClassifier",
+__all__ = ["Dataset", "AdaBoostClassifier", "EBBoostClassifier", "LazyBoostClassifier", "LPBoostClassifier",
            "QuadBoostClassifier", "RLPBoostClassifier", "RQPBoostClassifier", "SABoostClassifier",
            "VadaBoostClassifier", "load", "to_onnx", "to_shap", "to_treelite", "__version__"]

@@ -2,7 +2,10 @@
 
 Per feature, bin edges come from the non-missing values of a subsample of the
 rows with positive sample weight (at most ``subsample`` rows, drawn with
-``random_state``; exact mode reads every such row):
+``random_state``; exact mode reads every such row). The subsample is the rows whose
+keys are smallest, a key being a seeded hash of the row's index (``sample_keys``):
+a uniform sample that a reader of the rows in batches (``fastboost.Dataset``, the
+Dask estimators) draws alike, one batch at a time, without knowing the row count:
 
 - at most ``max_bins`` distinct values: one bin per value, edges at the
   midpoints between consecutive distinct values (exact, as a sorted-value
@@ -39,6 +42,112 @@ from ._validation import is_dataframe
 
 SUBSAMPLE = 200_000
 _CHUNK_BYTES = 1 << 23
+_KEY_ROWS = 1 << 20  # rows whose keys are made at a time
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def _splitmix(z):
+    """SplitMix64's output function on uint64 values (wrapping arithmetic)."""
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+def sample_seed(random_state):
+    """The binning sample's seed from ``random_state`` (an int, None or a RandomState)."""
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def sample_keys(seed, rows):
+    """uint64 keys of global row indices: the subsample is the rows with the smallest keys."""
+    base = _splitmix(np.array([seed], dtype=np.uint64))[0]
+    with np.errstate(over="ignore"):
+        return _splitmix(np.asarray(rows, dtype=np.uint64) * _GOLDEN + base)
+
+
+class RowSample:
+    """The ``size`` rows with the smallest keys among the rows offered so far (equal keys: the lower row),
+    with a payload per row (their values, or nothing). Rows may be offered in any number of batches; the
+    result depends only on the set of rows offered."""
+
+    def __init__(self, seed, size):
+        self.seed = seed
+        self.size = size
+        self._limit = np.iinfo(np.uint64).max  # a key above it cannot be among the smallest
+        self._keys, self._rows, self._payload = [], [], []
+        self._held = 0
+
+    def offer(self, rows, payload=None):
+        """rows: int64 global indices; payload: None, or a function of the positions (in ``rows``) of the
+        rows that may be among the smallest, returning an array with one row per position (only those
+        rows' values are read)."""
+        keys = sample_keys(self.seed, rows)
+        kept = np.flatnonzero(keys <= self._limit)
+        if kept.size == 0:
+            return
+        if kept.size < rows.size:
+            keys, rows = keys[kept], rows[kept]
+        payload = None if payload is None else payload(kept)
+        self._keys.append(keys)
+        self._rows.append(np.asarray(rows, dtype=np.int64))
+        self._payload.append(payload)
+        self._held += rows.size
+        if self._held > self.size + max(self.size // 2, 1):
+            self._compact()
+
+    def _compact(self):
+        keys = np.concatenate(self._keys)
+        rows = np.concatenate(self._rows)
+        pick = None
+        if keys.size > self.size:
+            kth = np.partition(keys, self.size - 1)[self.size - 1]
+            below = np.flatnonzero(keys < kth)
+            tied = np.flatnonzero(keys == kth)
+            tied = tied[np.argsort(rows[tied], kind="stable")[: self.size - below.size]]
+            pick = np.sort(np.concatenate([below, tied]))
+            keys, rows = keys[pick], rows[pick]
+            self._limit = kth
+        payload = None
+        if self._payload[0] is not None:  # the picked rows gathered piece by piece: no copy of all held rows
+            pieces = self._payload
+            if pick is None:
+                payload = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+            else:
+                payload = np.empty((pick.size,) + pieces[0].shape[1:], dtype=pieces[0].dtype)
+                ends = np.cumsum([p.shape[0] for p in pieces])
+                cut = np.searchsorted(pick, ends)
+                start = 0
+                for k, piece in enumerate(pieces):
+                    lo, hi = (cut[k - 1] if k else 0), cut[k]
+                    payload[lo:hi] = piece[pick[lo:hi] - start]
+                    start = ends[k]
+                    pieces[k] = None
+        self._keys, self._rows, self._payload = [keys], [rows], [payload]
+        self._held = keys.size
+
+    def result(self):
+        """(rows sorted, their payload in that order or None)."""
+        if not self._keys:
+            return np.empty(0, np.int64), None
+        self._compact()
+        rows, payload = self._rows[0], self._payload[0]
+        if np.all(rows[1:] > rows[:-1]):  # rows offered in order stay in order: no copy
+            return rows, payload
+        order = np.argsort(rows, kind="stable")
+        return rows[order], None if payload is None else payload[order]
+
+
+def sample_rows(seed, size, n, positive=None):
+    """The binning subsample of ``n`` rows (or of the rows ``positive``, sorted), as sorted row indices."""
+    sample = RowSample(seed, size)
+    total = n if positive is None else positive.size
+    for start in range(0, total, _KEY_ROWS):
+        stop = min(total, start + _KEY_ROWS)
+        sample.offer(np.arange(start, stop, dtype=np.int64) if positive is None else positive[start:stop])
+    return sample.result()[0]
 
 
 def _safe_midpoints(a, b):
@@ -59,10 +168,10 @@ def bin_edges(col, max_bins, weights=None):
     "averaged_inverted_cdf"). Only the CDF matters, so scaling the weights changes
     nothing and an integer weight equals repeating the row.
     """
-    return _edges_and_distinct(col, max_bins, weights)[0]
+    return edges_and_distinct(col, max_bins, weights)[0]
 
 
-def _edges_and_distinct(col, max_bins, weights=None):
+def edges_and_distinct(col, max_bins, weights=None):
     """(bin_edges(col, max_bins, weights), the number of distinct non-missing values)."""
     keep = ~np.isnan(col)
     col = col[keep]
@@ -121,7 +230,7 @@ class BinMapper:
       missing_code  = max_bins (exact mode: the most value bins of any feature)
     """
 
-    def __init__(self, max_bins=MAX_BINS, subsample=SUBSAMPLE, random_state=None):
+    def __init__(self, max_bins=MAX_BINS, subsample=None, random_state=None):
         self.max_bins = max_bins
         self.subsample = subsample
         self.random_state = random_state
@@ -151,11 +260,9 @@ class BinMapper:
         if sample_weight is not None and np.any(sample_weight == 0):
             rows = np.flatnonzero(sample_weight > 0)
         n_rows = n if rows is None else rows.size
-        if n_rows > self.subsample and not self.exact:
-            # a Generator samples without replacement in O(subsample) memory, not O(n)
-            seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-            pick = np.random.default_rng(seed).choice(n_rows, self.subsample, replace=False)
-            rows = np.sort(pick if rows is None else rows[pick])
+        subsample = SUBSAMPLE if self.subsample is None else self.subsample  # (None: the module's, read now)
+        if n_rows > subsample and not self.exact:
+            rows = sample_rows(sample_seed(self.random_state), subsample, n, rows)
         weights = None  # equal weights give the unweighted CDF: skip the slower weighted path
         if sample_weight is not None:
             weights = sample_weight if rows is None else sample_weight[rows]
@@ -174,7 +281,7 @@ class BinMapper:
                 self.n_value_bins_[f] = n_categories[f]
                 return
             col = _column(sample, f, rows)
-            edges, n_distinct = _edges_and_distinct(col, cap, weights)
+            edges, n_distinct = edges_and_distinct(col, cap, weights)
             edges_of[f] = edges
             self.n_value_bins_[f] = edges.size + 1 if n_distinct else 0
             quantised[f] = n_distinct > cap
@@ -187,6 +294,13 @@ class BinMapper:
         else:
             for f in range(d):
                 fit_column(f)
+        return self.set_edges(edges_of, self.n_value_bins_, quantised)
+
+    def set_edges(self, edges_of, n_value_bins, quantised):
+        """The fitted attributes from each feature's edges (float64 arrays), its number of value bins and
+        whether its edges are quantiles."""
+        d = len(edges_of)
+        self.n_value_bins_ = np.asarray(n_value_bins, dtype=np.int64)
         self.n_edges_ = np.array([e.size for e in edges_of], dtype=np.int64)
         width = MAX_BINS + 1
         while width <= self.n_edges_.max(initial=0):
@@ -194,7 +308,7 @@ class BinMapper:
         self.thresholds_ = np.full((d, width), np.inf, dtype=np.float64)
         for f, edges in enumerate(edges_of):
             self.thresholds_[f, : edges.size] = edges
-        self.n_features_quantised_ = int(quantised.sum())
+        self.n_features_quantised_ = int(np.count_nonzero(quantised))
         return self
 
     def transform(self, X):

@@ -26,6 +26,7 @@ import numpy as np
 
 from . import _validation as v
 from ._algorithms import RULES
+from ._binning import sample_keys
 from ._cache import sources_digest
 from ._config import n_threads, resolve_n_jobs
 from ._driver import make_model, make_workspace, pick_learner
@@ -253,10 +254,13 @@ class WorkerShard:
     def prepare(self, seq, classes, sw_max, sample_sizes, seed, class_weight=None, val_max=None):
         """Class indices; q = sw / max(sw) and its sum per partition; the binning sample rows.
 
-        sample_sizes: per partition (in part_ids order) the number of rows with positive
-        weight to draw, or None for all of them (in row order). class_weight: float64[n_classes],
+        sample_sizes: per partition (in part_ids order) None for all the rows with positive weight
+        (in row order), 0 for none, or (the global index of its first row, a key limit): the
+        positive rows whose ``fastboost._binning.sample_keys`` key is at most the limit, among which
+        the client picks BinMapper's sample. class_weight: float64[n_classes],
         the weight of each class (the sample weights are multiplied by it), or None. Returns per
-        partition (id, sum of q, sample rows of X, their q), and per validation partition
+        partition (id, sum of q, sample rows of X, their q, their row numbers in the partition), and per
+        validation partition
         (id, sum of its q = sw / val_max).
         """
         self._enter(seq)
@@ -269,11 +273,13 @@ class WorkerShard:
             self._sw[j] = q
             pos = np.flatnonzero(q > 0)
             size = sample_sizes[j]
-            if size is not None and size < pos.size:
-                pick = np.random.default_rng([seed, part]).choice(pos.size, size, replace=False)
-                pos = pos[np.sort(pick)]
+            if isinstance(size, (tuple, list)):  # (first row's global index, key limit): BinMapper's sample rule
+                offset, limit = size
+                pos = pos[sample_keys(seed, offset + pos) <= np.uint64(limit)]
+            elif size is not None and size < pos.size:
+                pos = pos[:size]
             rows = pos if pos.size < q.shape[0] else slice(None)
-            out.append((part, q.sum(), _sample_rows(self._X[j], rows), q[rows]))
+            out.append((part, q.sum(), _sample_rows(self._X[j], rows), q[rows], pos))
         val = []
         for j, part in enumerate(self.val_ids):
             self._yv[j] = np.searchsorted(classes, self._yv[j]).astype(Y_DTYPE)

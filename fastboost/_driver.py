@@ -228,7 +228,7 @@ def available_memory():
         return None
 
 
-def _gib(n_bytes):
+def format_bytes(n_bytes):
     return f"{n_bytes / 2 ** 30:.3g} GiB" if n_bytes >= 2 ** 28 else f"{n_bytes / 2 ** 20:.3g} MiB"
 
 
@@ -240,9 +240,9 @@ def check_memory(name, parts, hint="lower max_depth or max_bins (the histograms 
     if available is None or total <= available:
         return
     largest = max(parts, key=parts.get)
-    raise MemoryError(f"{name}: this fit needs about {_gib(total)} of working memory, more than the "
-                      f"{_gib(available)} available (the largest part: {largest}, {_gib(parts[largest])}); "
-                      f"{hint}.")
+    raise MemoryError(f"{name}: this fit needs about {format_bytes(total)} of working memory, more than the "
+                      f"{format_bytes(available)} available (the largest part: {largest}, "
+                      f"{format_bytes(parts[largest])}); {hint}.")
 
 
 def make_model(capacity, max_depth):

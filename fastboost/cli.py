@@ -75,15 +75,58 @@ class UserError(Exception):
     """A problem with what the user typed or gave: printed as one line, exit status 2."""
 
 
+def _is_parquet(path):
+    """Parquet files the commands stream (never loading the table): a .parquet / .pq file, a directory or a
+    glob pattern."""
+    import os
+
+    text = str(path)
+    return (any(ch in text for ch in "*?[") or os.path.isdir(text)
+            or text.lower().endswith((".parquet", ".pq")))
+
+
+def _train_dataset(args, model):
+    """The training Dataset of parquet files, binned as the model bins (from --codes-cache when it holds
+    the codes of these files with these options)."""
+    import os
+
+    from .dataset import Dataset
+
+    opts = dict(max_bins=model.max_bins, random_state=model.random_state,
+                categorical_features=model.categorical_features, class_weight=model.class_weight)
+    cache = args.codes_cache
+    if cache is not None and os.path.exists(cache):
+        from .dataset import ParquetSource
+
+        ds = Dataset.load(cache)
+
+        want = ParquetSource(args.data, args.target, args.weight, None, 1).describe()
+        have = ds.source_description() or {}
+        same = (have.get("files") == want["files"] and have.get("target") == args.target
+                and have.get("weight") == args.weight and ds.max_bins == model.max_bins
+                and (ds.random_state == model.random_state or model.random_state is None)
+                and ds.source_class_weight() == repr(model.class_weight))
+        if not same:
+            raise UserError(f"{cache}: holds the codes of other data or options (files, target, --max-bins or "
+                            "--random-state); delete it or give another --codes-cache")
+        return ds
+    return Dataset.from_parquet(args.data, target=args.target, weight=args.weight, codes_path=cache, **opts)
+
+
 def train(args):
-    """Train a model on a data file (CSV, parquet or .npy) and save it."""
+    """Train a model on a data file (CSV, parquet or .npy) and save it; parquet files (a file, a directory
+    or a glob pattern) are read in batches, never all at once."""
     import warnings
 
     import fastboost
 
     from ._tables import read_table
 
-    X, y, _ = read_table(args.data, args.target)
+    stream = _is_parquet(args.data)
+    if not stream:
+        if args.codes_cache is not None or args.weight is not None:
+            raise UserError("--codes-cache and --weight need parquet data (a file, directory or pattern)")
+        X, y, _ = read_table(args.data, args.target)
     cls = getattr(fastboost, ALGORITHMS[args.algorithm])
     given = {name: getattr(args, name) for name in TRAIN_PARAMS if getattr(args, name) is not None}
     if given.get("penalty") == "none":
@@ -95,14 +138,28 @@ def train(args):
         raise UserError(f"{args.algorithm} has no option {', '.join('--' + u.replace('_', '-') for u in unknown)}")
     model = cls(**given)
     fit = {}
-    if args.valid is not None:
-        Xv, yv, _ = read_table(args.valid, args.target)
-        fit["eval_set"] = (Xv, yv)
+    if stream:
+        from .dataset import Dataset
+
+        X, y = _train_dataset(args, model), None
+        n_rows = X.n_rows
+        if args.valid is not None:
+            if _is_parquet(args.valid):
+                fit["eval_set"] = (Dataset.from_parquet(args.valid, target=args.target, weight=args.weight,
+                                                        reference=X),)
+            else:
+                Xv, yv, _ = read_table(args.valid, args.target)
+                fit["eval_set"] = (Xv, yv)
+    else:
+        n_rows = len(y)
+        if args.valid is not None:
+            Xv, yv, _ = read_table(args.valid, args.target)
+            fit["eval_set"] = (Xv, yv)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         model.fit(X, y, **fit)
     model.save(args.output)
-    print(f"{type(model).__name__}: {model.n_estimators_} rounds on {len(y)} rows x {model.n_features_in_} "
+    print(f"{type(model).__name__}: {model.n_estimators_} rounds on {n_rows} rows x {model.n_features_in_} "
           f"features in {model.fit_time_:.2f} s; saved to {args.output}")
     return 0
 
@@ -129,6 +186,8 @@ def predict(args):
     from ._tables import read_table
 
     model = fastboost.load(args.model)
+    if _is_parquet(args.data):
+        return _predict_stream(args, model)
     X, _, names = read_table(args.data, args.drop)
     X = _features(model, X, names, args.data)
     out = sys.stdout if args.output == "-" else open(args.output, "w", newline="")
@@ -174,6 +233,71 @@ def export(args):
     else:
         fastboost.to_treelite(model).serialize(args.output)
     print(f"wrote {type(model).__name__} ({model.n_estimators_} rounds) as {args.to} to {args.output}")
+    return 0
+
+
+def _predict_stream(args, model):
+    """predict on parquet files, batch by batch; a file output is written under a temporary name and renamed
+    when complete (an interrupted run leaves nothing under the output name)."""
+    import csv
+    import os
+
+    from . import dataset
+
+    if getattr(args, "contrib", False):
+        raise UserError("--contrib is not read in batches yet: give a CSV or .npy file, or call predict_contrib "
+                        "on the rows in Python")
+    names = getattr(model, "feature_names_in_", None)
+    columns = None if names is None else [str(c) for c in names]
+    source = dataset.ParquetSource(args.data, None, None, columns, 65_536)
+    if columns is None and args.drop is not None:
+        source = dataset.ParquetSource(args.data, None, None, [c for c in source.columns if c != args.drop], 65_536)
+    method = "predict_proba" if args.proba else "predict"
+    header = [f"proba_{c}" for c in model.classes_] if args.proba else ["prediction"]
+    to_parquet = args.output != "-" and args.output.lower().endswith((".parquet", ".pq"))
+    tmp = None if args.output == "-" else f"{args.output}.tmp-{os.getpid()}"
+    n = 0
+    try:
+        if to_parquet:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            writer = None
+            try:
+                for part in dataset.iter_predictions(model, source, method):
+                    cols = [part[:, j] for j in range(part.shape[1])] if args.proba else [part]
+                    batch = pa.table(dict(zip(header, cols)))
+                    if writer is None:
+                        writer = pq.ParquetWriter(tmp, batch.schema)
+                    writer.write_table(batch)
+                    n += len(part)
+            finally:
+                if writer is not None:
+                    writer.close()
+        else:
+            out = sys.stdout if tmp is None else open(tmp, "w", newline="")
+            try:
+                w = csv.writer(out)
+                w.writerow(header)
+                for part in dataset.iter_predictions(model, source, method):
+                    if args.proba:
+                        w.writerows([repr(float(v)) for v in row] for row in part)
+                    else:
+                        w.writerows([v] for v in part.tolist())
+                    n += len(part)
+            finally:
+                if out is not sys.stdout:
+                    out.close()
+        if n == 0:
+            raise ValueError(f"{args.data}: no rows to predict")
+        if tmp is not None:
+            os.replace(tmp, args.output)
+            tmp = None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.remove(tmp)
+    if args.output != "-":
+        print(f"wrote {n} {'probability rows' if args.proba else 'predictions'} to {args.output}")
     return 0
 
 
@@ -228,8 +352,12 @@ def build_parser():
     p = sub.add_parser("compile", help=compile_kernels.__doc__)
     p.set_defaults(func=compile_kernels)
     p = sub.add_parser("train", help=train.__doc__, description=train.__doc__)
-    p.add_argument("data", help="training data: .csv, .parquet or .npy")
+    p.add_argument("data", help="training data: .csv, .npy, or parquet (a file, a directory or a quoted glob "
+                                "pattern such as 'data/*.parquet', read in batches)")
     p.add_argument("--target", required=True, help="the label column (a name, or an index for .npy)")
+    p.add_argument("--weight", default=None, help="parquet data: a column of sample weights")
+    p.add_argument("--codes-cache", default=None, metavar="PATH",
+                   help="parquet data: keep the binned codes in this file, and reuse them when it exists")
     p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="adaboost")
     for name, kind in TRAIN_PARAMS.items():
         p.add_argument("--" + name.replace("_", "-"), type=kind, default=None, metavar=kind.__name__.upper())
@@ -238,8 +366,10 @@ def build_parser():
     p.set_defaults(func=train)
     p = sub.add_parser("predict", help=predict.__doc__, description=predict.__doc__)
     p.add_argument("model", help="a model saved by 'fastboost train' or estimator.save()")
-    p.add_argument("data", help="rows to predict: .csv, .parquet or .npy")
-    p.add_argument("-o", "--output", default="-", help="CSV file for the predictions (default: standard output)")
+    p.add_argument("data", help="rows to predict: .csv, .npy, or parquet (a file, directory or glob pattern, "
+                                "read in batches)")
+    p.add_argument("-o", "--output", default="-", help="CSV (or, for parquet input, .parquet) file for the "
+                                                       "predictions (default: standard output)")
     p.add_argument("--proba", action="store_true", help="write class probabilities instead of labels")
     p.add_argument("--contrib", action="store_true",
                    help="write each feature's contribution to the margin and the expected value (SHAP values)")

@@ -26,12 +26,15 @@ How a fit runs
    the single-machine split).
 2. Binning: with at most 200 000 rows of positive weight, every such row is the
    sample, in row order, so the bin edges equal the single-machine estimator's;
-   above that, each partition draws its share of a uniform sample of 200 000
-   rows (shares from a multivariate hypergeometric draw seeded by
-   ``random_state``): O(sample x features) bytes to the client, whatever the
-   number of rows. The client fits a :class:`fastboost._binning.BinMapper` on it
-   (or takes ``fit(..., bin_mapper=...)``), broadcasts it, and every worker maps
-   its rows (and its validation rows) to uint8 codes and drops the raw X.
+   above that, the sample is the single-machine one too: the 200 000 positive
+   rows whose key (a hash of the row's global index, seeded by ``random_state``:
+   ``fastboost._binning.sample_keys``) is smallest. Each partition sends its
+   rows whose key is below a limit that about 200 000 + 8 standard deviations
+   of all rows pass, and the client keeps the 200 000 smallest: O(sample x
+   features) bytes to the client, whatever the number of rows. The client fits
+   a :class:`fastboost._binning.BinMapper` on it (or takes
+   ``fit(..., bin_mapper=...)``), broadcasts it, and every worker maps its rows
+   (and its validation rows) to uint8 codes and drops the raw X.
 3. Rounds. Every call goes to every actor (actor calls go client <-> worker
    directly, not through the scheduler); the client adds the workers' sums in
    a fixed worker order (never the order of arrival) and makes every decision
@@ -122,7 +125,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _validation as v
 from ._algorithms import RULES, quad_penalty
-from ._binning import SUBSAMPLE, BinMapper
+from ._binning import SUBSAMPLE, BinMapper, RowSample, sample_seed
 from ._cache import sources_digest
 from ._config import n_threads
 from ._dask_worker import PartitionLostError, RoundUpdate, WorkerShard, predict_block
@@ -526,7 +529,7 @@ _NO_HIST = np.empty((1, 1, 2))
 #: What the client learns about the training data from the workers before binning: the classes, the
 #: largest (class-weighted) sample weight, the positive-weight rows per partition, the class weights
 #: (or None) and the validation rows' largest sample weight (None without validation).
-_Described = namedtuple("_Described", ["classes", "sw_max", "n_positive", "class_weight", "val_max"])
+_Described = namedtuple("_Described", ["classes", "sw_max", "n_positive", "class_weight", "val_max", "n_rows"])
 
 #: A Dask fit's inputs split into row partitions: X's, y's and sample_weight's (None without) delayed parts,
 #: X's empty meta (its columns), and the validation set's parts or ``validation_fraction``'s seed (or None).
@@ -972,7 +975,7 @@ class _DaskBoostMixin:
                 raise ValueError("The validation set's sample weights sum to zero.")
         self._has_validation = has_validation
         self._n_rows = int(n_samples)
-        return _Described(classes, sw_max, [p[5] for p in parts], class_weight, val_max)
+        return _Described(classes, sw_max, [p[5] for p in parts], class_weight, val_max, [p[1] for p in parts])
 
     def _dask_bin_edges(self, shards, described, bin_mapper):
         """The binning sample (all positive rows up to _BIN_SUBSAMPLE, else a uniform sample) and its BinMapper;
@@ -980,14 +983,19 @@ class _DaskBoostMixin:
         n_pos_parts = described.n_positive
         n_pos = sum(n_pos_parts)
         seed = 0
+        sampled = False
         if bin_mapper is not None:
             sizes = [0] * len(n_pos_parts)
         elif n_pos <= _BIN_SUBSAMPLE:
             sizes = [None] * len(n_pos_parts)
-        else:  # seeded as BinMapper's own subsample
-            seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-            sizes = np.random.default_rng(seed).multivariate_hypergeometric(
-                np.asarray(n_pos_parts, dtype=np.int64), _BIN_SUBSAMPLE).tolist()
+        else:  # BinMapper's own sample: the positive rows of the smallest keys (a hash of the global row index)
+            sampled = True
+            seed = sample_seed(self.random_state)
+            # every partition sends its rows of keys up to a limit that about _BIN_SUBSAMPLE + 8 sd of them pass
+            share = min(1.0, (_BIN_SUBSAMPLE + 8 * np.sqrt(_BIN_SUBSAMPLE) + 64) / n_pos)
+            limit = int(min(2**64 - 1, share * 2.0**64))
+            offsets = np.concatenate([[0], np.cumsum(described.n_rows)[:-1]]).astype(np.int64).tolist()
+            sizes = [(offset, limit) for offset in offsets]
         each = [([sizes[i] for i in ids], seed) for ids in shards.part_ids]
         res = shards.call("prepare", described.classes, described.sw_max, each=each,
                           kwargs={"class_weight": described.class_weight, "val_max": described.val_max})
@@ -1005,6 +1013,14 @@ class _DaskBoostMixin:
             return bin_mapper, q_sum, vq_sum
         sample = np.concatenate([p[2] for p in parts])
         weights = np.concatenate([p[3] for p in parts]) / q_sum  # = p of the sampled rows
+        if sampled:
+            rows = np.concatenate([np.asarray(p[4], dtype=np.int64) + offsets[p[0]] for p in parts])
+            if rows.size < _BIN_SUBSAMPLE:  # (8 standard deviations below the expected count)
+                raise RuntimeError(f"the binning sample's key limit let only {rows.size} rows through; fit again.")
+            picked = RowSample(seed, _BIN_SUBSAMPLE)
+            picked.offer(rows)
+            at = np.searchsorted(rows, picked.result()[0])
+            sample, weights = sample[at], weights[at]
         return BinMapper(self.max_bins, random_state=self.random_state).fit(sample, weights), q_sum, vq_sum
 
     # ------------------------------------------------------------------ boosting (the loop's rules, round by round)

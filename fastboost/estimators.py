@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _categorical, _driver
 from . import _validation as v
+from . import dataset as _dataset
 from ._algorithms import PENALTIES, RULES, SCHEDULES, quad_penalty
 from ._binning import BinMapper
 from ._config import n_threads
@@ -109,13 +110,14 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return self.max_depth if tree else 0
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y, sample_weight=None, eval_set=None, callbacks=None):
+    def fit(self, X, y=None, sample_weight=None, eval_set=None, callbacks=None):
         """Fit the boosted ensemble.
 
         X: array-like (n_samples, n_features): NumPy array (float32/float64/int,
         C or F order, memmap) or DataFrame; NaN marks a missing value. Categorical
         columns (``categorical_features``; by default a DataFrame's category, string and
-        object columns) may hold strings.
+        object columns) may hold strings. Or a ``fastboost.Dataset`` (binned data with its
+        labels and weights; y and sample_weight None, eval_set ``(Dataset,)``).
         y: two class labels of any kind. sample_weight: non-negative, not all zero.
         eval_set: (X_val, y_val) or (X_val, y_val, sample_weight_val), a validation
         set (alternatively ``validation_fraction`` holds out a stratified part of X).
@@ -159,6 +161,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit(self, X, y, sample_weight, eval_set):
         self._check_params()
+        if isinstance(X, _dataset.Dataset):  # binned already: its codes, edges, labels and weights
+            return _dataset.fit(self, X, y, sample_weight, eval_set)
         name = type(self).__name__
         X_in, X = self._encode_fit_X(X)
         n_samples = X.shape[0]
@@ -619,6 +623,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         coding (rows sum to 0, normalised by the sum of the steps, as scikit-learn's AdaBoostClassifier),
         or the one-vs-rest margins.
         """
+        if _dataset.is_batched(X):  # a Dataset or parquet files, read batch by batch
+            return _dataset.predict(self, X, "decision_function")
         X = self._check_predict_X(X)
         return self._scores(self._raw_decision(X), None if hasattr(self, "estimators_") else self._alpha_total())
 
@@ -669,13 +675,18 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return predict_contrib(self, X)
 
     def predict(self, X):
-        """``classes_[1]`` where F(x) > 0, else ``classes_[0]`` (sgn(0) = -1); K > 2: the top score's class."""
+        """``classes_[1]`` where F(x) > 0, else ``classes_[0]`` (sgn(0) = -1); K > 2: the top score's class.
+        X may be a ``fastboost.Dataset`` or parquet files (a path, directory or pattern): read in batches."""
+        if _dataset.is_batched(X):
+            return _dataset.predict(self, X, "predict")
         return self._margin_to_label(self._raw_decision(self._check_predict_X(X)))
 
     def predict_proba(self, X):
         """[1 - q, q] with q = 1 / (1 + exp(-2 F(x) / sum_t |alpha_t|)) (scikit-learn's AdaBoost formula);
         K > 2 classes: the softmax of SAMME's symmetric scores / (K - 1), or the one-vs-rest models'
         probabilities normalised to sum 1."""
+        if _dataset.is_batched(X):
+            return _dataset.predict(self, X, "predict_proba")
         X = self._check_predict_X(X)
         return self._margin_to_proba(self._raw_decision(X), None if hasattr(self, "estimators_")
                                      else self._alpha_total())

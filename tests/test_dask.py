@@ -384,17 +384,25 @@ def test_dataframe_input_sample_weights_and_given_bin_edges(client, data):
 
 @needs_dask
 def test_binning_sample_above_subsample_is_seeded(client, data, ddata, monkeypatch):
-    """Above the subsample size, each partition draws its share of a uniform sample (seeded)."""
+    """Above the subsample size, the sample is the single-machine one (the rows of the smallest keys, a seeded
+    hash of the global row index), so the model is the single-machine model."""
+    from fastboost import _binning
+
     monkeypatch.setattr(fbd, "_BIN_SUBSAMPLE", 4000)
-    X, _ = data
+    monkeypatch.setattr(_binning, "SUBSAMPLE", 4000)
+    X, y = data
     Xd, yd = ddata
     a = fbd.DaskAdaBoostClassifier(n_estimators=20, random_state=3).fit(Xd, yd)
     b = fbd.DaskAdaBoostClassifier(n_estimators=20, random_state=3).fit(Xd, yd)
     np.testing.assert_array_equal(a.bin_mapper_.thresholds_, b.bin_mapper_.thresholds_)
     assert not np.array_equal(a.bin_mapper_.thresholds_, BinMapper(255).fit(X).thresholds_)
     assert_rounds_identical(a.rounds_, b.rounds_)
-    # the sample is 4000 rows x 10 float64 features, whatever the number of rows
-    assert a.dask_stats_["bytes_received_binning"] < 4000 * 10 * 8 + 50_000
+    single = AdaBoostClassifier(n_estimators=20, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(a.bin_mapper_.thresholds_, BinMapper(255, random_state=3).fit(X).thresholds_)
+    assert_same_model(a, single)
+    # the sample is about 4000 rows x 10 float64 features (and each row's weight and index), whatever the
+    # number of rows
+    assert a.dask_stats_["bytes_received_binning"] < 1.2 * 4000 * (10 + 2) * 8 + 50_000
     Xt, yt = make_twonorm(4000, 10, random_state=1)
     assert a.score(Xt, yt) > 0.9
 
@@ -649,3 +657,15 @@ def test_docs_example_runs_with_the_dask_extra(client, tmp_path, monkeypatch):
     np.testing.assert_array_equal(fitted.rounds_["feature"], local.rounds_["feature"])
     np.testing.assert_allclose(fitted.rounds_["alpha"], local.rounds_["alpha"], rtol=1e-9)
     assert np.mean(scope["clf"].predict(scope["X"]).compute() == y) > 0.9  # lazy on the dask array
+
+
+@needs_dask
+@pytest.mark.slow
+def test_more_rows_than_the_binning_sample_equal_the_single_machine_fit(client):
+    """276 000 rows (above the 200 000-row binning sample), depth-3 trees: the Dask model is the single-machine
+    model."""
+    X, y = make_twonorm(276_000, 6, random_state=0)
+    Xd, yd = da.from_array(X, chunks=(100_000, 6)), da.from_array(y, chunks=(100_000,))
+    model = AdaBoostClassifier(n_estimators=10, max_depth=3, random_state=0).fit(X, y)
+    dask_model = fbd.DaskAdaBoostClassifier(n_estimators=10, max_depth=3, random_state=0).fit(Xd, yd)
+    assert_same_model(dask_model, model)

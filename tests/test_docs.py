@@ -10,7 +10,8 @@ Conventions of the pages (README.md and docs/*.md), read here:
   (smaller data, fewer rounds); each ``old`` must occur in the block;
 - a ```bash block runs its ``fastboost`` commands (``fastboost.cli.main``) on the small files that
   ``<!-- test: files NAME ... -->`` before it names (generated: ``.csv`` with a ``label`` column,
-  ``.npy``); ``<!-- test: not run: REASON -->`` before a block says why it does not run;
+  ``.npy``, or ``NAME/``: parquet files with a ``y`` column);
+  ``<!-- test: not run: REASON -->`` before a block says why it does not run;
 - a ```pycon block (``>>>`` lines and their output) runs as a doctest in the page's namespace;
 - fences carry a language; other languages (json, text) are not run.
 """
@@ -19,6 +20,7 @@ import doctest
 import importlib
 import importlib.util
 import logging
+import os
 import re
 import shlex
 import textwrap
@@ -103,7 +105,8 @@ def shrunk(block, where):
 
 
 def write_files(names, seed=0):
-    """Small twonorm files for the CLI examples: CSV with a label column, or .npy arrays."""
+    """Small twonorm files for the CLI examples: CSV with a label column, .npy arrays, or a directory (a name
+    ending in ``/``) of parquet files with a label column ``y``."""
     from fastboost.datasets import make_twonorm
 
     for k, name in enumerate(names):
@@ -116,6 +119,14 @@ def write_files(names, seed=0):
             df.to_csv(name, index=False)
         elif name.endswith(".npy"):
             np.save(name, np.column_stack([X, y]))
+        elif name.endswith("/"):  # a directory of parquet files with a label column ``y``
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            os.makedirs(name, exist_ok=True)
+            table = pa.table({**{f"x{j}": X[:, j] for j in range(X.shape[1])}, "y": y})
+            for part in range(3):
+                pq.write_table(table.slice(100 * part, 100), os.path.join(name, f"part-{part}.parquet"))
         else:
             raise AssertionError(f"no generator for the example file {name!r}")
 

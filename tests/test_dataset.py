@@ -1,0 +1,426 @@
+"""fastboost.Dataset: built from batches, parquet files or tables, it gives the in-memory fit's model bit for bit."""
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fastboost import (
+    AdaBoostClassifier,
+    Dataset,
+    EBBoostClassifier,
+    LPBoostClassifier,
+    RLPBoostClassifier,
+    VadaBoostClassifier,
+    _binning,
+)
+from fastboost._binning import RowSample, sample_rows
+
+pd = pytest.importorskip("pandas")
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+def same_model(a, b):
+    """Equal fitted records (rounds and trees) of two models, one-vs-rest ones class by class."""
+    ma = getattr(a, "estimators_", None) or [a]
+    mb = getattr(b, "estimators_", None) or [b]
+    assert len(ma) == len(mb)
+    for x, z in zip(ma, mb):
+        assert x.rounds_.tobytes() == z.rounds_.tobytes()
+        assert (x.nodes_ is None) == (z.nodes_ is None)
+        if x.nodes_ is not None:
+            assert x.nodes_.tobytes() == z.nodes_.tobytes()
+    assert np.array_equal(a.classes_, b.classes_)
+
+
+def split(n, sizes):
+    """Batch boundaries from drawn sizes (0 and 1 included), the last batch taking the rest."""
+    bounds, start = [], 0
+    for s in sizes:
+        if start >= n:
+            break
+        bounds.append((start, min(n, start + s)))
+        start = min(n, start + s)
+    if start < n:
+        bounds.append((start, n))
+    return bounds
+
+
+def table(n, d, seed, n_levels=3):
+    """Features with NaN, ties, a +-inf and a string column; binary labels; weights with zeros."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[:, 0] = np.round(X[:, 0] * 2)  # ties
+    X[rng.random((n, d)) < 0.1] = np.nan
+    if n > 3:
+        X[1, -1], X[2, -1] = np.inf, -np.inf
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(d)])
+    levels = np.array(["a", "b", "c", "d", "e"][:n_levels], dtype=object)
+    s = levels[rng.integers(0, n_levels, n)]
+    s[rng.random(n) < 0.1] = None
+    frame["s"] = s
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(size=n) > 0).astype(np.int64)
+    if n >= 2:
+        y[:2] = [0, 1]
+    w = rng.random(n)
+    w[rng.random(n) < 0.1] = 0.0
+    w[0] = 1.0
+    return frame, y, w
+
+
+@pytest.fixture
+def small_sample(monkeypatch):
+    """A binning sample of 37 rows: the sampled path at test sizes."""
+    monkeypatch.setattr(_binning, "SUBSAMPLE", 37)
+
+
+# ---------------------------------------------------------------------------------------------- the sample
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(0, 3000), size=st.integers(1, 500), seed=st.integers(0, 2**31 - 2),
+       batches=st.lists(st.integers(0, 700), min_size=1, max_size=30), drop=st.floats(0, 0.9))
+def test_row_sample_is_the_same_for_any_batches(n, size, seed, batches, drop):
+    """Offered in any batches, the sample is the rows with the smallest keys: the in-memory sample."""
+    rng = np.random.default_rng(seed)
+    positive = np.flatnonzero(rng.random(n) >= drop)
+    sample = RowSample(seed, size)
+    for a, b in split(positive.size, batches):
+        sample.offer(positive[a:b], lambda kept, rows=positive[a:b]: rows[kept][:, None] * 2.0)
+    rows, payload = sample.result()
+    want = sample_rows(seed, size, n, positive)
+    assert np.array_equal(rows, want)
+    assert np.array_equal(payload[:, 0], 2.0 * want) if rows.size else payload is None
+    # the reference: sort every row by its key
+    keys = _binning.sample_keys(seed, positive)
+    ref = np.sort(positive[np.lexsort((positive, keys))[:size]])
+    assert np.array_equal(want, ref)
+
+
+def test_row_sample_is_uniform():
+    """Each row is drawn with probability size / n (a chi-square-free check: counts within 5 sigma)."""
+    n, size, reps = 200, 50, 400
+    counts = np.zeros(n)
+    for seed in range(reps):
+        counts[sample_rows(seed, size, n)] += 1
+    p = size / n
+    assert np.all(np.abs(counts - reps * p) < 5 * np.sqrt(reps * p * (1 - p)))
+
+
+# ---------------------------------------------------------------------------------------------- same model
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(2, 160), seed=st.integers(0, 1000), batches=st.lists(st.integers(0, 40), max_size=12),
+       kind=st.sampled_from(["numpy", "pandas", "arrow"]), weighted=st.booleans(),
+       learner=st.sampled_from(["stumps", "trees"]))
+def test_from_batches_equals_in_memory(small_sample, n, seed, batches, kind, weighted, learner):
+    frame, y, w = table(n, 3, seed)
+    if kind == "numpy":
+        frame = frame.drop(columns=["s"]).to_numpy()
+    params = dict(n_estimators=8, random_state=seed, max_depth=1 if learner == "stumps" else 2)
+    ref = AdaBoostClassifier(**params).fit(frame, y, w if weighted else None)
+    bounds = split(n, batches)
+
+    def make_batches():
+        for a, b in bounds:
+            X = frame[a:b] if kind == "numpy" else frame.iloc[a:b]
+            if kind == "arrow":
+                X = pa.Table.from_pandas(X, preserve_index=False)
+            yield (X, y[a:b], w[a:b]) if weighted else (X, y[a:b])
+
+    ds = Dataset.from_batches(make_batches, random_state=seed)
+    model = AdaBoostClassifier(**params).fit(ds)
+    same_model(ref, model)
+    assert np.array_equal(model.predict_proba(ds), ref.predict_proba(frame))
+    assert ds.codes.shape == (frame.shape[1], n)
+
+
+@pytest.mark.parametrize("est", [
+    AdaBoostClassifier(10, random_state=1),  # SAMME trees in the one loop
+    AdaBoostClassifier(6, leaf="real", random_state=1),  # one model per class
+    VadaBoostClassifier(6, lam=0.5, random_state=1),  # one-vs-rest stumps
+])
+def test_multiclass_categorical_and_eval_set(small_sample, est):
+    frame, _, w = table(300, 3, 5)
+    rng = np.random.default_rng(5)
+    y = np.array(["p", "q", "r"], dtype=object)[rng.integers(0, 3, 300)]
+    tr, va = slice(0, 220), slice(220, 300)
+    ref = est.__class__(**est.get_params()).set_params(n_iter_no_change=4)
+    ref.fit(frame.iloc[tr], y[tr], w[tr], eval_set=(frame.iloc[va], y[va]))
+    ds = Dataset(frame.iloc[tr], y[tr], w[tr], random_state=1, batch_rows=33)
+    dv = Dataset(frame.iloc[va], y[va], reference=ds, batch_rows=7)
+    model = est.__class__(**est.get_params()).set_params(n_iter_no_change=4).fit(ds, eval_set=(dv,))
+    same_model(ref, model)
+    assert list(model.feature_names_in_) == ["x0", "x1", "x2", "s"]
+    assert np.array_equal(model.predict(dv), ref.predict(frame.iloc[va]))
+    assert np.array_equal(model.decision_function(dv), ref.decision_function(frame.iloc[va]))
+    # a raw eval_set is binned with the Dataset's edges too
+    raw = est.__class__(**est.get_params()).set_params(n_iter_no_change=4).fit(ds, eval_set=(frame.iloc[va], y[va]))
+    same_model(ref, raw)
+
+
+def test_exact_mode_lp_and_trimming(small_sample):
+    frame, y, w = table(250, 3, 9)
+    for est in (AdaBoostClassifier(8, max_bins=None, random_state=0), RLPBoostClassifier(5, random_state=0),
+                LPBoostClassifier(5, random_state=0), AdaBoostClassifier(8, weight_trim_rate=0.9, random_state=0),
+                EBBoostClassifier(6, weight_trim_rate=0.9, random_state=0),
+                VadaBoostClassifier(6, max_depth=2, weight_trim_rate=0.9, random_state=0)):
+        ref = est.__class__(**est.get_params()).fit(frame, y, w)
+        ds = Dataset(frame, y, w, max_bins=est.max_bins, random_state=0, batch_rows=17)
+        same_model(ref, est.__class__(**est.get_params()).fit(ds))
+
+
+def test_warm_start_continues_on_the_dataset(small_sample):
+    frame, y, w = table(200, 3, 2)
+    ds = Dataset(frame, y, w, random_state=0, batch_rows=50)
+    model = AdaBoostClassifier(5, warm_start=True, random_state=0).fit(ds)
+    model.set_params(n_estimators=12).fit(ds)
+    same_model(AdaBoostClassifier(12, random_state=0).fit(frame, y, w), model)
+
+
+def write_parquet(tmp_path, frame, y, w, bounds):
+    d = tmp_path / "data"
+    d.mkdir()
+    for k, (a, b) in enumerate(bounds):
+        part = frame.iloc[a:b].assign(target=y[a:b], weight=w[a:b])
+        pq.write_table(pa.Table.from_pandas(part, preserve_index=False), d / f"part-{k:03d}.parquet")
+    return d
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batches=st.lists(st.integers(0, 90), min_size=1, max_size=8), batch_size=st.integers(1, 64))
+def test_from_parquet_equals_in_memory(small_sample, tmp_path_factory, batches, batch_size):
+    tmp_path = tmp_path_factory.mktemp("pq")
+    frame, y, w = table(200, 3, 4)
+    bounds = split(200, batches) + [(200, 200)]  # and an empty file
+    path = write_parquet(tmp_path, frame, y, w, bounds)
+    whole = pd.read_parquet(path)
+    X = whole.drop(columns=["target", "weight"])
+    ref = AdaBoostClassifier(10, max_depth=2, random_state=3).fit(X, whole["target"], whole["weight"])
+    ds = Dataset.from_parquet(path, target="target", weight="weight", batch_size=batch_size, random_state=3,
+                              codes_path=tmp_path / "codes.bin")
+    model = AdaBoostClassifier(10, max_depth=2, random_state=3).fit(ds)
+    same_model(ref, model)
+    assert isinstance(ds.codes, np.memmap)
+    assert np.array_equal(model.predict(str(path)), ref.predict(X))
+    again = Dataset.load(tmp_path / "codes.bin")
+    same_model(ref, AdaBoostClassifier(10, max_depth=2, random_state=3).fit(again))
+    assert np.array_equal(AdaBoostClassifier(3).fit(again).predict(again), AdaBoostClassifier(3).fit(ds).predict(X))
+
+
+@pytest.mark.slow
+def test_more_than_the_sample_from_parquet_equals_in_memory(tmp_path):
+    """Above 200 000 rows (the real sample size), parquet files of drawn sizes give the in-memory model."""
+    n = 260_000
+    rng = np.random.default_rng(0)
+    frame, y, w = table(n, 4, 1)
+    cuts = np.sort(rng.choice(np.arange(1, n), 12, replace=False))
+    bounds = list(zip(np.r_[0, cuts], np.r_[cuts, n])) + [(n, n)]
+    path = write_parquet(tmp_path, frame, y, w, bounds)
+    ref = AdaBoostClassifier(20, max_depth=2, random_state=7).fit(frame, y, w)
+    ds = Dataset.from_parquet(path, target="target", weight="weight", batch_size=10_007, random_state=7)
+    same_model(ref, AdaBoostClassifier(20, max_depth=2, random_state=7).fit(ds))
+    ds1 = Dataset.from_batches(lambda: ((frame.iloc[a:b], y[a:b], w[a:b]) for a, b in bounds), random_state=7)
+    same_model(ref, AdaBoostClassifier(20, max_depth=2, random_state=7).fit(ds1))
+
+
+# ---------------------------------------------------------------------------------------------- bad input
+def test_parquet_bad_input(tmp_path):
+    frame, y, w = table(60, 2, 0)
+    path = write_parquet(tmp_path, frame, y, w, [(0, 30), (30, 60)])
+    with pytest.raises(ValueError, match="no such file or directory"):
+        Dataset.from_parquet(tmp_path / "nothing", target="target")
+    with pytest.raises(ValueError, match="no target column 'label'"):
+        Dataset.from_parquet(path, target="label")
+    # a file whose column has another type
+    other = frame.iloc[:5].assign(target=y[:5], weight=w[:5], x1=np.arange(5))
+    pq.write_table(pa.Table.from_pandas(other, preserve_index=False), path / "part-009.parquet")
+    codes = tmp_path / "codes.bin"
+    with pytest.raises(ValueError, match=r"part-009.parquet: column 'x1' has type int64"):
+        Dataset.from_parquet(path, target="target", codes_path=codes)
+    assert not os.listdir(tmp_path) == [] and not codes.exists()
+    assert [p for p in os.listdir(tmp_path) if p.startswith("codes")] == []
+    os.remove(path / "part-009.parquet")
+    # a missing target
+    bad = frame.iloc[:5].assign(target=np.r_[1.0, np.nan, 0, 1, 0], weight=w[:5])
+    bad["target"] = bad["target"].astype("float64")
+    (tmp_path / "nan").mkdir()
+    pq.write_table(pa.Table.from_pandas(bad, preserve_index=False), tmp_path / "nan" / "a.parquet")
+    with pytest.raises(ValueError, match=r"a.parquet, row 1: the target is missing"):
+        Dataset.from_parquet(tmp_path / "nan", target="target")
+    # an empty dataset
+    (tmp_path / "empty").mkdir()
+    pq.write_table(pa.Table.from_pandas(frame.iloc[:0].assign(target=y[:0]), preserve_index=False),
+                   tmp_path / "empty" / "e.parquet")
+    with pytest.raises(ValueError, match="the dataset is empty"):
+        Dataset.from_parquet(tmp_path / "empty", target="target")
+
+
+def test_batches_bad_input(tmp_path):
+    frame, y, w = table(40, 2, 0)
+    X = frame.drop(columns=["s"]).to_numpy()
+    calls = []
+
+    def changing():
+        calls.append(1)
+        size = 10 if len(calls) == 1 else 11
+        return ((X[a:a + size], y[a:a + size]) for a in range(0, 40, size))
+
+    codes = tmp_path / "c.bin"
+    with pytest.raises(ValueError, match="batch 0: 11 rows on the second reading, 10 rows on the first"):
+        Dataset.from_batches(changing, codes_path=codes)
+    assert os.listdir(tmp_path) == []
+    with pytest.raises(ValueError, match="batch 1: its feature columns"):
+        Dataset.from_batches(lambda: iter([(X[:5], y[:5]), (X[5:10, :1], y[5:10])]))
+    with pytest.raises(ValueError, match="batch 1, row 2: weight -1.0"):
+        Dataset.from_batches(lambda: iter([(X[:5], y[:5], w[:5]), (X[5:10], y[5:10], np.r_[1, 1, -1.0, 1, 1])]))
+    with pytest.raises(ValueError, match="the dataset is empty"):
+        Dataset.from_batches(lambda: iter([]))
+    with pytest.raises(TypeError, match="fresh iterator"):
+        Dataset.from_batches(iter([(X, y)]))
+
+
+def test_codes_file_of_another_dataset_is_refused(tmp_path):
+    frame, y, w = table(80, 2, 0)
+    a = Dataset(frame, y, w, codes_path=tmp_path / "a.bin")
+    Dataset(frame.iloc[::-1], y[::-1], codes_path=tmp_path / "b.bin")
+    os.replace(tmp_path / "b.bin", tmp_path / "a.bin")  # a's sidecar, b's codes
+    with pytest.raises(ValueError, match="another Dataset"):
+        Dataset.load(tmp_path / "a.bin")
+    other = Dataset(frame * 1, y, max_bins=16)
+    c = Dataset(frame, y, w, codes_path=tmp_path / "c.bin")
+    with pytest.raises(ValueError, match="other bin edges"):
+        Dataset.load(tmp_path / "c.bin", reference=other)
+    with pytest.raises(ValueError, match="reference=train"):
+        AdaBoostClassifier(3).fit(a, eval_set=(other,))
+    assert Dataset.load(tmp_path / "c.bin", reference=c).n_rows == 80
+    # another format version
+    import json
+
+    meta = dict(np.load(tmp_path / "c.bin.meta.npz"))
+    header = json.loads(str(meta["header"]))
+    header["version"] = 99
+    meta["header"] = np.array(json.dumps(header))
+    np.savez(tmp_path / "c.bin.meta.npz", **meta)
+    with pytest.raises(ValueError, match="format version 99"):
+        Dataset.load(tmp_path / "c.bin")
+
+
+def test_parameters_must_match_the_dataset(small_sample):
+    frame, y, w = table(100, 2, 0)
+    ds = Dataset(frame, y, random_state=0)
+    with pytest.raises(ValueError, match="max_bins=64"):
+        AdaBoostClassifier(max_bins=64).fit(ds)
+    with pytest.raises(ValueError, match="random_state=1"):
+        AdaBoostClassifier(random_state=1).fit(ds)
+    with pytest.raises(ValueError, match="validation_fraction"):
+        AdaBoostClassifier(validation_fraction=0.2).fit(ds)
+    with pytest.raises(ValueError, match="categorical_features"):
+        AdaBoostClassifier(categorical_features=None).fit(ds)
+    with pytest.raises(ValueError, match="labels and weights come from the Dataset"):
+        AdaBoostClassifier().fit(ds, y)
+
+
+def test_memory_error_names_the_size_and_codes_path(monkeypatch, tmp_path):
+    from fastboost import _driver
+
+    monkeypatch.setattr(_driver, "available_memory", lambda: 1000)
+    frame, y, _ = table(100, 2, 0)
+    with pytest.raises(MemoryError, match=r"codes of 100 rows x 3 features need .*codes_path="):
+        Dataset(frame, y)
+    assert Dataset(frame, y, codes_path=tmp_path / "c.bin").codes.shape == (3, 100)
+
+
+# ---------------------------------------------------------------------------------------------- command line
+def test_command_line_streams_parquet(tmp_path, monkeypatch, capsys):
+    import fastboost
+    from fastboost import dataset
+    from fastboost.cli import main
+
+    frame, y, w = table(300, 3, 8)
+    labels = np.where(y == 1, "pos", "neg")
+    path = write_parquet(tmp_path, frame, labels, w, [(0, 100), (100, 100), (100, 300)])
+    model_path, codes = tmp_path / "m.fbm", tmp_path / "codes.bin"
+    argv = ["train", str(path / "*.parquet"), "--target", "target", "--weight", "weight", "--n-estimators", "12",
+            "--max-depth", "2", "--random-state", "0", "--codes-cache", str(codes), "-o", str(model_path)]
+    assert main(argv) == 0 and codes.exists()
+    model = fastboost.load(model_path)
+    whole = pd.read_parquet(path)
+    X = whole.drop(columns=["target", "weight"])
+    ref = AdaBoostClassifier(12, max_depth=2, random_state=0).fit(X, whole["target"], whole["weight"])
+    same_model(ref, model)
+    assert main(argv) == 0  # from the cache
+    same_model(ref, fastboost.load(model_path))
+    assert main(argv[:-2] + ["--max-bins", "20", "-o", str(model_path)]) == 2
+    assert "holds the codes of other data or options" in capsys.readouterr().err
+    out = tmp_path / "pred.parquet"
+    assert main(["predict", str(model_path), str(path), "--proba", "-o", str(out)]) == 0
+    assert np.array_equal(pd.read_parquet(out).to_numpy(), ref.predict_proba(X))
+    # interrupted after the first batch: nothing under the output name, no temporary file left
+    real = dataset.iter_predictions
+
+    def failing(*args):
+        it = real(*args)
+        yield next(it)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(dataset, "iter_predictions", failing)
+    out2 = tmp_path / "pred2.parquet"
+    with pytest.raises(KeyboardInterrupt):
+        main(["predict", str(model_path), str(path), "-o", str(out2)])
+    assert [p for p in os.listdir(tmp_path) if p.startswith("pred2")] == []
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_exact_mode_with_many_distinct_values(monkeypatch, weighted):
+    """A feature with more distinct values than max_bins in exact mode: quantiles of every positive row's
+    value, as in memory (the values wait on disk, one feature at a time)."""
+    frame, y, w = table(900, 2, 3)
+    ref = AdaBoostClassifier(6, max_bins=300, random_state=0).fit(frame, y, w if weighted else None)
+    assert ref.n_features_quantised_ == 1  # x1 (x0 has few distinct values)
+    ds = Dataset(frame, y, w if weighted else None, max_bins=300, batch_rows=97)
+    same_model(ref, AdaBoostClassifier(6, max_bins=300, random_state=0).fit(ds))
+
+
+def test_polars_batches(small_sample):
+    pl = pytest.importorskip("polars")
+    frame, y, w = table(150, 2, 6)
+    ref = AdaBoostClassifier(6, max_depth=2, random_state=0).fit(frame, y, w)
+    whole = pl.from_pandas(frame)
+    ds = Dataset.from_batches(lambda: ((whole[a:a + 40], pl.Series(y[a:a + 40]), w[a:a + 40])
+                                       for a in range(0, 150, 40)), random_state=0)
+    model = AdaBoostClassifier(6, max_depth=2, random_state=0).fit(ds)
+    same_model(ref, model)
+    assert np.array_equal(model.predict(ds), ref.predict(frame))
+
+
+def test_memory_error_before_reading_parquet(monkeypatch, tmp_path):
+    """From parquet files the row count comes from their metadata: the MemoryError comes before any row is read."""
+    from fastboost import _driver, dataset
+
+    frame, y, w = table(100, 2, 0)
+    path = write_parquet(tmp_path, frame, y, w, [(0, 50), (50, 100)])
+    monkeypatch.setattr(_driver, "available_memory", lambda: 1000)
+
+    def no_reading(self):
+        raise AssertionError("read")
+
+    monkeypatch.setattr(dataset.ParquetSource, "batches", no_reading)
+    with pytest.raises(MemoryError, match=r"codes of 100 rows x 4 features need .*codes_path="):
+        Dataset.from_parquet(path, target="target")
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", {0: 0.0, 1: 2.0}, {"p": 3.0, "q": 0.0}])
+def test_class_weight(small_sample, class_weight):
+    """The Dataset's bin edges and sample come from the class-weighted rows, as in memory (a class of weight 0
+    leaves the sample)."""
+    frame, y, w = table(300, 3, 12)
+    if isinstance(class_weight, dict) and "p" in class_weight:  # three classes: one model per class
+        y = np.array(["p", "q", "r"], dtype=object)[np.random.default_rng(1).integers(0, 3, 300)]
+        est = VadaBoostClassifier(6, lam=0.5, class_weight=class_weight, random_state=2)
+    else:
+        est = AdaBoostClassifier(8, max_depth=2, class_weight=class_weight, random_state=2)
+    ref = est.__class__(**est.get_params()).fit(frame, y, w)
+    ds = Dataset(frame, y, w, class_weight=class_weight, random_state=2, batch_rows=41)
+    same_model(ref, est.__class__(**est.get_params()).fit(ds))
+    with pytest.raises(ValueError, match="build the Dataset with the estimator's class_weight"):
+        est.__class__(**est.get_params()).set_params(class_weight=None).fit(ds)
