@@ -1117,29 +1117,21 @@ def _fit(est, ds, y, sample_weight, eval_set):
             raise ValueError(f"eval_set's y has labels not in the training y: {unknown[:5].tolist()}.")
         val = (val_ds.codes, np.searchsorted(classes, yv).astype(Y_DTYPE), val_ds._p())
     p = ds._p()
-    for attr in [a for a in vars(est) if a.endswith("_") and not a.startswith("_")]:
-        delattr(est, attr)
+    resume = est._clear_fitted_state()
     _set_input_attrs(est, ds)
     est._cat = ds.categories if ds.is_categorical.any() else None
     est._set_categories()
     est.classes_ = classes
     y_idx = y_idx.astype(Y_DTYPE)
-    resume = est.__dict__.pop("_resume", None) if est.warm_start else None
-    est.__dict__.pop("_resume", None)
     t0 = time.perf_counter()
     mapper = ds.mapper
-    # (a warm start's state: a dict, or an object with the mapper as an attribute)
-    resumed_mapper = None if resume is None else (resume["mapper"] if isinstance(resume, dict) else resume.mapper)
-    if resume is not None and _digest(resumed_mapper, ds.categories) != ds.edges_digest:
+    if resume is not None and _digest(resume.mapper, ds.categories) != ds.edges_digest:
         raise ValueError(f"{name}(warm_start=True) continues a fit on the same training data; this Dataset was "
                          "binned with other bin edges. Set warm_start=False to fit new data.")
     if resume is not None:
         est._check_resume(resume, ds.codes, y_idx, p, val)
     model = est._boost(ds.codes, y_idx, p, mapper, val, classes.shape[0], resume)
-    est.bin_time_ = 0.0  # binned when the Dataset was built (its build_time_)
-    est.fit_time_ = time.perf_counter() - t0
-    est.n_features_quantised_ = mapper.n_features_quantised_
-    est._set_rounds(model)
+    est._set_fit_result(model, mapper, 0.0, time.perf_counter() - t0)  # (binned when the Dataset was built)
     return est
 
 

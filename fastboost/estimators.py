@@ -179,14 +179,11 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         X, y_idx, sw, val = self._validation_split(X, y_idx, sw, classes, eval_set)
         p = v.as_distribution(sw)
         # all input checked: only now replace any earlier fit's state
-        for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
-            delattr(self, attr)
+        resume = self._clear_fitted_state()
         validate_data(self, X=X_in, reset=True, skip_check_array=True)
         self._set_categories()
         self.classes_ = classes
         y_idx = y_idx.astype(Y_DTYPE)
-        resume = self.__dict__.pop("_resume", None) if self.warm_start else None
-        self.__dict__.pop("_resume", None)
 
         t0 = time.perf_counter()
         with n_threads(self.n_jobs):
@@ -202,14 +199,26 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                 self._check_resume(resume, codes, y_idx, p, val)
             t1 = time.perf_counter()
             model = self._boost(codes, y_idx, p, mapper, val, classes.shape[0], resume)
-        self.bin_time_ = t1 - t0
-        self.fit_time_ = time.perf_counter() - t0
-        self.n_features_quantised_ = mapper.n_features_quantised_
-        self._set_rounds(model)
+        self._set_fit_result(model, mapper, t1 - t0, time.perf_counter() - t0)
         from .explain import fit_cover
 
         self.cover_ = fit_cover(self, X, sw)  # each node's summed sample weight, for predict_contrib
         return self
+
+    def _clear_fitted_state(self):
+        """Drop every fitted attribute (all input has been checked); return the fit a warm start continues
+        (a ``_fit.Fit``) or None."""
+        for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
+            delattr(self, attr)
+        resume = self.__dict__.pop("_resume", None)
+        return resume if self.warm_start else None
+
+    def _set_fit_result(self, model, mapper, bin_time, fit_time):
+        """The fitted records and the fit's timings and binning facts as attributes."""
+        self.bin_time_ = bin_time
+        self.fit_time_ = fit_time
+        self.n_features_quantised_ = mapper.n_features_quantised_
+        self._set_rounds(model)
 
     # ------------------------------------------------------------------ categorical features
     def _encode_fit_X(self, X):
