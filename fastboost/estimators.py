@@ -22,7 +22,18 @@ from ._kernels.predict import decision_function as _decision_kernel
 from ._kernels.reweight import add_voter
 from ._kernels.reweight import reweight as _reweight_pass
 from ._kernels.update import n_blocks
-from ._lp import RQP_SOLVERS, SoftMarginMaster, highspy_module, soft_margin_caps, solve_soft_margin_lp, voter_margins
+from ._lp import (
+    NU_GENERATE,
+    RQP_SOLVERS,
+    SoftMarginMaster,
+    auto_seed,
+    highspy_module,
+    soft_margin_caps,
+    solve_auto_C,
+    solve_auto_nu,
+    solve_soft_margin_lp,
+    voter_margins,
+)
 from ._model_io import register_model_class
 from ._model_io import save as save_model
 from ._params import check_params, estimator_doc, store_params
@@ -980,11 +991,43 @@ def _warn_no_soft_margin(est, value):
     if value <= 1e-9:
         import warnings
 
-        shown = f"capping={est.capping!r}" if est.capping is not None else f"nu={0.1 if est.nu is None else est.nu!r}"
+        shown = (f"capping={est.capping!r}" if est.capping is not None
+                 else f"nu={est.nu_:g}" + (' (nu="auto": no nu it tried gave a positive value)'
+                                           if _auto(est.nu) else ""))
         warnings.warn(f"{type(est).__name__}: the soft-margin LP's value is {value:.3g} <= 0 at {shown}: no "
                       "combination of the voters has a positive soft margin, so their weights may cancel out "
                       "and the model predict one class; allow more margin errors (a larger nu, as a rule above "
                       "twice the training error).", UserWarning, stacklevel=4)
+
+
+def _auto(value):
+    """Whether a parameter is "auto" (chosen by the estimator)."""
+    return isinstance(value, str) and value == "auto"
+
+
+def _check_nu_capping(est):
+    """nu and capping: not both; the ``lp`` extra installed."""
+    if est.nu is not None and not _auto(est.nu) and est.capping is not None:
+        raise ValueError(f"Pass nu or capping, not both (nu={est.nu!r}, capping={est.capping!r}): capping "
+                         "= nu * n_samples.")
+    highspy_module(type(est).__name__)
+
+
+def _nu_auto(est):
+    """Whether the fit chooses nu (nu="auto" without ``capping``)."""
+    return _auto(est.nu) and est.capping is None
+
+
+def _given_nu(est):
+    """``nu`` for ``soft_margin_caps`` when it is not chosen: the number, None (0.1, or ``capping``)."""
+    return None if _auto(est.nu) else est.nu
+
+
+def _nu_of_caps(est, p):
+    """The nu a numeric ``nu`` or ``capping`` amounts to on the distribution p of the rows with weight."""
+    if est.capping is not None:
+        return est.capping / p.shape[0]
+    return 0.1 if est.nu is None else est.nu
 
 
 def _margin_error(ym, y, p):
@@ -1010,7 +1053,7 @@ class LPBoostClassifier(BaseBoostClassifier):
     columns. The LP value never decreases (``rounds_["lp_value"]``); voters with weight 0 at the
     end are dropped. The master has one variable per training example: see docs/algorithms.md,
     "LPBoost" for where it stops being practical. Needs the ``lp`` extra (highspy).
-    """, extra_attributes=("objective_", "lp_time_"), example_params="nu=0.1", example="""
+    """, extra_attributes=("nu_", "objective_", "lp_time_"), example_params="nu=0.1", example="""
     >>> import numpy as np
     >>> bool(np.all(np.diff(clf.rounds_["lp_value"]) >= -1e-9))
     True
@@ -1022,7 +1065,7 @@ class LPBoostClassifier(BaseBoostClassifier):
     warm_start = False  # not a parameter: the master LP is not kept between fits
     learning_rate = 1.0  # not a parameter: the master sets every weight
 
-    def __init__(self, n_estimators=100, *, nu=None, capping=None, tol=1e-6, class_weight=None, criterion="error",
+    def __init__(self, n_estimators=100, *, nu="auto", capping=None, tol=1e-6, class_weight=None, criterion="error",
                  max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
                  categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
@@ -1030,10 +1073,7 @@ class LPBoostClassifier(BaseBoostClassifier):
 
     def _check_params(self):
         super()._check_params()
-        if self.nu is not None and self.capping is not None:
-            raise ValueError(f"Pass nu or capping, not both (nu={self.nu!r}, capping={self.capping!r}): capping "
-                             "= nu * n_samples.")
-        highspy_module(type(self).__name__)
+        _check_nu_capping(self)
 
     def _rule_fields(self, n_classes):
         return {"lp_tol": float(self.tol), "lp_beta": -np.inf}
@@ -1042,7 +1082,7 @@ class LPBoostClassifier(BaseBoostClassifier):
         return 1
 
     def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
-        soft_margin_caps(p[p > 0], self.nu, self.capping)  # ValueError before any round
+        soft_margin_caps(p[p > 0], _given_nu(self), self.capping)  # ValueError before any round
         return super()._boost(codes, y_idx, p, mapper, val, n_classes, resume)
 
     def _between_rounds(self, fit, model):
@@ -1052,7 +1092,8 @@ class LPBoostClassifier(BaseBoostClassifier):
         master = fit.extra.get("master")
         if master is None:
             rows = np.flatnonzero(data.p > 0)
-            caps = soft_margin_caps(data.p[rows], self.nu, self.capping)
+            nu = NU_GENERATE if _nu_auto(self) else _given_nu(self)  # "auto": columns at a soft margin
+            caps = soft_margin_caps(data.p[rows], nu, self.capping)
             master = fit.extra["master"] = {"lp": SoftMarginMaster(caps), "rows": rows, "valid": []}
         lp, rows = master["lp"], master["rows"]
         c = config[0]
@@ -1093,14 +1134,25 @@ class LPBoostClassifier(BaseBoostClassifier):
         return STOPPED_EARLY if c["patience"] > 0 and state["since_best"] >= c["patience"] else None
 
     def _finish(self, fit, model):
-        """The weights of the kept round's solve; voters with weight 0 dropped."""
+        """The weights of the kept round's solve (nu="auto": of the LP at the chosen nu over the kept columns);
+        voters with weight 0 dropped."""
         master = fit.extra.get("master")
         self.lp_time_ = master.get("seconds", 0.0) if master is not None else 0.0
         sol = None if master is None else master.get("best") or master.get("solution")
         n = model.rounds.shape[0]
+        rows = None if master is None else master["rows"]
+        self.nu_ = float(NU_GENERATE if _nu_auto(self) else _nu_of_caps(
+            self, fit.data.p[rows] if rows is not None else fit.data.p[fit.data.p > 0]))
         if sol is None or n == 0:
             self.objective_ = np.nan
             return model
+        if _nu_auto(self):
+            started = time.perf_counter()
+            data = fit.data
+            M = voter_margins(data.codes, data.y, rows, model, 0, n, fit.config[0]["missing_code"])
+            nu, sol, _ = solve_auto_nu(M, data.y[rows], data.p[rows], auto_seed(self.random_state))
+            self.nu_ = float(nu)
+            self.lp_time_ += time.perf_counter() - started
         model.rounds["alpha"] = sol.weights[:n]
         self.objective_ = sol.value
         _warn_no_soft_margin(self, sol.value)
@@ -1127,14 +1179,15 @@ class _ReweightedAdaBoost(BaseBoostClassifier):
     def _finish(self, fit, model):
         data, config = fit.data, fit.config
         n = model.rounds.shape[0]
+        rows = np.flatnonzero(data.p > 0)
         if n == 0:
             self.objective_ = np.nan
             self.lp_time_ = 0.0
+            self._set_unchosen(data.p[rows])
             return model
         started = time.perf_counter()
-        rows = np.flatnonzero(data.p > 0)
         M = voter_margins(data.codes, data.y, rows, model, 0, n, config[0]["missing_code"])
-        weights, self.objective_ = self._solve(M, data.p[rows])
+        weights, self.objective_ = self._solve(M, data.p[rows], data.y[rows])
         self.lp_time_ = time.perf_counter() - started
         model.rounds["alpha"] = weights
         keep = weights > 0.0
@@ -1156,29 +1209,34 @@ class RLPBoostClassifier(_ReweightedAdaBoost):
     with HiGHS. No new voters are generated; voters with weight 0 are dropped. ``rounds_`` keeps
     AdaBoost's records (its errors, costs and validation errors) with ``alpha`` replaced by the LP's
     weights. Needs the ``lp`` extra (highspy). See docs/algorithms.md, "RLP-Boost and RQP-Boost".
-    """, extra_attributes=("objective_", "lp_time_"), example_params="nu=0.1", example="""
+    """, extra_attributes=("nu_", "objective_", "lp_time_"), example_params="nu=0.1", example="""
     >>> round(float(clf.estimator_weights_.sum()), 9)
     1.0
     """)
 
-    def __init__(self, n_estimators=100, *, nu=None, capping=None, learning_rate=1.0, class_weight=None,
+    def __init__(self, n_estimators=100, *, nu="auto", capping=None, learning_rate=1.0, class_weight=None,
                  criterion="error", max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
                  categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
     def _check_solver(self):
-        if self.nu is not None and self.capping is not None:
-            raise ValueError(f"Pass nu or capping, not both (nu={self.nu!r}, capping={self.capping!r}): capping "
-                             "= nu * n_samples.")
-        highspy_module(type(self).__name__)
+        _check_nu_capping(self)
 
     def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
-        soft_margin_caps(p[p > 0], self.nu, self.capping)  # ValueError before boosting
+        soft_margin_caps(p[p > 0], _given_nu(self), self.capping)  # ValueError before boosting
         return super()._boost(codes, y_idx, p, mapper, val, n_classes, resume)
 
-    def _solve(self, M, p):
-        sol = solve_soft_margin_lp(M, soft_margin_caps(p, self.nu, self.capping))
+    def _set_unchosen(self, p):
+        self.nu_ = float(_nu_of_caps(self, p)) if not _nu_auto(self) else np.nan
+
+    def _solve(self, M, p, y):
+        if _nu_auto(self):
+            nu, sol, _ = solve_auto_nu(M, y, p, auto_seed(self.random_state))
+            self.nu_ = float(nu)
+        else:
+            sol = solve_soft_margin_lp(M, soft_margin_caps(p, _given_nu(self), self.capping))
+            self.nu_ = float(_nu_of_caps(self, p))
         _warn_no_soft_margin(self, sol.value)
         return sol.weights, sol.value
 
@@ -1200,14 +1258,14 @@ class RQPBoostClassifier(_ReweightedAdaBoost):
     beyond a few thousand rows. Voters with weight 0 are dropped; ``rounds_`` keeps AdaBoost's records
     with ``alpha`` replaced. ``objective_`` is the QP's objective. See docs/algorithms.md,
     "RLP-Boost and RQP-Boost".
-    """, extra_attributes=("objective_", "lp_time_"), example_params="C=1.0", example="""
+    """, extra_attributes=("C_", "objective_", "lp_time_"), example_params="C=1.0", example="""
     >>> round(float(clf.estimator_weights_.sum()), 9)
     1.0
     """)
 
     _empty_reason = "the QP's weights are all 0 (C is too small for any margin to pay for a voter);"
 
-    def __init__(self, n_estimators=100, *, C=1.0, solver="lbfgs", learning_rate=1.0, class_weight=None,
+    def __init__(self, n_estimators=100, *, C="auto", solver="lbfgs", learning_rate=1.0, class_weight=None,
                  criterion="error", max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
                  categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
@@ -1217,7 +1275,15 @@ class RQPBoostClassifier(_ReweightedAdaBoost):
         if self.solver == "highs":
             highspy_module(f'{type(self).__name__}(solver="highs")')
 
-    def _solve(self, M, p):
-        sol = RQP_SOLVERS[self.solver](M, self.C * p * p.shape[0])
+    def _set_unchosen(self, p):
+        self.C_ = np.nan if _auto(self.C) else float(self.C)
+
+    def _solve(self, M, p, y):
+        if _auto(self.C):
+            C, sol, _ = solve_auto_C(M, y, p, auto_seed(self.random_state), self.solver)
+            self.C_ = float(C)
+        else:
+            sol = RQP_SOLVERS[self.solver](M, self.C * p * p.shape[0])
+            self.C_ = float(self.C)
         total = sol.b.sum()
         return (sol.b / total if total > 0 else sol.b), sol.objective
