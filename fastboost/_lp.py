@@ -345,7 +345,7 @@ def soft_margin_caps(p, nu=None, capping=None):
 
 # ----------------------------------------------------------------------------- nu="auto", C="auto"
 #: the values nu="auto" tries (LPBoost, RLP-Boost): from near the hard margin to many allowed margin errors
-NU_GRID = (0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+NU_GRID = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9)
 #: the values C="auto" tries (RQP-Boost), per example (C_i = C p_i n)
 C_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 #: folds of the held-out scoring (each value is scored on every fold's held-out third of the rows)

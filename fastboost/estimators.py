@@ -933,7 +933,7 @@ class QuadBoostClassifier(BaseBoostClassifier):
     _algorithm = "quadboost"
     _empty_reason = "no voter improves the objective (with penalty='l1': none has |<h, r>| > lam);"
 
-    def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False, penalty=None,
+    def __init__(self, n_estimators=50, *, learning_rate="auto", class_weight=None, warm_start=False, penalty=None,
                  lam=0.0, alpha_max=1.0, reweight_every=None, reweight_at_end=True, criterion="error", max_depth=1,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
                  categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
@@ -942,6 +942,20 @@ class QuadBoostClassifier(BaseBoostClassifier):
 
     def _rule_fields(self, n_classes):
         return {"lam": float(self.lam), "penalty": PENALTIES[self.penalty], "alpha_max": float(self.alpha_max)}
+
+    #: learning_rate="auto" with trees (stumps: 1.0, the published algorithm)
+    _AUTO_TREE_RATE = 0.1
+
+    def _config(self, rule, mapper, n_classes, n_features, n_nonzero):
+        """The configuration with learning_rate="auto" resolved: 1.0 for stumps, 0.1 for trees."""
+        if not _auto(self.learning_rate):
+            return super()._config(rule, mapper, n_classes, n_features, n_nonzero)
+        rate = self._AUTO_TREE_RATE if self._tree_depth(n_classes) > 1 else 1.0
+        self.learning_rate = rate  # read by the shared configuration; "auto" again right after
+        try:
+            return super()._config(rule, mapper, n_classes, n_features, n_nonzero)
+        finally:
+            self.learning_rate = "auto"
 
     def _reweight_every(self):
         return self.reweight_every
