@@ -24,9 +24,41 @@ def test_the_check_flags_an_estimator_far_behind(accuracy):
 
     v = verdicts({"AdaBoostClassifier": [10.0, 10.0], "A": [11.0, 11.8], "B": [11.0, 12.2], "C": [8.0, 8.0]})
     assert v == {"AdaBoostClassifier": True, "A": True, "B": False, "C": True}  # B: mean 11.6 > 10 + 1.5
-    # AdaBoost far ahead: the others are within 1.5 of AdaBoost or of the best of the rest
+    # AdaBoost far ahead: within 1.5 of AdaBoost or of the best of the others besides AdaBoost
     v = verdicts({"AdaBoostClassifier": [5.0], "A": [6.4], "B": [7.8], "C": [8.0]})
     assert v == {"AdaBoostClassifier": True, "A": True, "B": True, "C": False}  # B: 7.8 <= 6.4 + 1.5
+
+
+def _same_model(a, b):
+    assert a.rounds_.tobytes() == b.rounds_.tobytes()
+    assert (a.nodes_ is None and b.nodes_ is None) or a.nodes_.tobytes() == b.nodes_.tobytes()
+
+
+@pytest.mark.parametrize("max_depth", [1, 3])
+def test_quadboost_auto_learning_rate_is_one_for_stumps_and_a_tenth_for_trees(max_depth):
+    from fastboost import QuadBoostClassifier
+    from fastboost.datasets import make_twonorm
+
+    X, y = make_twonorm(400, random_state=2)
+    auto = QuadBoostClassifier(15, max_depth=max_depth).fit(X, y)
+    assert auto.get_params()["learning_rate"] == "auto"
+    _same_model(auto, QuadBoostClassifier(15, max_depth=max_depth,
+                                          learning_rate=1.0 if max_depth == 1 else 0.1).fit(X, y))
+    if max_depth > 1:  # at 1.0 the least-squares trees fit the training labels far closer
+        full = QuadBoostClassifier(15, max_depth=max_depth, learning_rate=1.0).fit(X, y)
+        assert full.objective_ < auto.objective_
+
+
+def test_saboost_default_steps_are_one_over_sqrt_t_and_a_named_schedule_keeps_gamma_one():
+    from fastboost import SABoostClassifier
+    from fastboost.datasets import make_twonorm
+
+    X, y = make_twonorm(300, random_state=4)
+    default = SABoostClassifier(12).fit(X, y)
+    np.testing.assert_allclose(default.estimator_weights_, np.arange(1, 13) ** -0.5, rtol=1e-12)
+    _same_model(default, SABoostClassifier(12, gamma=0.5, schedule="power").fit(X, y))
+    _same_model(SABoostClassifier(12, schedule="inverse").fit(X, y),
+                SABoostClassifier(12, gamma=1.0, schedule="inverse").fit(X, y))
 
 
 @pytest.mark.slow
