@@ -385,58 +385,83 @@ def _stratified_folds(y, seed, folds):
     return list(splitter.split(np.zeros(y.shape[0]), y))
 
 
-def choose_nu(M, y, p, seed, grid=NU_GRID, folds=AUTO_FOLDS):
-    """nu="auto" over the fixed voters M (int8 or float [voters, rows], margins y_i h_j(x_i)) of the rows with
-    labels ``y`` (0 / 1) and weights ``p`` > 0: every nu of ``grid`` is scored by the weighted error, on
-    each fold's held-out rows, of the soft-margin LP solved on the fold's other rows (one master per fold,
-    re-solved from its last basis for each nu); nu whose LP is degenerate (value <= ``DEGENERATE``) on some
-    fold is not chosen. The chosen nu has the lowest mean held-out error (the largest such nu among equal
-    errors: the softer margin). Returns an AutoChoice; its value is None when no nu could be scored (too few
-    rows of a class, or every LP degenerate)."""
+def nu_errors(M_train, q, M_held, y_held, p_held, grid=NU_GRID):
+    """The weighted held-out error (labels ``y_held`` 0 / 1, weights ``p_held``) of the soft-margin LP over the
+    voters solved on the other rows (margins ``M_train``, distribution ``q``) at every nu of ``grid``: one
+    master, re-solved from its last basis for each nu (the softest first); NaN where the LP is degenerate
+    (value <= ``DEGENERATE``)."""
     grid = np.asarray(grid, dtype=np.float64)
-    errors = np.zeros(grid.shape[0])
-    splits = _stratified_folds(y, seed, folds)
-    for train, held in splits:
+    errors = np.full(grid.shape[0], np.nan)
+    if M_train.shape[0] == 0:
+        return errors
+    master = SoftMarginMaster(q / grid[-1])
+    master.add_columns(M_train)
+    for g in range(grid.shape[0] - 1, -1, -1):
+        master.set_caps(q / grid[g])
+        sol = master.solve()
+        if sol.value > DEGENERATE and np.any(sol.weights > 0):
+            errors[g] = _margin_errors(sol.weights @ M_held, y_held, p_held)
+    return errors
+
+
+def C_errors(M_train, q, M_held, y_held, p_held, solver, grid=C_GRID):
+    """As ``nu_errors`` for the regularised QP at every C of ``grid`` (C_i = C q_i n; L-BFGS-B starts from the
+    previous C's dual); NaN where its weights are all 0."""
+    grid = np.asarray(grid, dtype=np.float64)
+    errors = np.full(grid.shape[0], np.nan)
+    if M_train.shape[0] == 0:
+        return errors
+    Mt = np.asarray(M_train, dtype=np.float64)
+    n = Mt.shape[1]
+    u = None
+    for g in range(grid.shape[0]):
+        caps = grid[g] * q * n
+        if solver == "lbfgs":
+            sol = solve_rqp_lbfgs(Mt, caps, u0=u)
+            u = sol.u
+        else:
+            sol = RQP_SOLVERS[solver](Mt, caps)
+        if np.any(sol.b > 0):
+            errors[g] = _margin_errors(sol.b @ M_held, y_held, p_held)
+    return errors
+
+
+def held_out_folds(y, seed, folds=AUTO_FOLDS):
+    """(train, held-out) index pairs of a seeded stratified split of the rows into ``folds`` parts (each row
+    held out once), or [] when a class has fewer rows than folds."""
+    return _stratified_folds(y, seed, folds)
+
+
+def choose(grid, fold_errors, larger):
+    """The AutoChoice of the per-fold errors (a list of arrays over ``grid``): the value with the lowest mean
+    error, never one that is NaN (degenerate) on some fold; among equal errors the larger (or smaller) value."""
+    grid = np.asarray(grid, dtype=np.float64)
+    if not fold_errors:
+        return AutoChoice(None, grid, np.full(grid.shape[0], np.nan), 0)
+    errors = np.mean(fold_errors, axis=0)
+    return AutoChoice(_pick(grid, errors, larger), grid, errors, len(fold_errors))
+
+
+def choose_nu(M, y, p, seed, grid=NU_GRID, folds=AUTO_FOLDS):
+    """nu="auto" over fixed voters M (int8 or float [voters, rows], margins y_i h_j(x_i)) of the rows with labels
+    ``y`` (0 / 1) and weights ``p`` > 0: every nu of ``grid`` scored by ``nu_errors`` on each fold of
+    ``held_out_folds``, chosen by ``choose`` (the larger nu among equal errors: the softer margin). The
+    estimators' fits use voters fitted without each fold's held-out rows instead; this one scores the voters
+    at hand (``refit_weights(nu="auto")``)."""
+    out = []
+    for train, held in held_out_folds(y, seed, folds):
         q = p[train] / p[train].sum()
-        master = SoftMarginMaster(q / grid[-1])
-        master.add_columns(M[:, train])
-        for g in range(grid.shape[0] - 1, -1, -1):  # softest first; each re-solve from the previous basis
-            master.set_caps(q / grid[g])
-            sol = master.solve()
-            if sol.value <= DEGENERATE or not np.any(sol.weights > 0):
-                errors[g] = np.nan
-                continue
-            errors[g] += _margin_errors(sol.weights @ M[:, held], y[held], p[held]) / len(splits)
-    return AutoChoice(_pick(grid, errors, larger=True) if splits else None, grid, errors if splits else
-                      np.full(grid.shape[0], np.nan), len(splits))
+        out.append(nu_errors(M[:, train], q, M[:, held], y[held], p[held], grid))
+    return choose(grid, out, larger=True)
 
 
 def choose_C(M, y, p, seed, solver, grid=C_GRID, folds=AUTO_FOLDS):
-    """C="auto" over the fixed voters M, as ``choose_nu``: every C of ``grid`` scored by the held-out error of the
-    regularised QP solved on each fold's other rows (with ``solver``; L-BFGS-B starts from the previous C's
-    dual); a C whose weights are all 0 on some fold is not chosen; among equal errors the smallest C (the
-    smallest weights)."""
-    grid = np.asarray(grid, dtype=np.float64)
-    errors = np.zeros(grid.shape[0])
-    splits = _stratified_folds(y, seed, folds)
-    for train, held in splits:
-        Mt = np.asarray(M[:, train], dtype=np.float64)
-        n = train.shape[0]
+    """C="auto" over fixed voters M, as ``choose_nu`` (the smaller C among equal errors)."""
+    out = []
+    for train, held in held_out_folds(y, seed, folds):
         q = p[train] / p[train].sum()
-        u = None
-        for g in range(grid.shape[0]):
-            caps = grid[g] * q * n
-            if solver == "lbfgs":
-                sol = solve_rqp_lbfgs(Mt, caps, u0=u)
-                u = sol.u
-            else:
-                sol = RQP_SOLVERS[solver](Mt, caps)
-            if not np.any(sol.b > 0):
-                errors[g] = np.nan
-                continue
-            errors[g] += _margin_errors(sol.b @ M[:, held], y[held], p[held]) / len(splits)
-    return AutoChoice(_pick(grid, errors, larger=False) if splits else None, grid, errors if splits else
-                      np.full(grid.shape[0], np.nan), len(splits))
+        out.append(C_errors(M[:, train], q, M[:, held], y[held], p[held], solver, grid))
+    return choose(grid, out, larger=False)
 
 
 def _pick(grid, errors, larger):
@@ -449,20 +474,15 @@ def _pick(grid, errors, larger):
     return float(grid[tied.max() if larger else tied.min()])
 
 
-#: the nu LPBoost's column generation runs at under nu="auto" before the final nu is chosen over its columns
-NU_GENERATE = 0.5
 #: where nu="auto" starts when no nu could be scored (a class with fewer rows than folds)
 FALLBACK_NU = 0.2
 #: where C="auto" starts when no C could be scored
 FALLBACK_C = 0.1
 
 
-def solve_auto_nu(M, y, p, seed):
-    """nu="auto" over the fixed voters M of the rows (labels y, distribution p > 0): ``choose_nu``, then the
-    soft-margin LP on all the rows at the chosen nu; should that LP be degenerate, at the next larger nu of
-    ``NU_GRID`` that is not. Returns (nu, LPSolution, AutoChoice)."""
-    choice = choose_nu(M, y, p, seed)
-    start = FALLBACK_NU if choice.value is None else choice.value
+def solve_nu_from(M, p, start):
+    """The soft-margin LP over M on the distribution p at ``start``, or, should it be degenerate, at the next
+    larger nu of ``NU_GRID`` that is not. Returns (nu, LPSolution)."""
     master = SoftMarginMaster(p / start)
     master.add_columns(M)
     for nu in [start] + [g for g in NU_GRID if g > start]:
@@ -470,17 +490,30 @@ def solve_auto_nu(M, y, p, seed):
         sol = master.solve()
         if sol.value > DEGENERATE:
             break
-    return nu, sol, choice
+    return nu, sol
 
 
-def solve_auto_C(M, y, p, seed, solver):
-    """C="auto" over the fixed voters M: ``choose_C``, then the QP on all the rows at the chosen C (at the next
-    larger C of ``C_GRID`` while its weights are all 0). Returns (C, QPSolution, AutoChoice)."""
-    choice = choose_C(M, y, p, seed, solver)
-    start = FALLBACK_C if choice.value is None else choice.value
+def solve_C_from(M, p, start, solver):
+    """The QP over M at ``start``, or at the next larger C of ``C_GRID`` while its weights are all 0.
+    Returns (C, QPSolution)."""
     Mf = np.asarray(M, dtype=np.float64)
     for C in [start] + [g for g in C_GRID if g > start]:
         sol = RQP_SOLVERS[solver](Mf, C * p * p.shape[0])
         if np.any(sol.b > 0):
             break
+    return C, sol
+
+
+def solve_auto_nu(M, y, p, seed):
+    """nu="auto" over the voters at hand: ``choose_nu``, then ``solve_nu_from`` on all the rows (from
+    ``FALLBACK_NU`` when nothing could be scored). Returns (nu, LPSolution, AutoChoice)."""
+    choice = choose_nu(M, y, p, seed)
+    nu, sol = solve_nu_from(M, p, FALLBACK_NU if choice.value is None else choice.value)
+    return nu, sol, choice
+
+
+def solve_auto_C(M, y, p, seed, solver):
+    """C="auto" over the voters at hand: ``choose_C``, then ``solve_C_from``. Returns (C, QPSolution, AutoChoice)."""
+    choice = choose_C(M, y, p, seed, solver)
+    C, sol = solve_C_from(M, p, FALLBACK_C if choice.value is None else choice.value, solver)
     return C, sol, choice

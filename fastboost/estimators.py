@@ -23,14 +23,24 @@ from ._kernels.reweight import add_voter
 from ._kernels.reweight import reweight as _reweight_pass
 from ._kernels.update import n_blocks
 from ._lp import (
-    NU_GENERATE,
+    C_GRID,
+    DEGENERATE,
+    FALLBACK_C,
+    FALLBACK_NU,
+    NU_GRID,
     RQP_SOLVERS,
+    C_errors,
     SoftMarginMaster,
     auto_seed,
+    choose,
+    held_out_folds,
     highspy_module,
+    nu_errors,
     soft_margin_caps,
     solve_auto_C,
     solve_auto_nu,
+    solve_C_from,
+    solve_nu_from,
     solve_soft_margin_lp,
     voter_margins,
 )
@@ -1052,6 +1062,26 @@ def _nu_of_caps(est, p):
     return 0.1 if est.nu is None else est.nu
 
 
+def _held_out_fold_errors(est, codes, y_idx, p, mapper, score):
+    """nu="auto" / C="auto": per fold of ``held_out_folds`` (seeded by ``random_state``), AdaBoost with the
+    estimator's rounds and learner parameters fitted on the fold's training rows (the held-out rows at weight 0,
+    so its voters never saw them), and ``score(M_train, q, M_held, y_held, p_held)`` of its voters' margins."""
+    rows = np.flatnonzero(p > 0)
+    y = y_idx[rows]
+    ada = AdaBoostClassifier(est.n_estimators, learning_rate=est.learning_rate, criterion=est.criterion,
+                             max_depth=est.max_depth, min_samples_leaf=est.min_samples_leaf,
+                             min_weight_fraction_leaf=est.min_weight_fraction_leaf, max_bins=est.max_bins,
+                             feature_rank=est.feature_rank, n_jobs=est.n_jobs)
+    out = []
+    for train, held in held_out_folds(y, auto_seed(est.random_state)):
+        pf = np.zeros_like(p)
+        pf[rows[train]] = p[rows[train]] / p[rows[train]].sum()
+        model = ada._boost(codes, y_idx, pf, mapper, None, 2)
+        M = voter_margins(codes, y_idx, rows, model, 0, model.rounds.shape[0], mapper.missing_code)
+        out.append(score(M[:, train], pf[rows[train]], M[:, held], y[held], p[rows[held]]))
+    return out
+
+
 def _refit_nu_check(nu):
     """refit_weights' nu: "auto" or a number in (0, 1]."""
     if not _auto(nu):
@@ -1156,7 +1186,13 @@ class LPBoostClassifier(_RefitWeights, BaseBoostClassifier):
 
     def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
         soft_margin_caps(p[p > 0], _given_nu(self), self.capping)  # ValueError before any round
-        return super()._boost(codes, y_idx, p, mapper, val, n_classes, resume)
+        if _nu_auto(self):  # nu from held-out folds first, then column generation at that nu
+            choice = choose(NU_GRID, _held_out_fold_errors(self, codes, y_idx, p, mapper, nu_errors), larger=True)
+            self._auto_nu = FALLBACK_NU if choice.value is None else choice.value
+        try:
+            return super()._boost(codes, y_idx, p, mapper, val, n_classes, resume)
+        finally:
+            self.__dict__.pop("_auto_nu", None)
 
     def _between_rounds(self, fit, model):
         """Add the new column(s) to the master, re-solve it, set every weight and the learner's next weights
@@ -1165,7 +1201,7 @@ class LPBoostClassifier(_RefitWeights, BaseBoostClassifier):
         master = fit.extra.get("master")
         if master is None:
             rows = np.flatnonzero(data.p > 0)
-            nu = NU_GENERATE if _nu_auto(self) else _given_nu(self)  # "auto": columns at a soft margin
+            nu = self._auto_nu if _nu_auto(self) else _given_nu(self)
             caps = soft_margin_caps(data.p[rows], nu, self.capping)
             master = fit.extra["master"] = {"lp": SoftMarginMaster(caps), "rows": rows, "valid": []}
         lp, rows = master["lp"], master["rows"]
@@ -1214,18 +1250,18 @@ class LPBoostClassifier(_RefitWeights, BaseBoostClassifier):
         sol = None if master is None else master.get("best") or master.get("solution")
         n = model.rounds.shape[0]
         rows = None if master is None else master["rows"]
-        self.nu_ = float(NU_GENERATE if _nu_auto(self) else _nu_of_caps(
+        self.nu_ = float(self._auto_nu if _nu_auto(self) else _nu_of_caps(
             self, fit.data.p[rows] if rows is not None else fit.data.p[fit.data.p > 0]))
         if sol is None or n == 0:
             self.objective_ = np.nan
             return model
-        if _nu_auto(self):
-            started = time.perf_counter()
+        if _nu_auto(self) and sol.value <= DEGENERATE:  # never kept under "auto": a softer margin, same columns
             data = fit.data
             M = voter_margins(data.codes, data.y, rows, model, 0, n, fit.config[0]["missing_code"])
-            nu, sol, _ = solve_auto_nu(M, data.y[rows], data.p[rows], auto_seed(self.random_state))
-            self.nu_ = float(nu)
-            self.lp_time_ += time.perf_counter() - started
+            larger = [g for g in NU_GRID if g > self.nu_]
+            if larger:
+                nu, sol = solve_nu_from(M, data.p[rows], larger[0])
+                self.nu_ = float(nu)
         model.rounds["alpha"] = sol.weights[:n]
         self.objective_ = sol.value
         _warn_no_soft_margin(self, sol.value)
@@ -1285,7 +1321,7 @@ class _ReweightedAdaBoost(BaseBoostClassifier):
             return model
         started = time.perf_counter()
         M = voter_margins(data.codes, data.y, rows, model, 0, n, config[0]["missing_code"])
-        weights, self.objective_ = self._solve(M, data.p[rows], data.y[rows])
+        weights, self.objective_ = self._solve(M, data.p[rows], data.y[rows], fit)
         self.lp_time_ = time.perf_counter() - started
         model.rounds["alpha"] = weights
         keep = weights > 0.0
@@ -1328,9 +1364,12 @@ class RLPBoostClassifier(_RefitWeights, _ReweightedAdaBoost):
     def _set_unchosen(self, p):
         self.nu_ = float(_nu_of_caps(self, p)) if not _nu_auto(self) else np.nan
 
-    def _solve(self, M, p, y):
+    def _solve(self, M, p, y, fit):
         if _nu_auto(self):
-            nu, sol, _ = solve_auto_nu(M, y, p, auto_seed(self.random_state))
+            data = fit.data
+            choice = choose(NU_GRID, _held_out_fold_errors(self, data.codes, data.y, data.p, fit.mapper, nu_errors),
+                            larger=True)
+            nu, sol = solve_nu_from(M, p, FALLBACK_NU if choice.value is None else choice.value)
             self.nu_ = float(nu)
         else:
             sol = solve_soft_margin_lp(M, soft_margin_caps(p, _given_nu(self), self.capping))
@@ -1401,9 +1440,16 @@ class RQPBoostClassifier(_RefitWeights, _ReweightedAdaBoost):
     def _set_unchosen(self, p):
         self.C_ = np.nan if _auto(self.C) else float(self.C)
 
-    def _solve(self, M, p, y):
+    def _solve(self, M, p, y, fit):
         if _auto(self.C):
-            C, sol, _ = solve_auto_C(M, y, p, auto_seed(self.random_state), self.solver)
+            data = fit.data
+
+            def score(Mt, q, Mh, yh, ph):
+                return C_errors(Mt, q, Mh, yh, ph, self.solver)
+
+            choice = choose(C_GRID, _held_out_fold_errors(self, data.codes, data.y, data.p, fit.mapper, score),
+                            larger=False)
+            C, sol = solve_C_from(M, p, FALLBACK_C if choice.value is None else choice.value, self.solver)
             self.C_ = float(C)
         else:
             sol = RQP_SOLVERS[self.solver](M, self.C * p * p.shape[0])
