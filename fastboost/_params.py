@@ -384,10 +384,10 @@ _NU = Param("auto", OrAuto(OrNone(Real(0.0, 1.0, "right"))), (
     "near 0 approach the hard margin. A number runs the published algorithm at that nu (None means 0.1). "
     '"auto" (unless ``capping`` is given) chooses nu from the training rows alone, never one whose LP is '
     "degenerate (value <= 0, when nu is below about twice the training error: the weights may then cancel "
-    "out): each nu of ``_lp.NU_GRID`` (0.02 to 0.9) is scored by the weighted error on the held-out third of "
-    "three seeded stratified folds (``random_state``, 0 when None) of the soft-margin LP over the voters solved "
-    "on the other two thirds, re-solved from the previous basis for each nu; the lowest mean error wins (the "
-    "larger nu among equal errors), and the LP is solved once more on all the rows at that nu. "
+    "out): on each of three seeded stratified folds (``random_state``, 0 when None) AdaBoost is fitted on two "
+    "thirds of the rows, and each nu of ``_lp.NU_GRID`` (0.02 to 0.9) is scored by the weighted error on the "
+    "held-out third of the soft-margin LP over its voters (re-solved from the previous basis for each nu); the "
+    "lowest mean error wins (the larger nu among equal errors). The fit then runs at that nu. "
     f'The chosen value is ``nu_``; see {_DOCS}, "Choosing nu and C".'))
 _CAPPING = Param(None, OrNone(Real(1.0, np.inf, "left")), (
     "The same soft margin in capped form: dual weights at most p_i n / capping (1 / capping without sample "
@@ -506,12 +506,12 @@ ESTIMATOR_PARAMS = {
         C=Param("auto", OrAuto(Real(0.0, np.inf, "neither")), (
             "The price of a unit of margin violation xi_i (C_i = C p_i n with sample weights): larger values "
             "fit the training margins harder, smaller ones keep the weights b small. A number runs the "
-            'published algorithm at that C. "auto" chooses C from the training rows alone: each C of '
-            "``_lp.C_GRID`` (0.001 to 3) is scored by the weighted error on the held-out third of three seeded "
-            "stratified folds (``random_state``, 0 when None) of the QP over AdaBoost's voters solved on the "
-            "other two thirds (L-BFGS-B starting from the previous C's dual); the lowest mean error wins (the "
-            "smaller C among equal errors), never a C whose weights are all 0, and the QP is solved once more "
-            f'on all the rows at that C. The chosen value is ``C_``; see {_DOCS}, "Choosing nu and C".')),
+            'published algorithm at that C. "auto" chooses C from the training rows alone: on each of three '
+            "seeded stratified folds (``random_state``, 0 when None) AdaBoost is fitted on two thirds of the rows, "
+            "and each C of ``_lp.C_GRID`` (0.001 to 3) is scored by the weighted error on the held-out third of "
+            "the QP over its voters (L-BFGS-B starting from the previous C's dual); the lowest mean error wins "
+            "(the smaller C among equal errors), never a C whose weights are all 0, and the QP over the voters "
+            f'of the fit is solved at that C. The chosen value is ``C_``; see {_DOCS}, "Choosing nu and C".')),
         solver=Param("lbfgs", Options(("lbfgs", "highs")), (
             '"lbfgs": the bound-constrained dual with SciPy\'s L-BFGS-B, then an exact step on the active '
             'sets it finds; "highs": the QP itself with HiGHS\'s QP solver (needs the ``lp`` extra). They '
@@ -587,8 +587,7 @@ ATTRIBUTES = {
                    "The final objective: QuadBoost's quadratic risk sum_i p_i (y_i - F(x_i))**2 plus the "
                    "penalty; LPBoost's and RLP-Boost's LP value rho - sum_i D_i xi_i; RQP-Boost's QP objective."),
     "nu_": ("float", "The nu of the soft-margin LP the weights solve: the one ``nu=\"auto\"`` chose, else ``nu`` "
-                     "(0.1 for None) or ``capping`` / n (n: the rows with weight). LPBoost's records ``rounds_`` "
-                     "(``lp_value``, ``lp_beta``) are those of column generation, at nu = 0.5 under \"auto\"."),
+                     "(0.1 for None) or ``capping`` / n (n: the rows with weight)."),
     "C_": ("float", "The C of the regularised QP the weights solve: the one ``C=\"auto\"`` chose, else ``C``."),
     "lp_time_": ("float", "Seconds spent building the margin matrix and solving the LP / QP (included in "
                              "``fit_time_``; the rest is binning and the weak learners)."),
