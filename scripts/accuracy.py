@@ -88,9 +88,11 @@ DESCRIPTIONS = {
     "VadaBoost": "fastboost `VadaBoostClassifier(lam=0.5, max_depth=d)`",
     "EBBoost": "fastboost `EBBoostClassifier(lam=0.5)` (stumps only)",
     "LazyBoost": "fastboost `LazyBoostClassifier(feature_rank=2)` (stumps only)",
-    "QuadBoost-L1": f"fastboost `QuadBoostClassifier(penalty=\"l1\", lam={QUADBOOST_LAM:g}, max_depth=d)` "
-                    "(the λ the reproduction's validation chose most often; other parameters at their defaults)",
-    "SABoost": "fastboost `SABoostClassifier(max_depth=d)` (γ = 1, schedule γ/t)",
+    "QuadBoost-L1": f"fastboost `QuadBoostClassifier(penalty=\"l1\", lam={QUADBOOST_LAM:g}, learning_rate=1.0, "
+                    "max_depth=d)` (the λ the reproduction's validation chose most often; no shrinkage, the "
+                    "published steps; other parameters at their defaults)",
+    "SABoost": "fastboost `SABoostClassifier(gamma=1.0, schedule=\"inverse\", max_depth=d)` (γ = 1, schedule γ/t: "
+               "the paper's reading; the default is now t^-0.5, see the defaults section)",
     "sklearn AdaBoost": "scikit-learn `AdaBoostClassifier(estimator=DecisionTreeClassifier(max_depth=d))` (SAMME; "
                         "the trees split by Gini impurity; no thread option)",
     "sklearn HistGB": "scikit-learn `HistGradientBoostingClassifier(max_iter=T, max_depth=d, max_leaf_nodes=2**d, "
@@ -183,9 +185,9 @@ def make(name, depth, rounds, threads, seed=0):
         if name == "LazyBoost":
             return fb.LazyBoostClassifier(feature_rank=2, **common)
         if name == "QuadBoost-L1":
-            return fb.QuadBoostClassifier(penalty="l1", lam=QUADBOOST_LAM, max_depth=depth, **common)
+            return fb.QuadBoostClassifier(penalty="l1", lam=QUADBOOST_LAM, learning_rate=1.0, max_depth=depth, **common)
         if name == "SABoost":
-            return fb.SABoostClassifier(max_depth=depth, **common)
+            return fb.SABoostClassifier(gamma=1.0, schedule="inverse", max_depth=depth, **common)
     if name == "sklearn AdaBoost":
         from sklearn.ensemble import AdaBoostClassifier
         from sklearn.tree import DecisionTreeClassifier
