@@ -434,7 +434,7 @@ def held_out_folds(y, seed, folds=AUTO_FOLDS):
 
 def choose(grid, fold_errors, larger):
     """The AutoChoice of the per-fold errors (a list of arrays over ``grid``): the value with the lowest mean
-    error, never one that is NaN (degenerate) on some fold; among equal errors the larger (or smaller) value."""
+    error, never one that is NaN (degenerate) on some fold; among equal errors the middle one (``_pick``)."""
     grid = np.asarray(grid, dtype=np.float64)
     if not fold_errors:
         return AutoChoice(None, grid, np.full(grid.shape[0], np.nan), 0)
@@ -445,7 +445,7 @@ def choose(grid, fold_errors, larger):
 def choose_nu(M, y, p, seed, grid=NU_GRID, folds=AUTO_FOLDS):
     """nu="auto" over fixed voters M (int8 or float [voters, rows], margins y_i h_j(x_i)) of the rows with labels
     ``y`` (0 / 1) and weights ``p`` > 0: every nu of ``grid`` scored by ``nu_errors`` on each fold of
-    ``held_out_folds``, chosen by ``choose`` (the larger nu among equal errors: the softer margin). The
+    ``held_out_folds``, chosen by ``choose`` (among equal errors the middle one). The
     estimators' fits use voters fitted without each fold's held-out rows instead; this one scores the voters
     at hand (``refit_weights(nu="auto")``)."""
     out = []
@@ -456,7 +456,7 @@ def choose_nu(M, y, p, seed, grid=NU_GRID, folds=AUTO_FOLDS):
 
 
 def choose_C(M, y, p, seed, solver, grid=C_GRID, folds=AUTO_FOLDS):
-    """C="auto" over fixed voters M, as ``choose_nu`` (the smaller C among equal errors)."""
+    """C="auto" over fixed voters M, as ``choose_nu``."""
     out = []
     for train, held in held_out_folds(y, seed, folds):
         q = p[train] / p[train].sum()
@@ -464,14 +464,17 @@ def choose_C(M, y, p, seed, solver, grid=C_GRID, folds=AUTO_FOLDS):
     return choose(grid, out, larger=False)
 
 
-def _pick(grid, errors, larger):
-    """The grid value with the lowest error (NaN: never); among equal errors the larger (or smaller) value."""
+def _pick(grid, errors, larger=None):
+    """The grid value with the lowest error (NaN: never); among equal errors the middle one (the lower median of
+    the tied values): ties mean the folds cannot tell the values apart (a fold's AdaBoost that stopped after one
+    perfect tree gives every nu the same error), and an end of the grid (nu = 0.9: all weight on the best voter)
+    is the worst guess then. ``larger`` is kept for the callers' reading and not used."""
     ok = np.flatnonzero(np.isfinite(errors))
     if ok.shape[0] == 0:
         return None
     best = errors[ok].min()
     tied = ok[errors[ok] <= best + 1e-12]
-    return float(grid[tied.max() if larger else tied.min()])
+    return float(grid[tied[(tied.shape[0] - 1) // 2]])
 
 
 #: where nu="auto" starts when no nu could be scored (a class with fewer rows than folds)

@@ -387,7 +387,7 @@ _NU = Param("auto", OrAuto(OrNone(Real(0.0, 1.0, "right"))), (
     "out): on each of three seeded stratified folds (``random_state``, 0 when None) AdaBoost is fitted on two "
     "thirds of the rows, and each nu of ``_lp.NU_GRID`` (0.02 to 0.9) is scored by the weighted error on the "
     "held-out third of the soft-margin LP over its voters (re-solved from the previous basis for each nu); the "
-    "lowest mean error wins (the larger nu among equal errors). The fit then runs at that nu. "
+    "lowest mean error wins (the middle one among equal errors). The fit then runs at that nu. "
     f'The chosen value is ``nu_``; see {_DOCS}, "Choosing nu and C".'))
 _CAPPING = Param(None, OrNone(Real(1.0, np.inf, "left")), (
     "The same soft margin in capped form: dual weights at most p_i n / capping (1 / capping without sample "
@@ -510,7 +510,7 @@ ESTIMATOR_PARAMS = {
             "seeded stratified folds (``random_state``, 0 when None) AdaBoost is fitted on two thirds of the rows, "
             "and each C of ``_lp.C_GRID`` (0.001 to 3) is scored by the weighted error on the held-out third of "
             "the QP over its voters (L-BFGS-B starting from the previous C's dual); the lowest mean error wins "
-            "(the smaller C among equal errors), never a C whose weights are all 0, and the QP over the voters "
+            "(the middle one among equal errors), never a C whose weights are all 0, and the QP over the voters "
             f'of the fit is solved at that C. The chosen value is ``C_``; see {_DOCS}, "Choosing nu and C".')),
         solver=Param("lbfgs", Options(("lbfgs", "highs")), (
             '"lbfgs": the bound-constrained dual with SciPy\'s L-BFGS-B, then an exact step on the active '
