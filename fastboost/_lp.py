@@ -99,6 +99,14 @@ class SoftMarginMaster:
         h.addRow(1.0, 1.0, m, np.arange(m, dtype=np.int32), np.ones(m))
         self._all = np.arange(m + 1, dtype=np.int32)
 
+    def set_caps(self, caps):
+        """Change the caps D_i (another nu): the next ``solve()`` starts from the current basis, which stays
+        dual feasible (only the bounds of u moved)."""
+        caps = np.ascontiguousarray(caps, dtype=np.float64)
+        m = self.m
+        self._h.changeColsBounds(m, np.arange(m, dtype=np.int32), np.zeros(m), caps)
+        self.caps = caps
+
     def add_columns(self, M):
         """Append the voters M[j, :] (int8 or float, one row per voter) to the master."""
         M = np.asarray(M)
@@ -219,7 +227,7 @@ def solve_rqp_highs(M, caps):
                       gap=np.nan)
 
 
-def solve_rqp_lbfgs(M, caps, max_iter=15000, gap_tol=1e-10, check_every=50):
+def solve_rqp_lbfgs(M, caps, max_iter=15000, gap_tol=1e-10, check_every=50, u0=None):
     """The regularised QP through its bound-constrained dual, maximised with SciPy's L-BFGS-B.
 
     Every ``check_every`` iterations, once the dual is within 1e-4 of its optimum, the primal b is
@@ -227,7 +235,8 @@ def solve_rqp_lbfgs(M, caps, max_iter=15000, gap_tol=1e-10, check_every=50):
     P(b) - D(u) is at most ``gap_tol`` relative, so the answer carries its own certificate of
     optimality (``QPSolution.gap``). The matrix products run on one BLAS thread: they are small
     (voters x examples), and a multi-threaded BLAS beside other busy processes was measured 10-60x
-    slower on 2 cores."""
+    slower on 2 cores. ``u0``: the starting dual (clipped into the bounds), e.g. the solution for a
+    nearby C; None starts from min(C_i, 1 / m)."""
     from scipy.optimize import minimize
     from threadpoolctl import threadpool_limits
 
@@ -259,7 +268,7 @@ def solve_rqp_lbfgs(M, caps, max_iter=15000, gap_tol=1e-10, check_every=50):
         if iterations[0] % check_every == 0 and certify(intermediate_result.x):
             raise StopIteration
 
-    u0 = np.minimum(caps, 1.0 / max(1, M.shape[1]))
+    u0 = np.minimum(caps, 1.0 / max(1, M.shape[1])) if u0 is None else np.clip(u0, 0.0, caps)
     with threadpool_limits(limits=1, user_api="blas"):
         res = minimize(negative_dual, u0, jac=True, method="L-BFGS-B", callback=callback,
                        bounds=np.column_stack([np.zeros_like(caps), caps]),
@@ -332,3 +341,182 @@ def soft_margin_caps(p, nu=None, capping=None):
                              f"weight ({m}): the dual weights u_i <= 1 / capping could not sum to 1.")
         return p * (m / capping)
     return p / (0.1 if nu is None else nu)
+
+
+# ----------------------------------------------------------------------------- nu="auto", C="auto"
+#: the values nu="auto" tries (LPBoost, RLP-Boost): from near the hard margin to many allowed margin errors
+NU_GRID = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9)
+#: the values C="auto" tries (RQP-Boost), per example (C_i = C p_i n)
+C_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+#: folds of the held-out scoring (each value is scored on every fold's held-out third of the rows)
+AUTO_FOLDS = 3
+#: a soft-margin LP whose value is at most this is degenerate (its weights may cancel out)
+DEGENERATE = 1e-9
+
+#: What ``nu="auto"`` / ``C="auto"`` found: the value chosen, the values tried, their mean held-out error over
+#: the folds (NaN: degenerate or all-zero weights on some fold) and the number of folds.
+AutoChoice = namedtuple("AutoChoice", ["value", "grid", "errors", "folds"])
+
+
+def auto_seed(random_state):
+    """The seed of the held-out folds: drawn from ``random_state`` (0 when it is None, so a fit without a
+    seed is still deterministic)."""
+    if random_state is None:
+        return 0
+    from sklearn.utils import check_random_state
+
+    return int(check_random_state(random_state).randint(2 ** 31 - 1))
+
+
+def _margin_errors(F, y, p):
+    """Weighted error of the margins y_i F(x_i) (wrong when < 0, or 0 on class index 1: sgn(0) = -1)."""
+    return float(p @ ((F < 0) | ((F == 0) & (y == 1)))) / float(p.sum())
+
+
+def _stratified_folds(y, seed, folds):
+    """(train, held-out) row index pairs of a seeded stratified split into ``folds`` parts, or [] when a class
+    has fewer rows than folds."""
+    from sklearn.model_selection import StratifiedKFold
+
+    counts = np.bincount(y.astype(np.int64), minlength=2)
+    if counts.min() < folds:
+        return []
+    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    return list(splitter.split(np.zeros(y.shape[0]), y))
+
+
+def nu_errors(M_train, q, M_held, y_held, p_held, grid=NU_GRID):
+    """The weighted held-out error (labels ``y_held`` 0 / 1, weights ``p_held``) of the soft-margin LP over the
+    voters solved on the other rows (margins ``M_train``, distribution ``q``) at every nu of ``grid``: one
+    master, re-solved from its last basis for each nu (the softest first); NaN where the LP is degenerate
+    (value <= ``DEGENERATE``)."""
+    grid = np.asarray(grid, dtype=np.float64)
+    errors = np.full(grid.shape[0], np.nan)
+    if M_train.shape[0] == 0:
+        return errors
+    master = SoftMarginMaster(q / grid[-1])
+    master.add_columns(M_train)
+    for g in range(grid.shape[0] - 1, -1, -1):
+        master.set_caps(q / grid[g])
+        sol = master.solve()
+        if sol.value > DEGENERATE and np.any(sol.weights > 0):
+            errors[g] = _margin_errors(sol.weights @ M_held, y_held, p_held)
+    return errors
+
+
+def C_errors(M_train, q, M_held, y_held, p_held, solver, grid=C_GRID):
+    """As ``nu_errors`` for the regularised QP at every C of ``grid`` (C_i = C q_i n; L-BFGS-B starts from the
+    previous C's dual); NaN where its weights are all 0."""
+    grid = np.asarray(grid, dtype=np.float64)
+    errors = np.full(grid.shape[0], np.nan)
+    if M_train.shape[0] == 0:
+        return errors
+    Mt = np.asarray(M_train, dtype=np.float64)
+    n = Mt.shape[1]
+    u = None
+    for g in range(grid.shape[0]):
+        caps = grid[g] * q * n
+        if solver == "lbfgs":
+            sol = solve_rqp_lbfgs(Mt, caps, u0=u)
+            u = sol.u
+        else:
+            sol = RQP_SOLVERS[solver](Mt, caps)
+        if np.any(sol.b > 0):
+            errors[g] = _margin_errors(sol.b @ M_held, y_held, p_held)
+    return errors
+
+
+def held_out_folds(y, seed, folds=AUTO_FOLDS):
+    """(train, held-out) index pairs of a seeded stratified split of the rows into ``folds`` parts (each row
+    held out once), or [] when a class has fewer rows than folds."""
+    return _stratified_folds(y, seed, folds)
+
+
+def choose(grid, fold_errors, larger):
+    """The AutoChoice of the per-fold errors (a list of arrays over ``grid``): the value with the lowest mean
+    error, never one that is NaN (degenerate) on some fold; among equal errors the middle one (``_pick``)."""
+    grid = np.asarray(grid, dtype=np.float64)
+    if not fold_errors:
+        return AutoChoice(None, grid, np.full(grid.shape[0], np.nan), 0)
+    errors = np.mean(fold_errors, axis=0)
+    return AutoChoice(_pick(grid, errors, larger), grid, errors, len(fold_errors))
+
+
+def choose_nu(M, y, p, seed, grid=NU_GRID, folds=AUTO_FOLDS):
+    """nu="auto" over fixed voters M (int8 or float [voters, rows], margins y_i h_j(x_i)) of the rows with labels
+    ``y`` (0 / 1) and weights ``p`` > 0: every nu of ``grid`` scored by ``nu_errors`` on each fold of
+    ``held_out_folds``, chosen by ``choose`` (among equal errors the middle one). The
+    estimators' fits use voters fitted without each fold's held-out rows instead; this one scores the voters
+    at hand (``refit_weights(nu="auto")``)."""
+    out = []
+    for train, held in held_out_folds(y, seed, folds):
+        q = p[train] / p[train].sum()
+        out.append(nu_errors(M[:, train], q, M[:, held], y[held], p[held], grid))
+    return choose(grid, out, larger=True)
+
+
+def choose_C(M, y, p, seed, solver, grid=C_GRID, folds=AUTO_FOLDS):
+    """C="auto" over fixed voters M, as ``choose_nu``."""
+    out = []
+    for train, held in held_out_folds(y, seed, folds):
+        q = p[train] / p[train].sum()
+        out.append(C_errors(M[:, train], q, M[:, held], y[held], p[held], solver, grid))
+    return choose(grid, out, larger=False)
+
+
+def _pick(grid, errors, larger=None):
+    """The grid value with the lowest error (NaN: never); among equal errors the middle one (the lower median of
+    the tied values): ties mean the folds cannot tell the values apart (a fold's AdaBoost that stopped after one
+    perfect tree gives every nu the same error), and an end of the grid (nu = 0.9: all weight on the best voter)
+    is the worst guess then. ``larger`` is kept for the callers' reading and not used."""
+    ok = np.flatnonzero(np.isfinite(errors))
+    if ok.shape[0] == 0:
+        return None
+    best = errors[ok].min()
+    tied = ok[errors[ok] <= best + 1e-12]
+    return float(grid[tied[(tied.shape[0] - 1) // 2]])
+
+
+#: where nu="auto" starts when no nu could be scored (a class with fewer rows than folds)
+FALLBACK_NU = 0.2
+#: where C="auto" starts when no C could be scored
+FALLBACK_C = 0.1
+
+
+def solve_nu_from(M, p, start):
+    """The soft-margin LP over M on the distribution p at ``start``, or, should it be degenerate, at the next
+    larger nu of ``NU_GRID`` that is not. Returns (nu, LPSolution)."""
+    master = SoftMarginMaster(p / start)
+    master.add_columns(M)
+    for nu in [start] + [g for g in NU_GRID if g > start]:
+        master.set_caps(p / nu)
+        sol = master.solve()
+        if sol.value > DEGENERATE:
+            break
+    return nu, sol
+
+
+def solve_C_from(M, p, start, solver):
+    """The QP over M at ``start``, or at the next larger C of ``C_GRID`` while its weights are all 0.
+    Returns (C, QPSolution)."""
+    Mf = np.asarray(M, dtype=np.float64)
+    for C in [start] + [g for g in C_GRID if g > start]:
+        sol = RQP_SOLVERS[solver](Mf, C * p * p.shape[0])
+        if np.any(sol.b > 0):
+            break
+    return C, sol
+
+
+def solve_auto_nu(M, y, p, seed):
+    """nu="auto" over the voters at hand: ``choose_nu``, then ``solve_nu_from`` on all the rows (from
+    ``FALLBACK_NU`` when nothing could be scored). Returns (nu, LPSolution, AutoChoice)."""
+    choice = choose_nu(M, y, p, seed)
+    nu, sol = solve_nu_from(M, p, FALLBACK_NU if choice.value is None else choice.value)
+    return nu, sol, choice
+
+
+def solve_auto_C(M, y, p, seed, solver):
+    """C="auto" over the voters at hand: ``choose_C``, then ``solve_C_from``. Returns (C, QPSolution, AutoChoice)."""
+    choice = choose_C(M, y, p, seed, solver)
+    C, sol = solve_C_from(M, p, FALLBACK_C if choice.value is None else choice.value, solver)
+    return C, sol, choice

@@ -71,6 +71,8 @@ SCALARS = {
     "initial_cost_": "float",
     "objective_": "float",
     "lp_time_": "float",
+    "nu_": "float",
+    "C_": "float",
     "fit_time_": "float",
     "bin_time_": "float",
     "n_features_quantised_": "int",

@@ -346,3 +346,147 @@ def test_no_positive_soft_margin_is_a_warning_not_a_silent_constant_model(cls):
         large = cls(40, nu=0.4).fit(X, y)
     assert large.objective_ > 0
     assert len(np.unique(large.predict(X))) == 2
+
+
+# ----------------------------------------------------------------------------- nu="auto", C="auto", refit_weights
+def test_master_re_solved_at_other_caps_matches_a_fresh_lp():
+    """set_caps moves only the bounds of u: the re-solve from the previous basis reaches the LP of the new caps."""
+    rng = np.random.default_rng(3)
+    M = np.sign(rng.normal(0.3, 1.0, (25, 120))).astype(np.int8)
+    p = rng.random(120)
+    p /= p.sum()
+    master = SoftMarginMaster(p / 0.5)
+    master.add_columns(M)
+    for nu in (0.5, 0.05, 0.9, 0.2, 0.02, 0.6):
+        master.set_caps(p / nu)
+        sol = master.solve()
+        ref = linprog_soft_margin_lp(M, p / nu)
+        assert sol.value == pytest.approx(ref.value, abs=1e-8)
+        assert sol.beta == pytest.approx(sol.value, abs=1e-8)
+        assert np.all(sol.u <= p / nu + 1e-12) and sol.u.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_choose_nu_scores_each_nu_by_held_out_error_of_the_fold_lps(seed):
+    """choose_nu against a plain reference: each fold's LP solved from scratch with linprog at every nu (real
+    margins make each optimum unique), its weighted held-out error, NaN for a degenerate LP, averaged."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from fastboost._lp import AUTO_FOLDS, NU_GRID, choose_nu
+
+    rng = np.random.default_rng(seed)
+    n, k = 150, 12
+    y = (rng.random(n) < 0.4).astype(np.uint8)
+    M = rng.normal(0.15, 1.0, (k, n))
+    p = rng.random(n) + 0.5
+    p /= p.sum()
+    choice = choose_nu(M, y, p, seed=7)
+    ref = np.zeros(len(NU_GRID))
+    folds = StratifiedKFold(n_splits=AUTO_FOLDS, shuffle=True, random_state=7).split(np.zeros(n), y)
+    for train, held in folds:
+        q = p[train] / p[train].sum()
+        for g, nu in enumerate(NU_GRID):
+            sol = linprog_soft_margin_lp(M[:, train], q / nu)
+            F = sol.weights @ M[:, held]
+            wrong = (F < 0) | ((F == 0) & (y[held] == 1))
+            ref[g] += np.nan if sol.value <= 1e-9 else (p[held] @ wrong) / p[held].sum() / AUTO_FOLDS
+    np.testing.assert_allclose(choice.errors, ref, atol=1e-12)
+    ok = np.isfinite(ref)
+    assert ok.any()
+    best = ref[ok].min()
+    tied = [nu for nu, e in zip(NU_GRID, ref) if np.isfinite(e) and e <= best + 1e-12]
+    assert choice.value == tied[(len(tied) - 1) // 2]
+
+
+@pytest.mark.parametrize("cls", [RLPBoostClassifier, LPBoostClassifier])
+def test_auto_nu_is_never_a_degenerate_lp(cls):
+    """Where nu=0.01 gives an LP of value 0 (the case above), nu="auto" (the default) does not, and warns nothing."""
+    from fastboost._lp import NU_GRID
+    from fastboost.datasets import make_waveform
+
+    X, y = make_waveform(600, random_state=3, binary=True, positive_class=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = cls(40).fit(X, y)
+    assert clf.get_params()["nu"] == "auto"
+    assert clf.nu_ in NU_GRID and clf.objective_ > 1e-9
+    assert len(np.unique(clf.predict(X))) == 2
+    # the weights are the LP over the kept voters at nu_ (checked independently with linprog)
+    M = voter_margins_of(clf, X, y)
+    caps = soft_margin_caps(np.full(len(y), 1.0 / len(y)), clf.nu_)
+    assert clf.objective_ == pytest.approx(linprog_soft_margin_lp(M, caps).value, abs=1e-7)
+    if cls is LPBoostClassifier:  # column generation ran at the chosen nu: the published algorithm at nu_
+        assert np.all(np.diff(clf.rounds_["lp_value"]) >= -1e-9)
+        assert clf.rounds_["lp_value"][-1] == pytest.approx(clf.objective_, abs=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore:.*soft-margin LP's value")
+def test_numeric_nu_sets_nu_and_capping_sets_its_nu():
+    X, y = small_data(1, n=80)
+    assert RLPBoostClassifier(10, nu=0.3).fit(X, y).nu_ == 0.3
+    assert RLPBoostClassifier(10, nu=None).fit(X, y).nu_ == 0.1
+    assert LPBoostClassifier(10, capping=20.0).fit(X, y).nu_ == pytest.approx(20.0 / 80)
+    assert RQPBoostClassifier(10, C=0.5).fit(X, y).C_ == 0.5
+
+
+def test_auto_C_is_chosen_on_held_out_folds_and_refit_weights_resolves_the_qp(twonorm):
+    from fastboost._lp import C_GRID
+
+    X, y, Xt, yt = twonorm
+    clf = RQPBoostClassifier(30).fit(X, y)
+    assert clf.get_params()["C"] == "auto" and clf.C_ in C_GRID
+    assert clf.estimator_weights_.sum() == pytest.approx(1.0)
+    M = voter_margins_of(clf, X, y).astype(np.float64)
+    p = np.full(len(y), 1.0 / len(y))
+    for C in (clf.C_, 0.05):
+        clf.refit_weights(X, y, C=C)
+        ref = solve_rqp_highs(M, C * p * len(y))
+        assert clf.C_ == C
+        assert clf.objective_ == pytest.approx(ref.objective, rel=1e-6, abs=1e-8)
+        assert clf.n_estimators_ == M.shape[0]  # voters set to 0 keep their place
+
+
+@pytest.mark.parametrize("cls", [RLPBoostClassifier, LPBoostClassifier])
+def test_refit_weights_solves_the_lp_over_the_fitted_voters(cls, twonorm):
+    X, y, Xt, yt = twonorm
+    clf = cls(40, nu=0.3).fit(X, y)
+    value = clf.objective_
+    M = voter_margins_of(clf, X, y)
+    p = np.full(len(y), 1.0 / len(y))
+    assert clf.refit_weights(X, y, nu=0.3) is clf
+    assert clf.objective_ == pytest.approx(value, abs=1e-9)  # the dropped voters had weight 0
+    for nu in (0.05, 0.6):
+        clf.refit_weights(X, y, nu=nu)
+        assert clf.nu_ == nu
+        assert clf.objective_ == pytest.approx(linprog_soft_margin_lp(M, soft_margin_caps(p, nu)).value, abs=1e-7)
+        assert lp_value_of(M, soft_margin_caps(p, nu), clf.estimator_weights_) == pytest.approx(clf.objective_,
+                                                                                                 abs=1e-7)
+        np.testing.assert_array_equal(clf.estimator_weights_, clf.rounds_["alpha"])
+    # sample weights: a weight of 2 is a repeated row
+    w = np.r_[np.full(300, 2), np.ones(len(y) - 300)]
+    clf.refit_weights(X, y, nu=0.2, sample_weight=w)
+    a = clf.objective_
+    clf.refit_weights(np.r_[X, X[:300]], np.r_[y, y[:300]], nu=0.2)
+    assert clf.objective_ == pytest.approx(a, abs=1e-9)
+    clf.refit_weights(X, y, nu="auto")
+    assert 0 < clf.nu_ < 1
+    with pytest.raises(ValueError, match="nu must be"):
+        clf.refit_weights(X, y, nu=1.5)
+    with pytest.raises(ValueError, match="labels the model was not fitted on"):
+        clf.refit_weights(X, np.where(y == 1, 5, 0), nu=0.2)
+
+
+def test_refit_weights_one_vs_rest_and_model_files_keep_auto_and_the_chosen_values(tmp_path):
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    clf = RLPBoostClassifier(15).fit(X, y)
+    clf.save(tmp_path / "m.fbm")
+    back = load(tmp_path / "m.fbm")
+    assert back.get_params()["nu"] == "auto"
+    assert [m.nu_ for m in back.estimators_] == [m.nu_ for m in clf.estimators_]
+    clf.refit_weights(X, y, nu=0.4)
+    assert [m.nu_ for m in clf.estimators_] == [0.4] * 3
+    binary = RQPBoostClassifier(15).fit(X, (y == 1).astype(int))
+    binary.save(tmp_path / "b.fbm")
+    assert load(tmp_path / "b.fbm").C_ == binary.C_
