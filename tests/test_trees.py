@@ -459,7 +459,7 @@ def test_quadboost_least_squares_trees(variant):
     X, y = make_twonorm(1200, random_state=9)
     X[::11, 4] = np.nan
     ys = np.where(y == 1, 1.0, -1.0)
-    model = QuadBoostClassifier(25, max_depth=3, reweight_at_end=False, **variant).fit(X, y)
+    model = QuadBoostClassifier(25, max_depth=3, reweight_at_end=False, learning_rate=1.0, **variant).fit(X, y)
     F = np.array([np.zeros(len(y))] + list(model.staged_decision_function(X)))
     lam = variant.get("lam", 0.0)
     pen = variant.get("penalty")
