@@ -488,7 +488,7 @@ def test_quadboost_least_squares_trees(variant):
         assert obj_prev - obj == pytest.approx(dec, abs=1e-10), f"round {t}"
         assert model.rounds_["cost"][t] == pytest.approx(obj, rel=1e-9)
         obj_prev = obj
-    again = QuadBoostClassifier(25, max_depth=3, reweight_every=5, **variant).fit(X, y)
+    again = QuadBoostClassifier(25, max_depth=3, reweight_every=5, learning_rate=1.0, **variant).fit(X, y)
     assert again.objective_ <= obj_prev + 1e-12
     Fa = again.decision_function(X)
     alphas = again.rounds_["alpha"]
