@@ -71,12 +71,12 @@ def fits(highs):
         ("vadaboost depth 2", "ringnorm", fb.VadaBoostClassifier(30, max_depth=2, **common)),
         ("ebboost stumps", "twonorm", fb.EBBoostClassifier(40, **common)),
         ("ebboost stumps trimmed", "twonorm", fb.EBBoostClassifier(40, weight_trim_rate=0.99, **common)),
-        ("saboost stumps", "twonorm", fb.SABoostClassifier(40, **common)),
+        ("saboost stumps", "twonorm", fb.SABoostClassifier(40, gamma=1.0, schedule="inverse", **common)),
         ("lazyboost stumps", "twonorm", fb.LazyBoostClassifier(40, **common)),
         ("quadboost stumps", "twonorm", fb.QuadBoostClassifier(40, penalty="l2", lam=0.1, reweight_every=10,
                                                                **common)),
         ("quadboost depth 2", "ringnorm", fb.QuadBoostClassifier(30, max_depth=2, penalty="l1", lam=0.01,
-                                                                 reweight_every=10, **common)),
+                                                                 reweight_every=10, learning_rate=1.0, **common)),
         ("adaboost stumps categorical", "categorical",
          fb.AdaBoostClassifier(40, categorical_features=[0, 1], **common)),
         ("adaboost depth 3 categorical", "categorical",
@@ -122,7 +122,8 @@ def dask_fits(client, sets):
         ("dask samme depth 2", "waveform", fd.DaskAdaBoostClassifier(20, max_depth=2, random_state=0)),
         ("dask ebboost stumps", "twonorm", fd.DaskEBBoostClassifier(20, random_state=0)),
         ("dask quadboost depth 2", "ringnorm", fd.DaskQuadBoostClassifier(20, max_depth=2, penalty="l2", lam=0.1,
-                                                                          reweight_every=5, random_state=0)),
+                                                                          learning_rate=1.0, reweight_every=5,
+                                                                          random_state=0)),
     ]
     for name, key, est in specs:
         X, y = sets[key]
