@@ -143,7 +143,8 @@ def candidates(booster, quick, cart=False):
         return [(f"lam={lam:.2g}", lambda lam=lam: lambda **kw: fb.QuadBoostClassifier(
             penalty="l1", lam=lam, reweight_at_end=False, **kw)) for lam in qls]
     if booster == "SABoost":
-        return [(f"gamma={g}", lambda g=g: lambda **kw: fb.SABoostClassifier(gamma=g, schedule="inverse", **kw)) for g in GAMMAS]
+        return [(f"gamma={g}", lambda g=g: lambda **kw: fb.SABoostClassifier(gamma=g, schedule="inverse", **kw))
+                for g in GAMMAS]
     if booster == "RLP-Boost":
         return [(f"nu={nu}", lambda nu=nu: lambda **kw: fb.RLPBoostClassifier(nu=nu, **kw))
                 for nu in (NUS[1::2] if quick else NUS)]
