@@ -1173,8 +1173,37 @@ class _RefitWeights:
         self.estimator_weights_ = self.rounds_["alpha"].copy()
 
 
+class _RefitNu(_RefitWeights):
+    """``refit_weights`` at another ``nu`` (LPBoost, RLP-Boost: the same soft-margin LP over the voters)."""
+
+    def refit_weights(self, X, y, nu, sample_weight=None):
+        """Re-solve the soft-margin LP at another ``nu`` over this model's voters, without fitting voters again.
+
+        The voters revisited are those in ``rounds_`` (and ``nodes_``): the ones the fit kept, whose weight was
+        positive, plus any an earlier ``refit_weights`` set to 0 (they keep their place); voters the fit
+        itself dropped are gone. X, y (and ``sample_weight``) are the rows the LP is solved on, normally the
+        training rows. ``nu``: a number in (0, 1], or "auto" (chosen on these rows as in ``fit``). Sets
+        ``rounds_["alpha"]``, ``estimator_weights_``, ``nu_`` and ``objective_``; one LP per call (a search
+        over nu costs one LP per value, not one fit). One-vs-rest: every class's model. Returns self.
+        """
+        _refit_nu_check(nu)
+        check_is_fitted(self)
+        if hasattr(self, "estimators_"):
+            return self._refit_one_vs_rest(X, y, sample_weight, nu=nu)
+        M, yr, p = self._refit_margins(X, y, sample_weight)
+        if _auto(nu):
+            nu, sol, _ = solve_auto_nu(M, yr, p, auto_seed(self.random_state))
+        else:
+            sol = solve_soft_margin_lp(M, soft_margin_caps(p, nu))
+        self.nu_ = float(nu)
+        self.objective_ = sol.value
+        _warn_no_soft_margin(self, sol.value)
+        self._set_refitted(sol.weights)
+        return self
+
+
 @register_model_class
-class LPBoostClassifier(_RefitWeights, BaseBoostClassifier):
+class LPBoostClassifier(_RefitNu, BaseBoostClassifier):
     __doc__ = estimator_doc("LPBoostClassifier", """
     LPBoost (Demiriz, Bennett & Shawe-Taylor 2002): totally corrective boosting by column generation.
 
@@ -1307,31 +1336,6 @@ class LPBoostClassifier(_RefitWeights, BaseBoostClassifier):
         super()._set_rounds(model)
         self.rounds_["cost"] = 1.0 - self.rounds_["lp_value"]  # exact where exp(log) would round
 
-    def refit_weights(self, X, y, nu, sample_weight=None):
-        """Re-solve the soft-margin LP at another ``nu`` over this model's voters, without fitting voters again.
-
-        The voters revisited are those in ``rounds_`` (and ``nodes_``): the ones the fit kept, whose weight was
-        positive, plus any an earlier ``refit_weights`` set to 0 (they keep their place); voters the fit
-        itself dropped are gone. X, y (and ``sample_weight``) are the rows the LP is solved on, normally the
-        training rows. ``nu``: a number in (0, 1], or "auto" (chosen on these rows as in ``fit``). Sets
-        ``rounds_["alpha"]``, ``estimator_weights_``, ``nu_`` and ``objective_``; one LP per call (a search
-        over nu costs one LP per value, not one fit). One-vs-rest: every class's model. Returns self.
-        """
-        _refit_nu_check(nu)
-        check_is_fitted(self)
-        if hasattr(self, "estimators_"):
-            return self._refit_one_vs_rest(X, y, sample_weight, nu=nu)
-        M, yr, p = self._refit_margins(X, y, sample_weight)
-        if _auto(nu):
-            nu, sol, _ = solve_auto_nu(M, yr, p, auto_seed(self.random_state))
-        else:
-            sol = solve_soft_margin_lp(M, soft_margin_caps(p, nu))
-        self.nu_ = float(nu)
-        self.objective_ = sol.value
-        _warn_no_soft_margin(self, sol.value)
-        self._set_refitted(sol.weights)
-        return self
-
 
 class _ReweightedAdaBoost(BaseBoostClassifier):
     """AdaBoost (stumps or trees, with its validation early stopping), then only the voters' weights
@@ -1364,7 +1368,7 @@ class _ReweightedAdaBoost(BaseBoostClassifier):
 
 
 @register_model_class
-class RLPBoostClassifier(_RefitWeights, _ReweightedAdaBoost):
+class RLPBoostClassifier(_RefitNu, _ReweightedAdaBoost):
     __doc__ = estimator_doc("RLPBoostClassifier", """
     RLP-Boost (Raetsch, Onoda & Mueller 2001, LP_reg-AdaBoost): AdaBoost's voters re-weighted by the
     soft-margin LP.
@@ -1412,30 +1416,6 @@ class RLPBoostClassifier(_RefitWeights, _ReweightedAdaBoost):
         _warn_no_soft_margin(self, sol.value)
         return sol.weights, sol.value
 
-    def refit_weights(self, X, y, nu, sample_weight=None):
-        """Re-solve the soft-margin LP at another ``nu`` over this model's voters, without fitting voters again.
-
-        The voters revisited are those in ``rounds_`` (and ``nodes_``): the ones the fit kept, whose weight was
-        positive, plus any an earlier ``refit_weights`` set to 0 (they keep their place); voters the fit
-        itself dropped are gone. X, y (and ``sample_weight``) are the rows the LP is solved on, normally the
-        training rows. ``nu``: a number in (0, 1], or "auto" (chosen on these rows as in ``fit``). Sets
-        ``rounds_["alpha"]``, ``estimator_weights_``, ``nu_`` and ``objective_``; one LP per call (a search
-        over nu costs one LP per value, not one fit). One-vs-rest: every class's model. Returns self.
-        """
-        _refit_nu_check(nu)
-        check_is_fitted(self)
-        if hasattr(self, "estimators_"):
-            return self._refit_one_vs_rest(X, y, sample_weight, nu=nu)
-        M, yr, p = self._refit_margins(X, y, sample_weight)
-        if _auto(nu):
-            nu, sol, _ = solve_auto_nu(M, yr, p, auto_seed(self.random_state))
-        else:
-            sol = solve_soft_margin_lp(M, soft_margin_caps(p, nu))
-        self.nu_ = float(nu)
-        self.objective_ = sol.value
-        _warn_no_soft_margin(self, sol.value)
-        self._set_refitted(sol.weights)
-        return self
 
 
 @register_model_class
