@@ -116,26 +116,11 @@ def load(name, quick=False):
         make = {"twonorm": make_twonorm, "ringnorm": make_ringnorm, "waveform": make_waveform}[name]
         X, y = make(rows, random_state=seed)
         how = f"`fastboost.datasets.make_{name}({rows}, random_state={seed})`"
-    elif name == "breast_cancer":
-        from sklearn.datasets import load_breast_cancer
+    elif name in ("breast_cancer", "digits", "wine", "iris"):
+        import sklearn.datasets
 
-        X, y = load_breast_cancer(return_X_y=True)
-        how = "`sklearn.datasets.load_breast_cancer()`"
-    elif name == "digits":
-        from sklearn.datasets import load_digits
-
-        X, y = load_digits(return_X_y=True)
-        how = "`sklearn.datasets.load_digits()`"
-    elif name == "wine":
-        from sklearn.datasets import load_wine
-
-        X, y = load_wine(return_X_y=True)
-        how = "`sklearn.datasets.load_wine()`"
-    elif name == "iris":
-        from sklearn.datasets import load_iris
-
-        X, y = load_iris(return_X_y=True)
-        how = "`sklearn.datasets.load_iris()`"
+        X, y = getattr(sklearn.datasets, f"load_{name}")(return_X_y=True)
+        how = f"`sklearn.datasets.load_{name}()`"
     elif name == "diabetes":
         from sklearn.datasets import load_diabetes
 
