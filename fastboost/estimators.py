@@ -221,10 +221,15 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             t1 = time.perf_counter()
             model = self._boost(codes, y_idx, p, mapper, val, classes.shape[0], resume)
         self._set_fit_result(model, mapper, t1 - t0, time.perf_counter() - t0)
+        self._set_cover(codes, mapper, sw)
+        return self
+
+    def _set_cover(self, codes, mapper, sw):
+        """``cover_``, each node's summed sample weight on the training rows (for predict_contrib), from the bin
+        codes the fit read: a fit from a ``Dataset`` and one in memory of the same rows get the same."""
         from .explain import fit_cover
 
-        self.cover_ = fit_cover(self, X, sw)  # each node's summed sample weight, for predict_contrib
-        return self
+        self.cover_ = fit_cover(self, codes, mapper.missing_code, sw)
 
     def _clear_fitted_state(self):
         """Drop every fitted attribute (all input has been checked); return the fit a warm start continues
@@ -623,12 +628,16 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         total = 0.0
         for t in range(self.n_estimators_):
             total += abs(float(self.rounds_["alpha"][t]))
-            with n_threads(self.n_jobs):
-                if self.nodes_ is not None:
-                    add_trees(X, self.nodes_[t:t + 1], self.rounds_[t:t + 1], self.classes_.shape[0], margin)
-                else:
-                    add_stump(X, self.rounds_, t, margin[:, 0])
+            self._add_round(X, t, margin)
             yield (margin[:, 0].copy() if self._n_scores == 1 else margin.copy()), total
+
+    def _add_round(self, X, t, margin):
+        """margin (float64[n, 1 or K]) += round t's alpha_t h_t on checked X."""
+        with n_threads(self.n_jobs):
+            if self.nodes_ is not None:
+                add_trees(X, self.nodes_[t:t + 1], self.rounds_[t:t + 1], self.classes_.shape[0], margin)
+            else:
+                add_stump(X, self.rounds_, t, margin[:, 0])
 
     def _alpha_total(self):
         """sum_t |alpha_t|, added in round order (as the staged methods add it)."""
@@ -658,10 +667,16 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         X = self._check_predict_X(X)
         return self._scores(self._raw_decision(X), None if hasattr(self, "estimators_") else self._alpha_total())
 
+    def _staged(self, X):
+        """``_staged_raw`` of X as given: in memory, or a Dataset or parquet files read batch by batch."""
+        if _dataset.is_batched(X):
+            return _dataset.staged_raw(self, X)
+        return self._staged_raw(self._check_predict_X(X))
+
     def staged_decision_function(self, X):
-        """``decision_function`` after each kept round; the last equals ``decision_function(X)``."""
-        X = self._check_predict_X(X)
-        for raw, total in self._staged_raw(X):
+        """``decision_function`` after each kept round; the last equals ``decision_function(X)``. X may be a
+        ``fastboost.Dataset`` or parquet files (read in batches, once per chunk of rounds)."""
+        for raw, total in self._staged(X):
             yield self._scores(raw, total)
 
     def _margin_to_label(self, margin):
@@ -704,6 +719,12 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
         return predict_contrib(self, X)
 
+    def _contrib(self, X):
+        """predict_contrib on checked X."""
+        from .explain import contrib
+
+        return contrib(self, X)
+
     def predict(self, X):
         """``classes_[1]`` where F(x) > 0, else ``classes_[0]`` (sgn(0) = -1); K > 2: the top score's class.
         X may be a ``fastboost.Dataset`` or parquet files (a path, directory or pattern): read in batches."""
@@ -726,17 +747,32 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             return np.log(self.predict_proba(X))
 
     def staged_predict(self, X):
-        for raw, _ in self._staged_raw(self._check_predict_X(X)):
+        for raw, _ in self._staged(X):
             yield self._margin_to_label(raw)
 
     def staged_predict_proba(self, X):
-        for raw, total in self._staged_raw(self._check_predict_X(X)):
+        for raw, total in self._staged(X):
             yield self._margin_to_proba(raw, total)
 
-    def staged_score(self, X, y, sample_weight=None):
-        """Accuracy after each kept round."""
+    def _score_labels(self, X, y, sample_weight, what):
+        if _dataset.is_batched(X):
+            return _dataset.labels_and_weights(self, X, y, sample_weight, what)
+        return y, sample_weight
+
+    def score(self, X, y=None, sample_weight=None):
+        """Accuracy of ``predict(X)`` against y (scikit-learn's ``score``). X may be a ``fastboost.Dataset``
+        (its labels and weights: y=None) or parquet files, read in batches."""
         from sklearn.metrics import accuracy_score
 
+        y, sample_weight = self._score_labels(X, y, sample_weight, "score")
+        return float(accuracy_score(y, self.predict(X), sample_weight=sample_weight))
+
+    def staged_score(self, X, y=None, sample_weight=None):
+        """Accuracy after each kept round. X may be a ``fastboost.Dataset`` (its labels and weights) or parquet
+        files."""
+        from sklearn.metrics import accuracy_score
+
+        y, sample_weight = self._score_labels(X, y, sample_weight, "staged_score")
         for pred in self.staged_predict(X):
             yield accuracy_score(y, pred, sample_weight=sample_weight)
 

@@ -32,6 +32,7 @@ def same_model(a, b):
         assert (x.nodes_ is None) == (z.nodes_ is None)
         if x.nodes_ is not None:
             assert x.nodes_.tobytes() == z.nodes_.tobytes()
+        assert x.cover_.tobytes() == z.cover_.tobytes()  # (predict_contrib's cover, from the codes)
     assert np.array_equal(a.classes_, b.classes_)
 
 
@@ -131,6 +132,7 @@ def test_from_batches_equals_in_memory(small_sample, n, seed, batches, kind, wei
     model = AdaBoostClassifier(**params).fit(ds)
     same_model(ref, model)
     assert np.array_equal(model.predict_proba(ds), ref.predict_proba(frame))
+    assert np.array_equal(model.predict_contrib(ds), ref.predict_contrib(frame))
     assert ds.codes.shape == (frame.shape[1], n)
 
 
@@ -424,3 +426,45 @@ def test_class_weight(small_sample, class_weight):
     same_model(ref, est.__class__(**est.get_params()).fit(ds))
     with pytest.raises(ValueError, match="build the Dataset with the estimator's class_weight"):
         est.__class__(**est.get_params()).set_params(class_weight=None).fit(ds)
+
+
+# ---------------------------------------------------------------------------------------------- staged, score, contrib
+@pytest.mark.parametrize("params, n_classes", [({}, 2), ({"max_depth": 2}, 2), ({"max_depth": 2}, 3)])
+def test_staged_score_and_contrib_read_a_dataset_in_batches(small_sample, monkeypatch, tmp_path, params, n_classes):
+    """Staged predictions, score and contributions of a Dataset (and of parquet files) equal the in-memory
+    ones, with the rows read once per chunk of rounds."""
+    from fastboost import dataset
+
+    frame, y, w = table(90, 3, 3)
+    if n_classes == 3:
+        y = np.random.default_rng(0).integers(0, 3, 90)
+    ds = Dataset(frame, y, w, random_state=0, batch_rows=17)
+    model = AdaBoostClassifier(7, random_state=0, **params).fit(ds)
+    monkeypatch.setattr(dataset, "STAGED_BYTES", 8 * 90 * 3 * (1 if n_classes == 2 else 3))  # 3 rounds a reading
+    path = write_parquet(tmp_path, frame, y, w, [(0, 40), (40, 90)])
+    for method in ("staged_decision_function", "staged_predict", "staged_predict_proba"):
+        ref = list(getattr(model, method)(frame))
+        assert len(ref) == model.n_estimators_ == 7
+        for X in (ds, str(path)):
+            got = list(getattr(model, method)(X))
+            assert len(got) == len(ref) and all(np.array_equal(a, b) for a, b in zip(got, ref)), method
+    assert model.score(ds) == model.score(frame, y, w)
+    assert model.score(str(path), y, w) == model.score(frame, y, w)
+    assert list(model.staged_score(ds)) == list(model.staged_score(frame, y, w))
+    assert np.array_equal(model.predict_contrib(ds), model.predict_contrib(frame))
+    assert np.array_equal(model.predict_contrib(str(path)), model.predict_contrib(frame))
+    with pytest.raises(ValueError, match="labels and weights come from the Dataset"):
+        model.score(ds, y)
+    with pytest.raises(ValueError, match="needs y"):
+        model.score(str(path))
+
+
+def test_staged_on_a_dataset_of_a_one_vs_rest_model(small_sample):
+    frame, _, w = table(60, 2, 1)
+    y = np.random.default_rng(1).integers(0, 3, 60)
+    ds = Dataset(frame, y, random_state=0)
+    model = AdaBoostClassifier(3, leaf="real", random_state=0).fit(ds)
+    with pytest.raises(NotImplementedError, match="one-vs-rest"):
+        next(model.staged_predict(ds))
+    assert model.score(ds) == model.score(frame, y)
+    assert np.array_equal(model.predict_contrib(ds), model.predict_contrib(frame))
