@@ -1038,9 +1038,14 @@ def check_for_fit(est, ds):
         raise ValueError(f"{name}(class_weight={est.class_weight!r}) cannot fit a Dataset built with class_weight="
                          f"{_class_weight_text(ds)} (its bin edges come from the class-weighted rows); build the "
                          "Dataset with the estimator's class_weight.")
-    if est.validation_fraction is not None:
-        raise ValueError(f"{name}: validation_fraction with a Dataset: pass eval_set=(Dataset(..., "
-                         "reference=train),) instead.")
+
+
+def held_out(codes, y_idx, sw, rows):
+    """(training codes, labels, weights, (validation codes, labels, distribution)) of binned rows split into
+    ``rows`` = (training rows, validation rows)."""
+    tr, va = rows
+    return (np.ascontiguousarray(codes[:, tr]), y_idx[tr], sw[tr],
+            (np.ascontiguousarray(codes[:, va]), y_idx[va].astype(Y_DTYPE), v.as_distribution(sw[va])))
 
 
 def _class_weight_text(ds):
@@ -1106,9 +1111,11 @@ def _fit(est, ds, y, sample_weight, eval_set):
     val_ds = _eval_dataset(est, ds, eval_set)
     if classes.shape[0] > 2 and not (est._samme and getattr(est, "leaf", "discrete") == "discrete"):
         return _fit_one_vs_rest(est, ds, labels, classes, val_ds)
-    if val_ds is None and est.n_iter_no_change is not None:
-        raise ValueError("n_iter_no_change needs a validation set: pass eval_set=(Dataset(..., reference=train),) "
-                         "to fit.")
+    if eval_set is not None and est.validation_fraction is not None:
+        raise ValueError("Pass either eval_set or validation_fraction, not both.")
+    sw = ds._fit_weight if ds._fit_weight is not None else np.ones(ds.n_rows)
+    # validation_fraction (or n_iter_no_change alone): the rows the in-memory fit holds out, by the labels
+    held = est._held_out_rows(y_idx, sw, eval_set)
     val = None
     if val_ds is not None:
         yv = v.check_y(val_ds.label, val_ds.n_rows, name)
@@ -1128,11 +1135,15 @@ def _fit(est, ds, y, sample_weight, eval_set):
     if resume is not None and _digest(resume.mapper, ds.categories) != ds.edges_digest:
         raise ValueError(f"{name}(warm_start=True) continues a fit on the same training data; this Dataset was "
                          "binned with other bin edges. Set warm_start=False to fit new data.")
+    codes = ds.codes
+    if held is not None:  # (the training rows' codes copied into memory)
+        codes, y_idx, sw, val = held_out(codes, y_idx, sw, held)
+        p = v.as_distribution(sw)
     if resume is not None:
-        est._check_resume(resume, ds.codes, y_idx, p, val)
-    model = est._boost(ds.codes, y_idx, p, mapper, val, classes.shape[0], resume)
+        est._check_resume(resume, codes, y_idx, p, val)
+    model = est._boost(codes, y_idx, p, mapper, val, classes.shape[0], resume)
     est._set_fit_result(model, mapper, 0.0, time.perf_counter() - t0)  # (binned when the Dataset was built)
-    est._set_cover(ds.codes, mapper, ds._fit_weight if ds._fit_weight is not None else np.ones(ds.n_rows))
+    est._set_cover(codes, mapper, sw)
     return est
 
 

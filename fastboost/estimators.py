@@ -72,11 +72,6 @@ MAX_DEPTH = 8
 EARLY_STOPPING_FRACTION = 0.1
 
 
-
-def _take_rows(X, rows):
-    return X.iloc[rows] if v.is_dataframe(X) else X[rows]
-
-
 _STRUCTURE = ["feature", "bin", "threshold", "missing_left", "left", "right", "categorical", "cat_left"]
 
 
@@ -198,6 +193,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             return self._fit_one_vs_rest(X, X_in, y, classes, sample_weight, eval_set)
         sw = v.check_sample_weight(sample_weight, n_samples)
         X, y_idx, sw, val = self._validation_split(X, y_idx, sw, classes, eval_set)
+        held = self._held_out_rows(y_idx, sw, eval_set) if val is None else None
         p = v.as_distribution(sw)
         # all input checked: only now replace any earlier fit's state
         resume = self._clear_fitted_state()
@@ -214,7 +210,10 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             else:
                 mapper = resume.mapper
                 codes = mapper.transform(X)
-            if val is not None:
+            if held is not None:  # binned with every row (as a Dataset is), then the held-out rows set apart
+                codes, y_idx, sw, val = _dataset.held_out(codes, y_idx, sw, held)
+                p = v.as_distribution(sw)
+            elif val is not None:
                 val = (mapper.transform(val[0]), val[1], val[2])
             if resume is not None:
                 self._check_resume(resume, codes, y_idx, p, val)
@@ -388,48 +387,54 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return EARLY_STOPPING_FRACTION if self.n_iter_no_change is not None else None
 
     def _validation_split(self, X, y_idx, sw, classes, eval_set):
-        """(X_train, y_train, sw_train, (X_val, y_val_idx uint8, p_val) or None), all checked."""
+        """(X, y_idx, sw, (X_val, y_val_idx uint16, p_val) of eval_set, checked, or None). The rows
+        ``validation_fraction`` holds out are set apart after binning (``_held_out_rows``)."""
         name = type(self).__name__
         if eval_set is not None and self.validation_fraction is not None:
             raise ValueError("Pass either eval_set or validation_fraction, not both.")
-        fraction = self._held_out_fraction(eval_set)
-        if eval_set is None and fraction is None:
+        if eval_set is None:
             return X, y_idx, sw, None
-        if eval_set is not None:
-            if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
-                raise TypeError("eval_set must be a tuple (X_val, y_val) or (X_val, y_val, sample_weight_val).")
-            cats = self.__dict__.get("_cat")
-            Xv = eval_set[0]
-            if cats is None:
-                Xv = v.check_X(Xv, name)
-            else:  # the training data's categories
-                Xv = np.asarray(Xv) if not (v.is_dataframe(Xv) or isinstance(Xv, np.ndarray)) else Xv
-                Xv = _categorical.encode(v.check_X(Xv, name, categorical=[c is not None for c in cats]), cats)
-            if Xv.shape[1] != X.shape[1]:
-                raise ValueError(f"eval_set's X has {Xv.shape[1]} features, but X has {X.shape[1]}.")
-            yv = v.check_y(eval_set[1], Xv.shape[0], name)
-            unknown = np.setdiff1d(np.unique(yv), classes)
-            if unknown.size:
-                raise ValueError(f"eval_set's y has labels not in the training y: {unknown[:5].tolist()}.")
-            yv_idx = np.searchsorted(classes, yv)
-            swv = v.check_sample_weight(eval_set[2] if len(eval_set) == 3 else None, Xv.shape[0])
-            return X, y_idx, sw, (Xv, yv_idx.astype(Y_DTYPE), v.as_distribution(swv))
+        if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
+            raise TypeError("eval_set must be a tuple (X_val, y_val) or (X_val, y_val, sample_weight_val).")
+        cats = self.__dict__.get("_cat")
+        Xv = eval_set[0]
+        if cats is None:
+            Xv = v.check_X(Xv, name)
+        else:  # the training data's categories
+            Xv = np.asarray(Xv) if not (v.is_dataframe(Xv) or isinstance(Xv, np.ndarray)) else Xv
+            Xv = _categorical.encode(v.check_X(Xv, name, categorical=[c is not None for c in cats]), cats)
+        if Xv.shape[1] != X.shape[1]:
+            raise ValueError(f"eval_set's X has {Xv.shape[1]} features, but X has {X.shape[1]}.")
+        yv = v.check_y(eval_set[1], Xv.shape[0], name)
+        unknown = np.setdiff1d(np.unique(yv), classes)
+        if unknown.size:
+            raise ValueError(f"eval_set's y has labels not in the training y: {unknown[:5].tolist()}.")
+        yv_idx = np.searchsorted(classes, yv)
+        swv = v.check_sample_weight(eval_set[2] if len(eval_set) == 3 else None, Xv.shape[0])
+        return X, y_idx, sw, (Xv, yv_idx.astype(Y_DTYPE), v.as_distribution(swv))
+
+    def _held_out_rows(self, y_idx, sw, eval_set):
+        """(training rows, validation rows), increasing, that ``validation_fraction`` (or ``n_iter_no_change``
+        without a validation set) holds out: a stratified split seeded by ``random_state``, drawn from the
+        labels and weights alone (so a ``Dataset`` holds out the same rows); None without a held-out set."""
+        fraction = self._held_out_fraction(eval_set)
+        if fraction is None:
+            return None
         from sklearn.model_selection import train_test_split
 
-        rows = np.arange(X.shape[0])
+        rows = np.arange(y_idx.shape[0])
         try:
             tr, va = train_test_split(rows, test_size=fraction, stratify=y_idx,
                                       random_state=check_random_state(self.random_state).randint(2 ** 31 - 1)
                                       if self.random_state is not None else None)
         except ValueError as e:
             raise ValueError(f"validation_fraction={fraction} cannot hold out a stratified "
-                             f"validation set from {X.shape[0]} samples: {e}") from None
+                             f"validation set from {y_idx.shape[0]} samples: {e}") from None
         tr.sort()
         va.sort()
         if not (np.any(sw[tr] > 0) and np.any(sw[va] > 0)):
             raise ValueError("validation_fraction left no positive sample weight on one side of the split.")
-        return (_take_rows(X, tr), y_idx[tr], sw[tr],
-                (_take_rows(X, va), y_idx[va].astype(Y_DTYPE), v.as_distribution(sw[va])))
+        return tr, va
 
     def _config(self, rule, mapper, n_classes, n_features, n_nonzero):
         """The fit's configuration record: every option the loop and the rules read, by name."""

@@ -314,8 +314,8 @@ def test_parameters_must_match_the_dataset(small_sample):
         AdaBoostClassifier(max_bins=64).fit(ds)
     with pytest.raises(ValueError, match="random_state=1"):
         AdaBoostClassifier(random_state=1).fit(ds)
-    with pytest.raises(ValueError, match="validation_fraction"):
-        AdaBoostClassifier(validation_fraction=0.2).fit(ds)
+    with pytest.raises(ValueError, match="either eval_set or validation_fraction"):
+        AdaBoostClassifier(validation_fraction=0.2).fit(ds, eval_set=(ds,))
     with pytest.raises(ValueError, match="categorical_features"):
         AdaBoostClassifier(categorical_features=None).fit(ds)
     with pytest.raises(ValueError, match="labels and weights come from the Dataset"):
@@ -468,3 +468,25 @@ def test_staged_on_a_dataset_of_a_one_vs_rest_model(small_sample):
         next(model.staged_predict(ds))
     assert model.score(ds) == model.score(frame, y)
     assert np.array_equal(model.predict_contrib(ds), model.predict_contrib(frame))
+
+
+@pytest.mark.parametrize("est", [
+    AdaBoostClassifier(12, validation_fraction=0.25, n_iter_no_change=3, random_state=4),
+    AdaBoostClassifier(10, max_depth=2, n_iter_no_change=2, random_state=5),  # held out: EARLY_STOPPING_FRACTION
+    VadaBoostClassifier(6, lam=0.5, validation_fraction=0.3, random_state=6),  # one model per class
+])
+def test_validation_fraction_holds_out_the_in_memory_rows(small_sample, est):
+    """validation_fraction and n_iter_no_change without eval_set hold out the rows the in-memory fit holds out
+    (a seeded stratified split of the labels), from codes binned with every row: the same model bit for bit."""
+    frame, y, w = table(160, 3, 8)
+    if isinstance(est, VadaBoostClassifier):
+        y = np.random.default_rng(2).integers(0, 3, 160)
+    ref = est.__class__(**est.get_params()).fit(frame, y, w)
+    ds = Dataset(frame, y, w, random_state=est.random_state, batch_rows=23)
+    model = est.__class__(**est.get_params()).fit(ds)
+    same_model(ref, model)
+    for a, b in zip(getattr(ref, "estimators_", [ref]), getattr(model, "estimators_", [model])):
+        assert np.array_equal(a.validation_errors_, b.validation_errors_)
+        assert a.stopped_early_ == b.stopped_early_
+        assert a.n_estimators_ < a.validation_errors_.shape[0] or not a.stopped_early_
+    assert np.array_equal(model.predict_contrib(ds), ref.predict_contrib(frame))
