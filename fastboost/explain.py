@@ -7,6 +7,8 @@ otherwise both branches, weighted by the training rows' summed sample weight tha
 times each round's hypothesis's values: a stump's are alpha (h(x) - E_cover[h]) on its feature, a tree's
 come from path-dependent TreeSHAP. docs/explain.md has the definition and the reasons for it.
 """
+import math
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
@@ -31,8 +33,8 @@ NO_COVER = ("{name}.predict_contrib needs each node's cover (the summed sample w
              "older. Fit the model again with this version of fastboost (fastboost.{name}(**model.get_params())"
              ".fit(X, y)) to get a model with cover.")
 _NO_COVER_DASK = ("{name}.predict_contrib needs each node's cover (the summed sample weight of the training rows "
-                  "that reached it), which fastboost's Dask estimators do not record yet. Fit the single-machine "
-                  "fastboost.{local}(**model.get_params()) (on the data or a sample of it) to explain a model.")
+                  "that reached it), which this Dask model lacks (it was fitted by a fastboost that did not record "
+                  "it). Fit it again, or fit the single-machine fastboost.{local}(**model.get_params()).")
 
 
 #: rows per block of the cover pass (each block's sums are added in order after the pass)
@@ -49,32 +51,30 @@ def cover_blocks(n, n_rounds, width):
     return n_blocks, max(1, -(-n // n_blocks))
 
 
-def cover_parts(model, codes, missing_code, sw, n_jobs=None):
+def cover_parts(rounds, nodes, codes, missing_code, sw):
     """Each block's cover of one model's nodes on binned rows: float64[n_blocks, T, 2] (stumps: left, right)
-    or [n_blocks, T, max_nodes] (trees), to be added in block order.
+    or [n_blocks, T, max_nodes] (trees), to be added in block order (``ordered_sum``).
 
-    model: a fitted single model (``rounds_``, ``nodes_``); codes: the rows' bin codes, feature-major, as the
-    fit read them; missing_code: their missing code; sw: the rows' (class-)weighted sample weights."""
+    rounds, nodes: a fitted single model's ``rounds_`` and ``nodes_`` (None for stumps); codes: the rows' bin
+    codes, feature-major, as the fit read them; missing_code: their missing code; sw: the rows'
+    (class-)weighted sample weights. Runs on the threads of the caller's ``n_threads``."""
     sw = np.ascontiguousarray(sw, dtype=np.float64)
-    rounds = model.rounds_
-    nodes = model.nodes_
     width = nodes.shape[1] if nodes is not None else 2
     T = rounds.shape[0]
     n_blocks, block = cover_blocks(codes.shape[1], T, width)
     parts = np.zeros((n_blocks, T, width))
     if T and codes.shape[1]:
-        with n_threads(n_jobs):
-            if nodes is not None:
-                tree_cover(codes, nodes, missing_code, sw, block, parts)
-            else:
-                stump_cover(codes, rounds, missing_code, sw, block, parts)
+        if nodes is not None:
+            tree_cover(codes, nodes, missing_code, sw, block, parts)
+        else:
+            stump_cover(codes, rounds, missing_code, sw, block, parts)
     return parts
 
 
 def ordered_sum(parts):
     """parts[0] + parts[1] + ... added in this order (the reduction that makes the cover thread-count free)."""
-    out = parts[0].copy()
-    for b in range(1, parts.shape[0]):
+    out = np.array(parts[0], dtype=np.float64, copy=True)
+    for b in range(1, len(parts)):
         out += parts[b]
     return out
 
@@ -84,9 +84,8 @@ def fit_cover(est, codes, missing_code, sample_weight):
 
     est: a fitted single model (not one-vs-rest); codes: the training rows' bin codes (a ``Dataset``'s or the
     in-memory fit's, the same for the same rows); sample_weight: the rows' (class-)weighted sample weights."""
-    if est.rounds_.shape[0] == 0:
-        return np.zeros(est.nodes_.shape) if est.nodes_ is not None else np.zeros((0, 2))
-    return ordered_sum(cover_parts(est, codes, missing_code, sample_weight, est.n_jobs))
+    with n_threads(est.n_jobs):
+        return ordered_sum(cover_parts(est.rounds_, est.nodes_, codes, missing_code, sample_weight))
 
 
 def _cover_of(model, name):
@@ -137,7 +136,8 @@ def raw_contrib(model, X, name):
         if rounds.shape[0]:
             mean_h = stump_means(rounds, cover)
             stump_contrib(X, rounds, mean_h, out)
-            out[:, d] = float(np.dot(rounds["alpha"], mean_h))
+            # (fsum: correctly rounded, so the same on every machine; BLAS's dot may differ in its last bit)
+            out[:, d] = math.fsum(rounds["alpha"] * mean_h)
     return out.reshape(n, 1, d + 1)
 
 

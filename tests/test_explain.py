@@ -363,13 +363,13 @@ def test_plot_importance_of_contributions():
         plot_importance(clf, kind="contrib")
 
 
-def test_a_dask_model_without_cover_says_to_fit_the_single_machine_estimator():
+def test_a_dask_model_without_cover_says_how_to_get_one():
     pytest.importorskip("dask")
     from fastboost.dask import DaskAdaBoostClassifier
 
     X, y = _data()
     local = fastboost.AdaBoostClassifier(5).fit(X, y)
-    model = DaskAdaBoostClassifier(5)  # its fitted state as a Dask fit leaves it: no cover_
+    model = DaskAdaBoostClassifier(5)  # a Dask model fitted before Dask fits recorded cover_
     model.__dict__.update({k: v for k, v in local.__dict__.items() if k != "cover_"})
     with pytest.raises(ValueError, match="fastboost.AdaBoostClassifier"):
         model.predict_contrib(X)
