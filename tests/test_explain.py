@@ -389,3 +389,31 @@ def test_cover_is_the_same_for_any_thread_count(monkeypatch):
         assert one.cover_.tobytes() == two.cover_.tobytes()
         np.testing.assert_allclose(one.cover_[:, :2].sum(axis=1) if not params else one.cover_[:, 0], sw.sum(),
                                    rtol=1e-12)
+
+
+@pytest.mark.parametrize("max_depth", [1, 3])
+def test_cover_from_the_codes_is_the_raw_rows_cover(monkeypatch, max_depth):
+    """cover_ is found on the bin codes; every training row's code goes the way its raw value goes (ties at an
+    edge, NaN, +-inf, categories), so it is the cover of the raw rows, summed from the definition."""
+    import fastboost.explain as explain
+
+    monkeypatch.setattr(explain, "COVER_BLOCK", 23)  # several blocks
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 4)).round(1)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[:3, 1] = [np.inf, -np.inf, np.inf]
+    X[:, 3] = rng.integers(0, 5, 120)  # categorical
+    X[::11, 3] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.isin(X[:, 3], [1, 3]) + 0.3 * rng.normal(size=120) > 0.5).astype(int)
+    sw = rng.choice([0.0, 0.5, 1.0, 3.0], size=120)
+    clf = fastboost.AdaBoostClassifier(8, max_depth=max_depth, categorical_features=[3]).fit(X, y, sample_weight=sw)
+    Xk = clf._check_predict_X(X)  # (categories as the kernels see them)
+    if clf.nodes_ is None:
+        for t, r in enumerate(clf.rounds_):
+            left = sum(sw[i] for i in range(120) if _left(Xk[i, r["feature"]], r))
+            np.testing.assert_allclose(clf.cover_[t], [left, sw.sum() - left], rtol=1e-12)
+    else:
+        for t in range(clf.nodes_.shape[0]):
+            np.testing.assert_allclose(clf.cover_[t], _ref_cover(Xk, clf.nodes_[t], sw), rtol=1e-12)
+    splits = clf.rounds_ if clf.nodes_ is None else clf.nodes_[clf.nodes_["left"] >= 0]
+    assert (splits["categorical"] == 1).any() and np.isin(splits["feature"], [0, 1]).any()
