@@ -14,7 +14,6 @@ from numba import prange
 
 from .._config import jit, pjit
 from .predict import stump_output, value_goes_left
-from .tree import leaf_of_codes
 from .update import goes_left
 
 #: Each tree's leaves as build_leaf_tables writes them (T trees, L leaf slots, D the depth):
@@ -75,6 +74,9 @@ def tree_cover(codes, nodes, missing_code, sw, block, out):
     """
     n = codes.shape[1]
     m = nodes.shape[1]
+    levels = 0  # max_nodes = 2**(depth + 1) - 1
+    while (2 << levels) - 1 < m:
+        levels += 1
     for b in prange(out.shape[0]):
         r0 = b * block
         r1 = min(n, r0 + block)
@@ -82,7 +84,16 @@ def tree_cover(codes, nodes, missing_code, sw, block, out):
             tree = nodes[t]
             acc = out[b, t]
             for i in range(r0, r1):
-                acc[leaf_of_codes(codes, i, tree, missing_code)] += sw[i]
+                node = 0
+                for _ in range(levels):  # branch-free descent to the row's leaf (a leaf keeps it)
+                    nd = tree[node]
+                    left = nd.left
+                    right = nd.right
+                    go_left = goes_left(codes[max(nd.feature, 0), i], nd.bin, nd.missing_left, missing_code,
+                                        nd.categorical != 0, nd.cat_left)
+                    child = right + (left - right) * np.int64(go_left)
+                    node = node if left < 0 else child
+                acc[node] += sw[i]
             for j in range(m - 1, -1, -1):  # children come after their parent
                 if tree[j].left >= 0:
                     acc[j] = acc[tree[j].left] + acc[tree[j].right]
