@@ -762,6 +762,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     def _score_labels(self, X, y, sample_weight, what):
         if _dataset.is_batched(X):
             return _dataset.labels_and_weights(self, X, y, sample_weight, what)
+        if y is None:
+            raise ValueError(f"{type(self).__name__}.{what} needs y (only a Dataset brings its own labels).")
         return y, sample_weight
 
     def score(self, X, y=None, sample_weight=None):

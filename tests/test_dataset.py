@@ -457,6 +457,8 @@ def test_staged_score_and_contrib_read_a_dataset_in_batches(small_sample, monkey
         model.score(ds, y)
     with pytest.raises(ValueError, match="needs y"):
         model.score(str(path))
+    with pytest.raises(ValueError, match="needs y"):
+        model.score(frame)
 
 
 def test_staged_on_a_dataset_of_a_one_vs_rest_model(small_sample):
