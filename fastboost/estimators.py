@@ -224,6 +224,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         from .explain import fit_cover
 
         self.cover_ = fit_cover(self, X, sw)  # each node's summed sample weight, for predict_contrib
+        self.fit_time_ = time.perf_counter() - t0  # the cover pass is part of the fit
         return self
 
     def _clear_fitted_state(self):
