@@ -1144,6 +1144,7 @@ def _fit(est, ds, y, sample_weight, eval_set):
     model = est._boost(codes, y_idx, p, mapper, val, classes.shape[0], resume)
     est._set_fit_result(model, mapper, 0.0, time.perf_counter() - t0)  # (binned when the Dataset was built)
     est._set_cover(codes, mapper, sw)
+    est.fit_time_ = time.perf_counter() - t0  # the cover pass is part of the fit
     return est
 
 

@@ -221,6 +221,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             model = self._boost(codes, y_idx, p, mapper, val, classes.shape[0], resume)
         self._set_fit_result(model, mapper, t1 - t0, time.perf_counter() - t0)
         self._set_cover(codes, mapper, sw)
+        self.fit_time_ = time.perf_counter() - t0  # the cover pass is part of the fit
         return self
 
     def _set_cover(self, codes, mapper, sw):
