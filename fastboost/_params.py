@@ -411,8 +411,13 @@ _TAIL = ("max_bins", "categorical_features", "feature_rank", "validation_fractio
 ESTIMATOR_PARAMS = {
     "AdaBoostClassifier": _declare(
         "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
-        "criterion", "max_depth", "leaf", "min_samples_leaf", "min_weight_fraction_leaf",
-        *_TAIL, criterion=_CRITERION_OR_REAL),
+        "criterion", "max_depth", "leaf", "multiclass", "min_samples_leaf", "min_weight_fraction_leaf",
+        *_TAIL, criterion=_CRITERION_OR_REAL,
+        multiclass=Param("joint", Options(("joint", "ovr")), (
+            'K > 2 classes: "joint" fits one tree a round for all classes, SAMME with ``leaf="discrete"`` '
+            '(each leaf names a class) and SAMME.R with ``leaf="real"`` (each leaf holds K real values, '
+            '``leaf_values_``); "ovr" fits one model per class against the rest (``estimators_``). Two '
+            f'classes: not used. See {_DOCS}, "SAMME.R: K-vector leaves".'))),
     "LazyBoostClassifier": _declare(
         "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
         "feature_rank", "criterion", "max_depth", "leaf", "min_samples_leaf",
@@ -566,6 +571,10 @@ ATTRIBUTES = {
     "nodes_": ("structured ndarray of shape (n_estimators_, n_nodes) or None",
                "The tree of every kept round (fields ``feature``, ``bin``, ``threshold``, ``missing_left``, "
                "``left``, ``right``, ``class_``, ``value``, ``gain``, ``weight``); None for decision stumps."),
+    "leaf_values_": ("ndarray of shape (n_estimators_, n_nodes, n_classes) or None",
+                     "SAMME.R (``leaf=\"real\"``, K > 2 classes, ``multiclass=\"joint\"``): the K values of every "
+                     "leaf of every kept tree (``nodes_``), (K - 1) (log p_k - mean_j log p_j) of the leaf's "
+                     "smoothed class shares p; None for every other model."),
     "n_estimators_": ("int", "Number of rounds kept (one-vs-rest: the sum over the per-class models)."),
     "estimator_weights_": ("ndarray of shape (n_estimators_,)",
                            "The step alpha of every kept round (``rounds_[\"alpha\"]``)."),
