@@ -56,8 +56,8 @@ from ._types import (
     LEAF_DISCRETE,
     LEAF_KINDS,
     LEAF_LSQ,
-    MAX_BINS,
     LEAF_VECTOR,
+    MAX_BINS,
     MAX_CLASSES,
     NO_VALUES,
     STOPPED_BY_CALLBACK,
@@ -642,8 +642,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             total += abs(float(self.rounds_["alpha"][t]))
             with n_threads(self.n_jobs):
                 if self.nodes_ is not None:
-                    add_trees(X, self.nodes_[t:t + 1], self.rounds_[t:t + 1], self._leaf_values(t), self.classes_.shape[0],
-                              margin)
+                    add_trees(X, self.nodes_[t:t + 1], self.rounds_[t:t + 1], self._leaf_values(t),
+                              self.classes_.shape[0], margin)
                 else:
                     add_stump(X, self.rounds_, t, margin[:, 0])
             yield (margin[:, 0].copy() if self._n_scores == 1 else margin.copy()), total

@@ -154,6 +154,10 @@ def predict_contrib(est, X):
     row (each class) sums to decision_function(X)."""
     check_is_fitted(est)
     name = type(est).__name__
+    if getattr(est, "leaf_values_", None) is not None:
+        raise ValueError(f"{name}(leaf='real') of {est.classes_.shape[0]} classes (SAMME.R) has K-vector leaves, "
+                         "for which predict_contrib is not available; fit with multiclass='ovr' (one model per "
+                         "class) for contributions.")
     check_cover(est)
     Xk = est._check_predict_X(X)
     if hasattr(est, "estimators_"):
