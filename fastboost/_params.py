@@ -319,7 +319,7 @@ COMMON = {
         '"discrete": every leaf names a class and the round\'s step alpha follows the algorithm\'s '
         'rule; "real": confidence-rated trees, whose leaves hold 1/2 log((W+ + d) / (W- + d)) on the '
         "learner's weights (d = 1 / (2n) for n weighted rows), split by the smallest sum over leaves "
-        "of 2 sqrt(W+ W-), with alpha = 1.")),
+        "of 2 sqrt(W+ W-), with alpha = 1 (K > 2 classes: SAMME.R's K-vector leaves, see ``multiclass``).")),
     "min_samples_leaf": Param(1, Int(1), (
         "Rows with positive weight each leaf of a tree needs. Values above 1 use the tree learner "
         "(also with ``max_depth=1``).")),
@@ -374,7 +374,8 @@ COMMON = {
 }
 
 _CRITERION_OR_REAL = replace(COMMON["criterion"], doc=COMMON["criterion"].doc + (
-    ' Ignored with ``leaf="real"``, whose trees split by the sum over leaves of 2 sqrt(W+ W-).'))
+    ' Ignored with ``leaf="real"``, whose trees split by the sum over leaves of 2 sqrt(W+ W-) (K > 2 classes, '
+    "SAMME.R: by the weighted Gini impurity)."))
 _STUMPS_ONLY = ("EBBoost enumerates decision stumps exactly and has no tree form: only the default is "
                 "accepted by ``fit`` (for trees, VadaBoostClassifier minimises the same cost).")
 

@@ -51,6 +51,7 @@ from ._params import ESTIMATOR_PARAMS, check_params, estimator_doc, store_params
 from ._types import (
     CRITERIA,
     CRITERION_EB,
+    CRITERION_GINI,
     CRITERION_LS,
     CRITERION_Z,
     LEAF_DISCRETE,
@@ -440,8 +441,9 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         leaf_kind = LEAF_KINDS[leaf]
         if depth and leaf == "real":
             criterion = CRITERION_Z
-            if n_classes > 2:  # one tree of K-vector leaves a round (SAMME.R)
+            if n_classes > 2:  # one tree of K-vector leaves a round (SAMME.R), split by the Gini impurity
                 leaf_kind = LEAF_VECTOR
+                criterion = CRITERION_GINI
         if depth and rule.additive:  # QuadBoost's trees: least squares on the residuals
             criterion = CRITERION_LS
             leaf_kind = LEAF_LSQ

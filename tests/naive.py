@@ -255,22 +255,14 @@ CRITERION_Z = 3
 TIE_RTOL = 1e-12  # fastboost._kernels.split: candidates within this fraction of the node weight are tied
 
 
-def impurity_naive(c, criterion, delta=0.0):
-    """Weighted impurity of one side with class weights c: error W - max, gini W - sum c**2 / W, Z 2 sqrt(c0 c1);
-    Z of K > 2 classes: the loss sum_k c_k exp(-h_k / (K - 1)) after SAMME.R's leaf step
-    h_k = (K - 1) (log(c_k + delta) - mean_j log(c_j + delta))."""
+def impurity_naive(c, criterion):
+    """Weighted impurity of one side with class weights c: error W - max, gini W - sum c**2 / W, Z 2 sqrt(c0 c1)."""
     c = np.asarray(c, dtype=np.float64)
     total = c.sum()
     if total <= 0:
         return 0.0
     if criterion == CRITERION_GINI:
         return total - (c ** 2).sum() / total
-    if criterion == CRITERION_Z and len(c) > 2:
-        c = np.maximum(c, 0.0)
-        with np.errstate(divide="ignore"):
-            lg = np.log(c + delta)
-        h = (len(c) - 1) * (lg - lg.mean())
-        return float(np.sum(np.where(c > 0, c * np.exp(-h / (len(c) - 1)), 0.0)))
     if criterion == CRITERION_Z:
         return 2.0 * math.sqrt(max(c[0], 0) * max(c[1], 0))
     return total - c.max()
@@ -290,7 +282,7 @@ def node_histogram_naive(codes, y, u, rows, n_bins, n_classes):
 
 
 def grow_tree_naive(codes, y, u, n_value_bins, missing_code, n_classes, criterion, max_depth, min_leaf=1,
-                    min_weight_fraction=0.0, delta=0.0):
+                    min_weight_fraction=0.0):
     """Reference tree, breadth first, from brute-force histograms of every node's rows (no subtraction).
 
     Returns a list of node dicts in the kernel's order (children appended level by level, left then
@@ -327,8 +319,7 @@ def grow_tree_naive(codes, y, u, n_value_bins, missing_code, n_classes, criterio
                                  and side[:n_classes].sum() > 0 for side in (left, right))
                         if not ok:
                             continue
-                        v = (impurity_naive(left[:n_classes], criterion, delta)
-                             + impurity_naive(right[:n_classes], criterion, delta))
+                        v = impurity_naive(left[:n_classes], criterion) + impurity_naive(right[:n_classes], criterion)
                         if fb is None or v < fb[0] - tol:
                             fb = (v, k, ml)
                 if fb is None:

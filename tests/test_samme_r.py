@@ -13,7 +13,7 @@ from scipy.special import softmax
 import fastboost
 from fastboost import AdaBoostClassifier
 from fastboost._binning import BinMapper
-from fastboost._types import CRITERION_Z
+from fastboost._types import CRITERION_GINI
 
 try:
     from . import naive
@@ -34,8 +34,8 @@ def _problem(n, d, k, seed, nan=True):
 
 
 def _reference(X, y, sw, n_rounds, depth, learning_rate):
-    """SAMME.R in NumPy on the fit's bins: every round's tree by brute force with the exponential-loss
-    criterion, its leaves' values (K - 1) (log(W_k + d) - mean_j log(W_j + d)), d = 1 / (2 n) with n the
+    """SAMME.R in NumPy on the fit's bins: every round's tree by brute force with the weighted Gini impurity
+    as criterion, its leaves' values (K - 1) (log(W_k + d) - mean_j log(W_j + d)), d = 1 / (2 n) with n the
     weighted rows, and w <- w exp(-learning_rate h_{y_i}(x_i) / (K - 1)) / Z. Returns per round the node
     dicts and the (max_nodes, K) table of leaf values."""
     k = int(y.max()) + 1
@@ -47,8 +47,8 @@ def _reference(X, y, sw, n_rounds, depth, learning_rate):
     w = p.copy()
     out = []
     for _ in range(n_rounds):
-        nodes = naive.grow_tree_naive(codes, yi, w, mapper.n_value_bins_, mapper.missing_code, k, CRITERION_Z,
-                                      depth, delta=delta)
+        nodes = naive.grow_tree_naive(codes, yi, w, mapper.n_value_bins_, mapper.missing_code, k, CRITERION_GINI,
+                                      depth)
         values = np.zeros((2 ** (depth + 1) - 1, k))
         factor = np.empty(len(y))
         for j, node in enumerate(nodes):

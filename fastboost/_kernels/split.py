@@ -34,13 +34,8 @@ TIE_RTOL = 1e-12
 
 # ----------------------------------------------------------------------------- impurity of one side
 @jit
-def impurity(c, n_classes, criterion, delta=0.0):
-    """Weighted impurity of one side with class weights c[:n_classes] (0 for no weight).
-
-    CRITERION_Z with K > 2 classes (K-vector leaves, SAMME.R): the exponential loss sum_k W_k exp(-h_k / (K - 1))
-    the side has after its leaf step h_k = (K - 1) (log(W_k + delta) - mean_j log(W_j + delta)), i.e.
-    G * sum_k W_k / (W_k + delta) with G the geometric mean of the W_k + delta (K G for delta = 0; two
-    classes: 2 sqrt(W_0 W_1), delta not used)."""
+def impurity(c, n_classes, criterion):
+    """Weighted impurity of one side with class weights c[:n_classes] (0 for no weight)."""
     total = 0.0
     for k in range(n_classes):
         total += c[k]
@@ -52,16 +47,7 @@ def impurity(c, n_classes, criterion, delta=0.0):
             s += c[k] * c[k]
         return total - s / total
     if criterion == CRITERION_Z:
-        if n_classes == 2:
-            return 2.0 * np.sqrt(max(c[0], 0.0) * max(c[1], 0.0))
-        log_g = 0.0
-        share = 0.0
-        for k in range(n_classes):
-            a = max(c[k], 0.0)
-            log_g += np.log(a + delta)  # (-inf for a = delta = 0: G = 0)
-            if a > 0.0:
-                share += a / (a + delta)
-        return np.exp(log_g / n_classes) * share
+        return 2.0 * np.sqrt(max(c[0], 0.0) * max(c[1], 0.0))
     if criterion == CRITERION_LS:
         s1 = c[1] - c[0]
         return -s1 * s1 / c[n_classes + 1] if c[n_classes + 1] > 0.0 else 0.0
@@ -563,26 +549,23 @@ def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, 
 
 
 @jit
-def _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol, delta):
-    """As _split_value2 for K classes, sides a and b as field vectors (class weights, then the row count);
-    delta: the leaves' smoothing (impurity)."""
+def _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol):
+    """As _split_value2 for K classes, sides a and b as field vectors (class weights, then the row count)."""
     if _side_ok(a, n_classes, min_leaf, min_weight, tol) and _side_ok(b, n_classes, min_leaf, min_weight, tol):
-        return impurity(a, n_classes, criterion, delta) + impurity(b, n_classes, criterion, delta)
+        return impurity(a, n_classes, criterion) + impurity(b, n_classes, criterion)
     return np.inf
 
 
 @jit
 def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight,
-                            categorical=False, delta=0.0):
+                            categorical=False):
     """Best (criterion, bin, missing_left) of one feature of a node; criterion inf when no split is valid.
 
     hist_f  float64[n_bins, n_classes + 1]  IN
     categorical: scan the categories in the order of their class shares (module docstring)
-    delta: the smoothing of K-vector leaves (impurity; K > 2 classes with CRITERION_Z only)
     """
     if categorical is None or not categorical:  # (None: as in best_split_one_feature_q)
-        return _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight,
-                                  delta)
+        return _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight)
     n_bins = missing_code + 1
     order = np.empty(n_bins, np.int64)
     tol = 0.0
@@ -596,7 +579,7 @@ def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, crite
     for cls in range(1 if n_classes == 2 else 0, n_classes):  # two classes: one order; K: one per class
         m = category_order(hist_f, n_value_bins, cls, n_classes, criterion, order)
         v, k, ml = _scan_tree_feature(ordered_histogram(hist_f, order, m, missing_code), m, missing_code,
-                                      n_classes, criterion, min_leaf, min_weight, delta)
+                                      n_classes, criterion, min_leaf, min_weight)
         if v < best - tol:
             best = v
             best_bin = k + (cls * n_bins if n_classes > 2 else 0)
@@ -605,7 +588,7 @@ def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, crite
 
 
 @jit
-def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight, delta):
+def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight):
     """The tree-node scan over the bins 0 .. n_value_bins - 1 in order (see best_split_tree_feature)."""
     if n_classes == 2:
         return _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight)
@@ -631,13 +614,13 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
             for k in range(nf):
                 a[k] = left[k] + hist_f[missing_code, k]
                 b[k] = tot[k] - left[k]
-            v = _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol, delta)
+            v = _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol)
             if v < best - tol:
                 best, best_bin, best_ml = v, kb, 1
         for k in range(nf):  # missing right
             a[k] = left[k]
             b[k] = tot[k] - left[k] + hist_f[missing_code, k]
-        v = _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol, delta)
+        v = _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol)
         if v < best - tol:
             best, best_bin, best_ml = v, kb, 0
     mw = 0.0
@@ -670,17 +653,16 @@ def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, min_w
     n_classes = config.n_classes
     criterion = config.criterion
     min_leaf = config.min_samples_leaf
-    delta = config.leaf_smoothing  # K-vector leaves' smoothing (the boosting weights sum to 1)
     for f in prange(hist.shape[1]):
         for s in range(n_nodes):
             if not active[s]:
                 continue
             if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
                 v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,
-                                                    criterion, min_leaf, min_weight, None, delta)
+                                                    criterion, min_leaf, min_weight, None)
             else:
                 v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,
-                                                    criterion, min_leaf, min_weight, categorical[f] != 0, delta)
+                                                    criterion, min_leaf, min_weight, categorical[f] != 0)
             value[s, f] = v
             bin_[s, f] = bb
             missing_left[s, f] = ml

@@ -554,7 +554,7 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
             top = max(top, cw[k])
         tree[level_first + s].weight = total
         node_total[s] = total
-        node_imp[s] = impurity(cw, n_classes, criterion, config.leaf_smoothing)
+        node_imp[s] = impurity(cw, n_classes, criterion)
         if ls:  # least squares: split while the node has residual weight (sides must be valid)
             active[s] = 1 if total > 0.0 else 0
         else:  # empty or pure: a leaf
