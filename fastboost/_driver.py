@@ -212,8 +212,9 @@ def working_memory(n_samples, n_features, n_bins, config, n_val, capacity):
     if n_val:
         parts[f"validation margins ({n_val} rows x {1 if n_classes == 2 else n_classes})"] = (
             n_val * (1 if n_classes == 2 else n_classes) * 8)
+    values = n_classes * 8 if depth and c["leaf"] == LEAF_VECTOR else 0  # K-vector leaves' values per node
     parts[f"round records ({capacity} rounds)"] = capacity * (
-        ROUND_DTYPE.itemsize + (max_nodes_of(depth) * NODE_DTYPE.itemsize if depth else 0))
+        ROUND_DTYPE.itemsize + (max_nodes_of(depth) * (NODE_DTYPE.itemsize + values) if depth else 0))
     return parts
 
 

@@ -112,7 +112,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict for stump boosting; subclasses name their rule and its parameters."""
 
     _algorithm = None
-    _samme = False  # True: K > 2 classes with SAMME in the one loop (discrete leaves); False: one-vs-rest
+    _samme = False  # True: K > 2 classes as one model (SAMME; SAMME.R with leaf="real") unless multiclass="ovr"
     _n_classes = 2  # classes the learner of the current fit sees
     _empty_reason = "no weak hypothesis did better than chance on the training weights;"
 
