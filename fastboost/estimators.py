@@ -112,7 +112,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict for stump boosting; subclasses name their rule and its parameters."""
 
     _algorithm = None
-    _samme = False  # True: K > 2 classes as one model (SAMME; SAMME.R with leaf="real") unless multiclass="ovr"
+    _samme = False  # True: K > 2 classes may be one model (SAMME; SAMME.R with leaf="real"): see multiclass
     _n_classes = 2  # classes the learner of the current fit sees
     _empty_reason = "no weak hypothesis did better than chance on the training weights;"
 
@@ -126,7 +126,9 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _joint_multiclass(self):
         """K > 2 classes fitted as one model (SAMME, or SAMME.R with ``leaf="real"``), not one-vs-rest."""
-        return self._samme and getattr(self, "multiclass", "joint") == "joint"
+        multiclass = getattr(self, "multiclass", "auto")
+        return self._samme and (multiclass == "joint" or (
+            multiclass == "auto" and getattr(self, "leaf", "discrete") == "discrete"))
 
     def _tree_depth(self, n_classes):
         """Depth of the tree learner, or 0 for the binary stump fast path."""
@@ -790,10 +792,11 @@ class AdaBoostClassifier(BaseBoostClassifier):
     """, multiclass="""With K > 2 classes and discrete leaves it runs SAMME in the one loop: the
     weak learner is a tree whose leaves name classes, alpha = 1/2 (log((1 - eps) / eps) + log(K - 1))
     (half of scikit-learn's SAMME weight, the same predictions) and ``predict_proba`` is the softmax
-    of the class scores. With ``leaf="real"`` it runs SAMME.R: one tree a round whose leaves hold K
-    real values (``leaf_values_``), ``decision_function`` is their sum F and ``predict_proba`` the
-    softmax of F / (K - 1). ``multiclass="ovr"`` fits one model per class against the rest
-    (``estimators_``) instead.""", extra_attributes=("leaf_values_",), example="""
+    of the class scores. With ``leaf="real"`` it fits one model per class against the rest
+    (``estimators_``), unless ``multiclass="joint"`` asks for SAMME.R: one tree a round whose leaves hold
+    K real values (``leaf_values_``), ``decision_function`` is their sum F and ``predict_proba`` the
+    softmax of F / (K - 1). ``multiclass="ovr"`` fits one model per class with discrete leaves
+    too.""", extra_attributes=("leaf_values_",), example="""
     >>> clf.feature_importances_.shape
     (20,)
     """)
@@ -807,7 +810,7 @@ class AdaBoostClassifier(BaseBoostClassifier):
 
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None,
-                 criterion="error", max_depth=1, leaf="discrete", multiclass="joint", min_samples_leaf=1,
+                 criterion="error", max_depth=1, leaf="discrete", multiclass="auto", min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype", feature_rank=1,
                  validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())

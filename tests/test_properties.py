@@ -348,8 +348,9 @@ def estimators(draw, n_classes, n_rows):
         p["criterion"] = draw(st.sampled_from(["error", "gini"]))
     if n_classes > OVR_MAX_CLASSES:
         p["leaf"] = draw(st.sampled_from(["discrete", "real"]))  # SAMME or SAMME.R (one model for all classes)
-    elif Est is AdaBoostClassifier and n_classes > 2 and _rarely(draw, 4):
-        p["multiclass"] = "ovr"
+        p["multiclass"] = "joint"
+    elif Est is AdaBoostClassifier and n_classes > 2:
+        p["multiclass"] = draw(st.sampled_from(["auto", "auto", "joint", "ovr"]))
     if trees and _rarely(draw, 4):
         p["min_samples_leaf"] = draw(st.sampled_from([1, 2, 5]))
         p["min_weight_fraction_leaf"] = draw(st.sampled_from([0.0, 0.1, 0.3, 0.5]))
@@ -367,7 +368,8 @@ def estimators(draw, n_classes, n_rows):
         p["reweight_every"] = draw(st.sampled_from([None, 1, 2, 5]))
         p["reweight_at_end"] = draw(st.booleans())
     # SAMME or SAMME.R: one model for all K > 2 classes (not one-vs-rest)
-    samme = Est is AdaBoostClassifier and n_classes > 2 and p.get("multiclass", "joint") == "joint"
+    samme = Est is AdaBoostClassifier and n_classes > 2 and (p.get("multiclass") == "joint" or (
+        p.get("multiclass") == "auto" and p.get("leaf") == "discrete"))
     plain_stumps = (p["max_depth"] == 1 and p.get("leaf", "discrete") == "discrete"
                     and p.get("min_samples_leaf", 1) == 1 and p.get("min_weight_fraction_leaf", 0.0) == 0.0
                     and not samme)

@@ -70,7 +70,8 @@ def test_trees_and_leaf_values_match_the_numpy_rule(depth, k, seed):
     sw = np.random.default_rng(seed).random(len(y)) + 0.1
     sw[::17] = 0.0  # rows without weight
     rate = 0.5
-    model = AdaBoostClassifier(6, max_depth=depth, leaf="real", learning_rate=rate, n_jobs=1).fit(X, y, sw)
+    model = AdaBoostClassifier(6, max_depth=depth, leaf="real", multiclass="joint", learning_rate=rate,
+                               n_jobs=1).fit(X, y, sw)
     assert model.leaf_values_ is not None and not hasattr(model, "estimators_")
     assert model.leaf_values_.shape == (model.n_estimators_, 2 ** (depth + 1) - 1, k)
     ref = _reference(X, y, sw, model.n_estimators_, depth, rate)
@@ -93,7 +94,7 @@ def test_trees_and_leaf_values_match_the_numpy_rule(depth, k, seed):
 
 def test_loss_falls_and_the_errors_are_the_leaves():
     X, y = _problem(300, 5, 3, 3, nan=False)
-    model = AdaBoostClassifier(20, max_depth=2, leaf="real", learning_rate=0.3).fit(X, y)
+    model = AdaBoostClassifier(20, max_depth=2, leaf="real", multiclass="joint", learning_rate=0.3).fit(X, y)
     log_cost = np.r_[np.log(model.initial_cost_), model.rounds_["log_cost"]]
     assert np.all(np.diff(log_cost) < 0), "the loss sum_i exp(-y_i . F(x_i) / K) rises"
     # the first round's error: the boosting weight of the rows whose leaf's top value is not their class
@@ -104,14 +105,16 @@ def test_loss_falls_and_the_errors_are_the_leaves():
 def test_staged_validation_and_warm_start():
     X, y = _problem(240, 4, 3, 4)
     Xv, yv = _problem(120, 4, 3, 5)
-    model = AdaBoostClassifier(12, max_depth=2, leaf="real", learning_rate=0.5).fit(X, y, eval_set=(Xv, yv))
+    model = AdaBoostClassifier(12, max_depth=2, leaf="real", multiclass="joint",
+                               learning_rate=0.5).fit(X, y, eval_set=(Xv, yv))
     staged = list(model.staged_predict(Xv))
     errors = [np.mean(p != yv) for p in staged]
     np.testing.assert_allclose(model.validation_errors_[:len(errors)], errors, atol=1e-12)
     np.testing.assert_array_equal(list(model.staged_decision_function(X))[-1], model.decision_function(X))
     np.testing.assert_array_equal(list(model.staged_predict_proba(X))[-1], model.predict_proba(X))
-    whole = AdaBoostClassifier(10, max_depth=2, leaf="real", learning_rate=0.5).fit(X, y)
-    warm = AdaBoostClassifier(4, max_depth=2, leaf="real", learning_rate=0.5, warm_start=True).fit(X, y)
+    whole = AdaBoostClassifier(10, max_depth=2, leaf="real", multiclass="joint", learning_rate=0.5).fit(X, y)
+    warm = AdaBoostClassifier(4, max_depth=2, leaf="real", multiclass="joint", learning_rate=0.5,
+                              warm_start=True).fit(X, y)
     warm.set_params(n_estimators=10).fit(X, y)
     np.testing.assert_array_equal(warm.leaf_values_, whole.leaf_values_)
     np.testing.assert_array_equal(warm.nodes_, whole.nodes_)
@@ -120,8 +123,8 @@ def test_staged_validation_and_warm_start():
 
 def test_thread_counts_give_the_same_model():
     X, y = _problem(3000, 6, 4, 6)
-    one = AdaBoostClassifier(5, max_depth=3, leaf="real", n_jobs=1).fit(X, y)
-    two = AdaBoostClassifier(5, max_depth=3, leaf="real", n_jobs=2).fit(X, y)
+    one = AdaBoostClassifier(5, max_depth=3, leaf="real", multiclass="joint", n_jobs=1).fit(X, y)
+    two = AdaBoostClassifier(5, max_depth=3, leaf="real", multiclass="joint", n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(one.leaf_values_, two.leaf_values_)
     np.testing.assert_array_equal(one.nodes_, two.nodes_)
     np.testing.assert_array_equal(one.rounds_["log_cost"], two.rounds_["log_cost"])
@@ -129,7 +132,7 @@ def test_thread_counts_give_the_same_model():
 
 def test_model_files_and_one_vs_rest():
     X, y = _problem(200, 4, 3, 7)
-    model = AdaBoostClassifier(8, max_depth=2, leaf="real").fit(X, y)
+    model = AdaBoostClassifier(8, max_depth=2, leaf="real", multiclass="joint").fit(X, y)
     buf = io.BytesIO()
     model.save(buf)
     buf.seek(0)
@@ -147,6 +150,10 @@ def test_model_files_and_one_vs_rest():
     np.testing.assert_array_equal(again.predict_proba(X), ovr.predict_proba(X))
     # SAMME with multiclass="ovr": discrete one-vs-rest models
     assert len(AdaBoostClassifier(3, multiclass="ovr").fit(X, y).estimators_) == 3
+    # "auto" (the default): SAMME for discrete leaves, one-vs-rest for real ones, as before SAMME.R existed
+    auto = AdaBoostClassifier(8, max_depth=2, leaf="real").fit(X, y)
+    np.testing.assert_array_equal(auto.predict_proba(X), ovr.predict_proba(X))
+    assert not hasattr(AdaBoostClassifier(3).fit(X, y), "estimators_")
 
 
 def test_old_one_vs_rest_files_load_as_ovr():
@@ -183,7 +190,7 @@ def test_old_one_vs_rest_files_load_as_ovr():
 
 def test_exports_name_the_limitation():
     X, y = _problem(120, 3, 3, 9)
-    model = AdaBoostClassifier(3, max_depth=2, leaf="real").fit(X, y)
+    model = AdaBoostClassifier(3, max_depth=2, leaf="real", multiclass="joint").fit(X, y)
     with pytest.raises(ValueError, match="K-vector leaves"):
         model.predict_contrib(X)
     from fastboost.export import ensemble
