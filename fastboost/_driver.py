@@ -22,6 +22,8 @@ from ._types import (
     CONFIG_DTYPE,
     LEAF_LSQ,
     LEAF_REAL,
+    LEAF_VECTOR,
+    NO_VALUES,
     NODE_DTYPE,
     ROUND_DTYPE,
     STATE_DTYPE,
@@ -90,6 +92,8 @@ def pick_learner(config, categorical=True):
         kind = "tree_residuals"
     elif c["leaf"] == LEAF_REAL:
         kind = "tree_real"
+    elif c["leaf"] == LEAF_VECTOR:
+        kind = "tree_vector"
     else:
         kind = "tree" if c["n_classes"] == 2 else "tree_samme"
     learner = LEARNERS[kind]
@@ -101,7 +105,7 @@ def pick_step_stop(rule, config):
     own step) alpha = 1 and a stop once the leaves no longer lower the loss."""
     from ._algorithms import stop_unless_loss_falls, unit_step
 
-    if config[0]["max_depth"] and config[0]["leaf"] == LEAF_REAL:
+    if config[0]["max_depth"] and config[0]["leaf"] in (LEAF_REAL, LEAF_VECTOR):
         return unit_step, stop_unless_loss_falls
     return rule.step, rule.stop
 
@@ -173,7 +177,7 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
         leaf_of_row=np.zeros(tree_n, np.int64),
         leaf_u=np.zeros((max_nodes, n_classes + 1)),
         leaf_w=np.zeros((max_nodes, n_classes)),
-        factor=np.zeros((max_nodes, 2)),
+        factor=np.zeros((max_nodes, n_classes if c["leaf"] == LEAF_VECTOR else 2)),
         root_hist=np.empty(root_shape, np.float64),
         side_hist=np.empty(root_shape, np.float64),
         wrong=np.empty(n if (depth and carried) else 0, np.int8),
@@ -208,8 +212,9 @@ def working_memory(n_samples, n_features, n_bins, config, n_val, capacity):
     if n_val:
         parts[f"validation margins ({n_val} rows x {1 if n_classes == 2 else n_classes})"] = (
             n_val * (1 if n_classes == 2 else n_classes) * 8)
+    values = n_classes * 8 if depth and c["leaf"] == LEAF_VECTOR else 0  # K-vector leaves' values per node
     parts[f"round records ({capacity} rounds)"] = capacity * (
-        ROUND_DTYPE.itemsize + (max_nodes_of(depth) * NODE_DTYPE.itemsize if depth else 0))
+        ROUND_DTYPE.itemsize + (max_nodes_of(depth) * (NODE_DTYPE.itemsize + values) if depth else 0))
     return parts
 
 
@@ -245,10 +250,18 @@ def check_memory(name, parts, hint="lower max_depth or max_bins (the histograms 
                       f"{format_bytes(parts[largest])}); {hint}.")
 
 
-def make_model(capacity, max_depth):
-    """Empty fitted records for ``capacity`` rounds (trees: ``NODE_DTYPE[capacity, max_nodes]``)."""
+def make_model(capacity, max_depth, n_values=0):
+    """Empty fitted records for ``capacity`` rounds (trees: ``NODE_DTYPE[capacity, max_nodes]``; K-vector
+    leaves, n_values = K: their values ``float64[capacity, max_nodes, K]``)."""
     nodes_shape = (capacity, max_nodes_of(max_depth)) if max_depth else (0, 1)
-    return Model(np.zeros(capacity, ROUND_DTYPE), np.zeros(nodes_shape, NODE_DTYPE))
+    values = np.zeros((capacity, nodes_shape[1], n_values)) if n_values else NO_VALUES
+    return Model(np.zeros(capacity, ROUND_DTYPE), np.zeros(nodes_shape, NODE_DTYPE), values)
+
+
+def model_values(config):
+    """The values per leaf a fit's model keeps beside its nodes: K for K-vector leaves, else 0 (make_model)."""
+    c = config[0]
+    return int(c["n_classes"]) if c["max_depth"] and c["leaf"] == LEAF_VECTOR else 0
 
 
 def grow_model(model, capacity):
@@ -262,13 +275,19 @@ def grow_model(model, capacity):
     if nodes.shape[0]:
         nodes = np.zeros((capacity, nodes.shape[1]), NODE_DTYPE)
         nodes[:n] = model.nodes
-    return Model(rounds, nodes)
+    values = model.values
+    if values.shape[0]:
+        values = np.zeros((capacity,) + values.shape[1:])
+        values[:n] = model.values
+    return Model(rounds, nodes, values)
 
 
 def kept_model(model, n_rounds):
     """The first ``n_rounds`` rounds, as contiguous arrays."""
     nodes = model.nodes[:n_rounds] if model.nodes.shape[0] else model.nodes
-    return Model(np.ascontiguousarray(model.rounds[:n_rounds]), np.ascontiguousarray(nodes))
+    values = model.values[:n_rounds] if model.values.shape[0] else model.values
+    return Model(np.ascontiguousarray(model.rounds[:n_rounds]), np.ascontiguousarray(nodes),
+                 np.ascontiguousarray(values))
 
 
 def no_validation_data(n_features, codes=np.uint8):

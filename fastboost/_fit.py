@@ -45,6 +45,7 @@ from ._driver import (
     grow_model,
     kept_model,
     make_model,
+    model_values,
     report_every,
 )
 from ._kernels.loop import boost
@@ -128,7 +129,7 @@ class Fit:
         self.state[0]["n"] = n_nonzero
         self.state[0]["best_val"] = np.inf
         self.initial_cost = float(np.exp(rule.cost(self.state.copy()[0], 0.0, 1.0, 1.0, config[0])))
-        self.model = make_model(capacity, int(config[0]["max_depth"]))
+        self.model = make_model(capacity, int(config[0]["max_depth"]), model_values(config))
         self.done = 0
         self.why = RAN_ALL
         self.progress = None
@@ -213,7 +214,7 @@ class Fit:
                 self.progress.finish(why, done)
         model = kept_model(self.model, self.kept)
         if keep_state:
-            model = Model(model.rounds.copy(), model.nodes.copy())
+            model = Model(model.rounds.copy(), model.nodes.copy(), model.values.copy())
         if self.hook.finish is not None:
             model = self.hook.finish(self, model)
         errors = self.model.rounds["val_error"][:done].copy() if self.has_validation else None

@@ -30,12 +30,14 @@ from ._version import __version__
 
 FORMAT_NAME = "fastboost-model"
 #: the newest format version this fastboost writes and reads
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 HEADER = "header.json"
 
 #: the record fields each format version added (version 2: categorical splits; 3: the master LP's values;
 #: 4: the rows the learner read). Version 5 added no record field: the array ``cover_`` (each node's cover, which
-#: ``predict_contrib`` needs; older files load and predict without it)
+#: ``predict_contrib`` needs; older files load and predict without it). Version 6 added the array ``leaf_values_``
+#: (SAMME.R's K-vector leaves) and the parameter ``multiclass``: an older file's AdaBoostClassifier of K > 2
+#: classes loads with multiclass="ovr" when it is one-vs-rest (as leaf="real" was then), "joint" otherwise
 _ADDED_IN = {2: ("categorical", "cat_left"), 3: ("lp_value", "lp_beta", "n_active"), 4: ("n_seen",)}
 
 
@@ -88,6 +90,7 @@ ARRAYS = {
     "estimator_errors_": np.dtype(np.float64),
     "validation_errors_": np.dtype(np.float64),
     "cover_": np.dtype(np.float64),
+    "leaf_values_": np.dtype(np.float64),
 }
 _RECORD_NAMES = {"rounds_": "ROUND_DTYPE", "nodes_": "NODE_DTYPE"}
 _BINARY_REQUIRED = ("classes_", "rounds_", "estimator_weights_", "estimator_errors_")
@@ -204,7 +207,8 @@ def _record(est, prefix, members):
         rec["estimators"] = [_record(m, f"{prefix}estimators/{k}/", members)
                              for k, m in enumerate(state["estimators_"])]
     else:
-        for attr in ("rounds_", "nodes_", "estimator_weights_", "estimator_errors_", "validation_errors_", "cover_"):
+        for attr in ("rounds_", "nodes_", "estimator_weights_", "estimator_errors_", "validation_errors_", "cover_",
+                     "leaf_values_"):
             if state.get(attr) is not None:
                 value = state[attr]
                 if not isinstance(value, np.ndarray) or value.dtype != ARRAYS[attr]:
@@ -434,6 +438,8 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
     unknown = sorted(set(params) - set(allowed))
     if unknown:
         raise _Invalid(f"{where}: {name} has no parameter(s) {unknown}.")
+    if version < 6 and "multiclass" in allowed and "estimators" in rec:
+        params["multiclass"] = "ovr"  # (the one-vs-rest model of K > 2 classes an older fastboost fitted)
     est.set_params(**params)
     try:
         est._check_params()
@@ -523,6 +529,12 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
                 if len(shape) != 1 or shape[0] < n_rounds:
                     raise _Invalid(f"{where}: validation_errors_ must have shape [n] with n >= n_estimators_ = "
                                    f"{n_rounds}, got {shape}.")
+            elif key == "leaf_values_":
+                if version < 6:
+                    raise _Invalid(f"{where}: leaf_values_ first appears in format version 6, not {version}.")
+                if len(shape) != 3 or shape[0] != n_rounds:
+                    raise _Invalid(f"{where}: leaf_values_ must have shape [n_estimators_ = {n_rounds}, the number "
+                                   f"of tree nodes, the number of classes], got {shape}.")
             elif key == "cover_":
                 if version < 5:
                     raise _Invalid(f"{where}: cover_ first appears in format version 5, not {version}.")
@@ -613,6 +625,19 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
         state["estimator_weights_"] = values["estimator_weights_"]
         state["estimator_errors_"] = values["estimator_errors_"]
         state["nodes_"] = nodes
+        vector = n_classes > 2 and getattr(est, "leaf", "discrete") == "real"  # SAMME.R: K-vector leaves
+        leaf_values = values.get("leaf_values_")
+        if vector != (leaf_values is not None):
+            raise _Invalid(f"{where}: " + ("a SAMME.R model (leaf='real', K > 2 classes) needs its leaf values "
+                                           "(leaf_values_)." if vector else "only a SAMME.R model (leaf='real', "
+                                           "K > 2 classes) has leaf values (leaf_values_)."))
+        if vector:
+            if leaf_values.shape[1:] != (nodes.shape[1], n_classes):
+                raise _Invalid(f"{where}: leaf_values_ must have shape [{n_rounds}, {nodes.shape[1]}, {n_classes}], "
+                               f"got {list(leaf_values.shape)}.")
+            if not np.all(np.isfinite(leaf_values)):
+                raise _Invalid(f"{prefix}leaf_values_.npy: the leaf values must be finite.")
+        state["leaf_values_"] = leaf_values
         if "validation_errors_" in values:
             state["validation_errors_"] = values["validation_errors_"]
         if "cover_" in values:
@@ -671,9 +696,9 @@ def _declared(where, entry):
     dtype_name, shape = entry["dtype"], entry["shape"]
     if not isinstance(dtype_name, str):
         raise _Invalid(f"{where}: dtype must be a string, got {dtype_name!r}.")
-    if not (isinstance(shape, list) and 1 <= len(shape) <= 2 and all(_is_int(s) and 0 <= s < 2 ** 62
+    if not (isinstance(shape, list) and 1 <= len(shape) <= 3 and all(_is_int(s) and 0 <= s < 2 ** 62
                                                                       for s in shape)):
-        raise _Invalid(f"{where}: shape must be a list of 1 or 2 non-negative ints, got {shape!r}.")
+        raise _Invalid(f"{where}: shape must be a list of 1 to 3 non-negative ints, got {shape!r}.")
     return dtype_name, shape
 
 

@@ -319,7 +319,7 @@ COMMON = {
         '"discrete": every leaf names a class and the round\'s step alpha follows the algorithm\'s '
         'rule; "real": confidence-rated trees, whose leaves hold 1/2 log((W+ + d) / (W- + d)) on the '
         "learner's weights (d = 1 / (2n) for n weighted rows), split by the smallest sum over leaves "
-        "of 2 sqrt(W+ W-), with alpha = 1.")),
+        "of 2 sqrt(W+ W-), with alpha = 1 (K > 2 classes: SAMME.R's K-vector leaves, see ``multiclass``).")),
     "min_samples_leaf": Param(1, Int(1), (
         "Rows with positive weight each leaf of a tree needs. Values above 1 use the tree learner "
         "(also with ``max_depth=1``).")),
@@ -374,7 +374,8 @@ COMMON = {
 }
 
 _CRITERION_OR_REAL = replace(COMMON["criterion"], doc=COMMON["criterion"].doc + (
-    ' Ignored with ``leaf="real"``, whose trees split by the sum over leaves of 2 sqrt(W+ W-).'))
+    ' Ignored with ``leaf="real"``, whose trees split by the sum over leaves of 2 sqrt(W+ W-) (K > 2 classes, '
+    "SAMME.R: by the weighted Gini impurity)."))
 _STUMPS_ONLY = ("EBBoost enumerates decision stumps exactly and has no tree form: only the default is "
                 "accepted by ``fit`` (for trees, VadaBoostClassifier minimises the same cost).")
 
@@ -411,8 +412,14 @@ _TAIL = ("max_bins", "categorical_features", "feature_rank", "validation_fractio
 ESTIMATOR_PARAMS = {
     "AdaBoostClassifier": _declare(
         "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
-        "criterion", "max_depth", "leaf", "min_samples_leaf", "min_weight_fraction_leaf",
-        *_TAIL, criterion=_CRITERION_OR_REAL),
+        "criterion", "max_depth", "leaf", "multiclass", "min_samples_leaf", "min_weight_fraction_leaf",
+        *_TAIL, criterion=_CRITERION_OR_REAL,
+        multiclass=Param("auto", Options(("auto", "joint", "ovr")), (
+            'K > 2 classes: "joint" fits one tree a round for all classes, SAMME with ``leaf="discrete"`` '
+            '(each leaf names a class) and SAMME.R with ``leaf="real"`` (each leaf holds K real values, '
+            '``leaf_values_``); "ovr" fits one model per class against the rest (``estimators_``); "auto" is '
+            'SAMME for discrete leaves and one-vs-rest for real ones (more accurate than SAMME.R on the data '
+            f'sets measured). Two classes: not used. See {_DOCS}, "SAMME.R: K-vector leaves".'))),
     "LazyBoostClassifier": _declare(
         "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
         "feature_rank", "criterion", "max_depth", "leaf", "min_samples_leaf",
@@ -566,6 +573,10 @@ ATTRIBUTES = {
     "nodes_": ("structured ndarray of shape (n_estimators_, n_nodes) or None",
                "The tree of every kept round (fields ``feature``, ``bin``, ``threshold``, ``missing_left``, "
                "``left``, ``right``, ``class_``, ``value``, ``gain``, ``weight``); None for decision stumps."),
+    "leaf_values_": ("ndarray of shape (n_estimators_, n_nodes, n_classes) or None",
+                     "SAMME.R (``leaf=\"real\"``, K > 2 classes, ``multiclass=\"joint\"``): the K values of every "
+                     "leaf of every kept tree (``nodes_``), (K - 1) (log p_k - mean_j log p_j) of the leaf's "
+                     "smoothed class shares p; None for every other model."),
     "n_estimators_": ("int", "Number of rounds kept (one-vs-rest: the sum over the per-class models)."),
     "estimator_weights_": ("ndarray of shape (n_estimators_,)",
                            "The step alpha of every kept round (``rounds_[\"alpha\"]``)."),

@@ -164,6 +164,7 @@ CRITERION_LS = 4  # least-squares trees on QuadBoost's residuals: -(sum p r)**2 
 LEAF_DISCRETE = 0  # each leaf outputs a class (binary: -1 / +1); the rule's step alpha
 LEAF_REAL = 1  # confidence-rated leaves kappa * log((U+ + delta) / (U- + delta)), alpha = 1
 LEAF_LSQ = 2  # least-squares leaves: the p-weighted mean residual (QuadBoost)
+LEAF_VECTOR = 3  # K classes, one tree: each leaf holds K real values (SAMME.R), alpha = 1; ``Model.values``
 LEAF_KINDS = {"discrete": LEAF_DISCRETE, "real": LEAF_REAL}
 
 # Stop-rule answers.
@@ -195,11 +196,16 @@ ValidData = namedtuple("ValidData", [
     "margin",  # float64[n_val * (1 or K)]  IN/OUT  validation margins, updated round by round
 ])
 
+#: ``Model.values`` of the fits whose leaves hold one value each (every fit but LEAF_VECTOR's)
+NO_VALUES = np.zeros((0, 1, 1), np.float64)
+
 #: The fitted model as the loop writes it (and the estimator keeps it).
 Model = namedtuple("Model", [
     "rounds",  # ROUND_DTYPE[capacity]
     "nodes",   # NODE_DTYPE[capacity, max_nodes] (trees), NODE_DTYPE[0, 1] (stumps)
-])
+    "values",  # float64[capacity, max_nodes, K]: K-vector leaves (LEAF_VECTOR), the leaf's value of each class;
+               # NO_VALUES otherwise
+], defaults=[NO_VALUES])
 
 #: The per-row state every learner reads and writes (part of the Workspace).
 RowState = namedtuple("RowState", [

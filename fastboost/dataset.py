@@ -1109,7 +1109,7 @@ def _fit(est, ds, y, sample_weight, eval_set):
     if classes.shape[0] > MAX_CLASSES:
         raise ValueError(f"{name} takes at most {MAX_CLASSES} classes; y has {classes.shape[0]}.")
     val_ds = _eval_dataset(est, ds, eval_set)
-    if classes.shape[0] > 2 and not (est._samme and getattr(est, "leaf", "discrete") == "discrete"):
+    if classes.shape[0] > 2 and not est._joint_multiclass():
         return _fit_one_vs_rest(est, ds, labels, classes, val_ds)
     if eval_set is not None and est.validation_fraction is not None:
         raise ValueError("Pass either eval_set or validation_fraction, not both.")

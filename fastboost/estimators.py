@@ -51,13 +51,16 @@ from ._params import ESTIMATOR_PARAMS, check_params, estimator_doc, store_params
 from ._types import (
     CRITERIA,
     CRITERION_EB,
+    CRITERION_GINI,
     CRITERION_LS,
     CRITERION_Z,
     LEAF_DISCRETE,
     LEAF_KINDS,
     LEAF_LSQ,
+    LEAF_VECTOR,
     MAX_BINS,
     MAX_CLASSES,
+    NO_VALUES,
     STOPPED_BY_CALLBACK,
     STOPPED_BY_RULE,
     STOPPED_EARLY,
@@ -104,7 +107,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict for stump boosting; subclasses name their rule and its parameters."""
 
     _algorithm = None
-    _samme = False  # True: K > 2 classes with SAMME in the one loop (discrete leaves); False: one-vs-rest
+    _samme = False  # True: K > 2 classes may be one model (SAMME; SAMME.R with leaf="real"): see multiclass
     _n_classes = 2  # classes the learner of the current fit sees
     _empty_reason = "no weak hypothesis did better than chance on the training weights;"
 
@@ -115,6 +118,12 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         """Every hyperparameter against its constraint in ``_params.ESTIMATOR_PARAMS`` (TypeError for a
         wrong type, ValueError out of range); checks across parameters or with the data are in ``fit``."""
         check_params(self)
+
+    def _joint_multiclass(self):
+        """K > 2 classes fitted as one model (SAMME, or SAMME.R with ``leaf="real"``), not one-vs-rest."""
+        multiclass = getattr(self, "multiclass", "auto")
+        return self._samme and (multiclass == "joint" or (
+            multiclass == "auto" and getattr(self, "leaf", "discrete") == "discrete"))
 
     def _tree_depth(self, n_classes):
         """Depth of the tree learner, or 0 for the binary stump fast path."""
@@ -189,7 +198,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         if classes.shape[0] > MAX_CLASSES:
             raise ValueError(f"{name} takes at most {MAX_CLASSES} classes; y has {classes.shape[0]}.")
         sample_weight = self._class_weighted(sample_weight, y)
-        if classes.shape[0] > 2 and not (self._samme and getattr(self, "leaf", "discrete") == "discrete"):
+        if classes.shape[0] > 2 and not self._joint_multiclass():
             return self._fit_one_vs_rest(X, X_in, y, classes, sample_weight, eval_set)
         sw = v.check_sample_weight(sample_weight, n_samples)
         X, y_idx, sw, val = self._validation_split(X, y_idx, sw, classes, eval_set)
@@ -445,6 +454,9 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         leaf_kind = LEAF_KINDS[leaf]
         if depth and leaf == "real":
             criterion = CRITERION_Z
+            if n_classes > 2:  # one tree of K-vector leaves a round (SAMME.R), split by the Gini impurity
+                leaf_kind = LEAF_VECTOR
+                criterion = CRITERION_GINI
         if depth and rule.additive:  # QuadBoost's trees: least squares on the residuals
             criterion = CRITERION_LS
             leaf_kind = LEAF_LSQ
@@ -569,6 +581,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self.estimator_errors_ = rounds["error"].copy()
         self.nodes_ = model.nodes if model.nodes.shape[0] or (rounds.shape[0] == 0 and model.nodes.shape[1] > 1) \
             else None
+        self.leaf_values_ = model.values if model.values.shape[2] > 1 else None
         if self.n_estimators_ == 0:
             import warnings
             warnings.warn(f"{type(self).__name__}: {self._empty_reason} the ensemble is empty and predicts the "
@@ -607,6 +620,14 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             return _categorical.encode(X, self.categories_)
         return v.as_float_array(X)
 
+    def _leaf_values(self, t=None):
+        """The K-vector leaves' values (``leaf_values_``; round t only when given), or NO_VALUES for a model whose
+        leaves hold one value."""
+        values = getattr(self, "leaf_values_", None)
+        if values is None:
+            return NO_VALUES
+        return values if t is None else values[t:t + 1]
+
     @property
     def _n_scores(self):
         """Columns of the margin: 1 for two classes, K for SAMME and one-vs-rest."""
@@ -621,7 +642,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         out = np.zeros((X.shape[0], self._n_scores), dtype=np.float64)
         with n_threads(self.n_jobs):
             if self.nodes_ is not None:
-                add_trees(X, self.nodes_, self.rounds_, self.classes_.shape[0], out)
+                add_trees(X, self.nodes_, self.rounds_, self._leaf_values(), self.classes_.shape[0], out)
             else:
                 _decision_kernel(X, self.rounds_, out[:, 0])
         return out[:, 0] if self._n_scores == 1 else out
@@ -641,7 +662,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         """margin (float64[n, 1 or K]) += round t's alpha_t h_t on checked X."""
         with n_threads(self.n_jobs):
             if self.nodes_ is not None:
-                add_trees(X, self.nodes_[t:t + 1], self.rounds_[t:t + 1], self.classes_.shape[0], margin)
+                add_trees(X, self.nodes_[t:t + 1], self.rounds_[t:t + 1], self._leaf_values(t),
+                          self.classes_.shape[0], margin)
             else:
                 add_stump(X, self.rounds_, t, margin[:, 0])
 
@@ -654,8 +676,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         """decision_function from the raw scores: binary (and one-vs-rest) margins as they are; SAMME's class
         sums in scikit-learn's symmetric coding: a round adds alpha to the class it names and -alpha / (K - 1)
         to the others, normalised by the sum of the steps, so each row sums to 0."""
-        if raw.ndim == 1 or hasattr(self, "estimators_"):
-            return raw
+        if raw.ndim == 1 or hasattr(self, "estimators_") or getattr(self, "leaf_values_", None) is not None:
+            return raw  # (K-vector leaves: F itself, whose rows sum to 0)
         k = raw.shape[1]
         if not total > 0.0:
             return np.zeros_like(raw)
@@ -711,6 +733,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                 return np.where(rows > 0, q / np.where(rows > 0, rows, 1.0), 1.0 / q.shape[1])
             from scipy.special import softmax
 
+            if getattr(self, "leaf_values_", None) is not None:  # SAMME.R: p_k proportional to exp(F_k / (K - 1))
+                return softmax(margin / (margin.shape[1] - 1), axis=1)
             return softmax(self._scores(margin, total) / (margin.shape[1] - 1), axis=1)
         p1 = expit(2.0 * margin / total) if total > 0.0 else np.full(margin.shape, 0.5)
         return np.column_stack([1.0 - p1, p1])
@@ -813,7 +837,10 @@ class AdaBoostClassifier(BaseBoostClassifier):
     weak learner is a tree whose leaves name classes, alpha = 1/2 (log((1 - eps) / eps) + log(K - 1))
     (half of scikit-learn's SAMME weight, the same predictions) and ``predict_proba`` is the softmax
     of the class scores. With ``leaf="real"`` it fits one model per class against the rest
-    (``estimators_``).""", example="""
+    (``estimators_``), unless ``multiclass="joint"`` asks for SAMME.R: one tree a round whose leaves hold
+    K real values (``leaf_values_``), ``decision_function`` is their sum F and ``predict_proba`` the
+    softmax of F / (K - 1). ``multiclass="ovr"`` fits one model per class with discrete leaves
+    too.""", extra_attributes=("leaf_values_",), example="""
     >>> clf.feature_importances_.shape
     (20,)
     """)
@@ -827,9 +854,9 @@ class AdaBoostClassifier(BaseBoostClassifier):
 
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None,
-                 criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_bins=MAX_BINS, categorical_features="from_dtype", feature_rank=1, validation_fraction=None,
-                 n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
+                 criterion="error", max_depth=1, leaf="discrete", multiclass="auto", min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype", feature_rank=1,
+                 validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
 
@@ -1199,7 +1226,7 @@ class _RefitWeights:
             for t in range(k):
                 if self.nodes_ is not None:
                     out = np.zeros((rows.shape[0], 1))
-                    add_trees(Xr, self.nodes_[t:t + 1], ones[t:t + 1], 2, out)
+                    add_trees(Xr, self.nodes_[t:t + 1], ones[t:t + 1], NO_VALUES, 2, out)
                     M[t] = out[:, 0]
                 else:
                     add_stump(Xr, ones, t, M[t])

@@ -172,6 +172,10 @@ def predict_contrib(est, X):
     Two classes: float64[n, n_features + 1]; SAMME and one-vs-rest: [n, n_classes, n_features + 1]. Each
     row (each class) sums to decision_function(X). X may be a ``fastboost.Dataset`` or parquet files."""
     check_is_fitted(est)
+    if getattr(est, "leaf_values_", None) is not None:
+        raise ValueError(f"{type(est).__name__}(leaf='real') of {est.classes_.shape[0]} classes (SAMME.R) has "
+                         "K-vector leaves, for which predict_contrib is not available; fit with multiclass='ovr' "
+                         "(one model per class) for contributions.")
     check_cover(est)
     if dataset.is_batched(X):  # a Dataset or parquet files, read batch by batch
         return dataset.predict(est, X, "predict_contrib")

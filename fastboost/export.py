@@ -81,6 +81,10 @@ def ensemble(clf):
     check_is_fitted(clf)
     if callable(getattr(clf, "to_local", None)):
         clf = clf.to_local()
+    if getattr(clf, "leaf_values_", None) is not None:
+        raise ValueError(f"{type(clf).__name__}(leaf='real') of {clf.classes_.shape[0]} classes (SAMME.R) has "
+                         "K-vector leaves, which ONNX, treelite and shap export does not cover yet; fit with "
+                         "multiclass='ovr' (one model per class) to export.")
     ovr = hasattr(clf, "estimators_")
     models = clf.estimators_ if ovr else [clf]
     k = clf.classes_.shape[0]

@@ -72,7 +72,8 @@ DEFAULT_OUT = "accuracy-results"
 READING_MARKER = "<!-- reading: kept when the script rewrites this file -->"
 QUADBOOST_LAM = 1e-4
 
-FASTBOOST = ["AdaBoost", "AdaBoost-gini", "VadaBoost", "EBBoost", "LazyBoost", "QuadBoost-L1", "SABoost"]
+FASTBOOST = ["AdaBoost", "AdaBoost-gini", "AdaBoost-real", "VadaBoost", "EBBoost", "LazyBoost", "QuadBoost-L1",
+             "SABoost"]
 COMPETITORS = ["sklearn AdaBoost", "sklearn HistGB", "LightGBM", "XGBoost"]
 ESTIMATORS = FASTBOOST + COMPETITORS
 #: the import each competitor needs
@@ -85,6 +86,9 @@ DESCRIPTIONS = {
                 "with more than two classes)",
     "AdaBoost-gini": "fastboost `AdaBoostClassifier(criterion=\"gini\", max_depth=d)`: splits chosen by weighted "
                      "Gini impurity, as scikit-learn's DecisionTreeClassifier does, instead of the weighted error",
+    "AdaBoost-real": "fastboost `AdaBoostClassifier(leaf=\"real\", learning_rate=0.3, max_depth=d)`: "
+                     "confidence-rated leaves (two classes); with more than two classes SAMME.R, one tree a round "
+                     "whose leaves hold a value per class",
     "VadaBoost": "fastboost `VadaBoostClassifier(lam=0.5, max_depth=d)`",
     "EBBoost": "fastboost `EBBoostClassifier(lam=0.5)` (stumps only)",
     "LazyBoost": "fastboost `LazyBoostClassifier(feature_rank=2)` (stumps only)",
@@ -163,6 +167,8 @@ def make(name, depth, rounds, threads, seed=0):
             return fb.AdaBoostClassifier(max_depth=depth, **common)
         if name == "AdaBoost-gini":
             return fb.AdaBoostClassifier(criterion="gini", max_depth=depth, **common)
+        if name == "AdaBoost-real":
+            return fb.AdaBoostClassifier(leaf="real", learning_rate=0.3, max_depth=depth, **common)
         if name == "VadaBoost":
             return fb.VadaBoostClassifier(lam=0.5, max_depth=depth, **common)
         if name == "EBBoost":

@@ -223,7 +223,7 @@ KINDS = [
     ("AdaBoostClassifier", {"max_depth": 3, "learning_rate": 0.5}, 2),
     ("AdaBoostClassifier", {"max_depth": 2, "leaf": "real"}, 2),
     ("AdaBoostClassifier", {"max_depth": 2}, 3),
-    ("AdaBoostClassifier", {"leaf": "real", "max_depth": 2}, 3),
+    ("AdaBoostClassifier", {"leaf": "real", "max_depth": 2, "multiclass": "ovr"}, 3),
     ("LazyBoostClassifier", {}, 3),
     ("VadaBoostClassifier", {"lam": 0.3}, 2),
     ("EBBoostClassifier", {}, 2),
@@ -283,7 +283,7 @@ def test_cover_counts_training_rows_with_class_weights_and_categories():
 def test_samme_and_one_vs_rest_shapes():
     X, y = _data(n_classes=3)
     samme = fastboost.AdaBoostClassifier(10, max_depth=2).fit(X, y)
-    ovr = fastboost.AdaBoostClassifier(10, max_depth=2, leaf="real").fit(X, y)
+    ovr = fastboost.AdaBoostClassifier(10, max_depth=2, leaf="real", multiclass="ovr").fit(X, y)
     assert samme.predict_contrib(X).shape == ovr.predict_contrib(X).shape == (X.shape[0], 3, X.shape[1] + 1)
     # SAMME's symmetric scores sum to 0 over the classes; so do their contributions, feature by feature
     np.testing.assert_allclose(samme.predict_contrib(X)[:, :, :-1].sum(axis=1), 0.0, atol=1e-12)

@@ -19,7 +19,7 @@ MODELS = [
     ("AdaBoostClassifier", {"max_depth": 3, "learning_rate": 0.5}, 2),
     ("AdaBoostClassifier", {"max_depth": 2, "leaf": "real"}, 2),
     ("AdaBoostClassifier", {"max_depth": 2}, 3),
-    ("AdaBoostClassifier", {"leaf": "real", "max_depth": 2}, 3),
+    ("AdaBoostClassifier", {"leaf": "real", "max_depth": 2, "multiclass": "ovr"}, 3),
     ("VadaBoostClassifier", {"lam": 0.3}, 3),
     ("QuadBoostClassifier", {"max_depth": 2}, 2),
     ("QuadBoostClassifier", {}, 3),

@@ -492,7 +492,7 @@ HEADER_CHANGES = [
     (M + ("estimator",), "os.system", "unknown estimator class"),
     (M + ("estimator",), "BaseEstimator", "unknown estimator class"),
     (M + ("estimator",), ["AdaBoostClassifier"], "unknown estimator class"),
-    (M + ("estimator",), "VadaBoostClassifier", "is one-vs-rest"),
+    (M + ("estimator",), "VadaBoostClassifier", "has no parameter(s) ['multiclass']"),
     (M + ("params",), [], "params must be an object"),
     (M + ("params", "n_estimators"), "ten", "n_estimators"),
     (M + ("params", "max_depth"), 99, "max_depth"),
@@ -532,6 +532,16 @@ HEADER_CHANGES = [
     (M + ("arrays", "evil_"), {"dtype": "<f8", "shape": [1]}, "unexpected array"),
     (M + ("estimators",), [], "unexpected array 'rounds_' in a one-vs-rest model"),
 ]
+
+
+def test_a_single_model_of_k_classes_is_refused_for_a_one_vs_rest_class(samples):
+    _, data, _ = samples["trees"]
+
+    def change(header):
+        header["model"]["estimator"] = "VadaBoostClassifier"
+        del header["model"]["params"]["multiclass"]
+
+    _refused(_with_header(data, change), "is one-vs-rest")
 
 
 @pytest.mark.parametrize("path, value, match", HEADER_CHANGES, ids=[f"{'.'.join(p)}={v!r:.20}"

@@ -347,7 +347,10 @@ def estimators(draw, n_classes, n_rows):
     if Est is not EBBoostClassifier:
         p["criterion"] = draw(st.sampled_from(["error", "gini"]))
     if n_classes > OVR_MAX_CLASSES:
-        p["leaf"] = "discrete"  # SAMME
+        p["leaf"] = draw(st.sampled_from(["discrete", "real"]))  # SAMME or SAMME.R (one model for all classes)
+        p["multiclass"] = "joint"
+    elif Est is AdaBoostClassifier and n_classes > 2:
+        p["multiclass"] = draw(st.sampled_from(["auto", "auto", "joint", "ovr"]))
     if trees and _rarely(draw, 4):
         p["min_samples_leaf"] = draw(st.sampled_from([1, 2, 5]))
         p["min_weight_fraction_leaf"] = draw(st.sampled_from([0.0, 0.1, 0.3, 0.5]))
@@ -364,7 +367,9 @@ def estimators(draw, n_classes, n_rows):
         p["alpha_max"] = draw(st.sampled_from([1.0, 0.1, 5.0]))
         p["reweight_every"] = draw(st.sampled_from([None, 1, 2, 5]))
         p["reweight_at_end"] = draw(st.booleans())
-    samme = Est is AdaBoostClassifier and n_classes > 2 and p.get("leaf") == "discrete"
+    # SAMME or SAMME.R: one model for all K > 2 classes (not one-vs-rest)
+    samme = Est is AdaBoostClassifier and n_classes > 2 and (p.get("multiclass") == "joint" or (
+        p.get("multiclass") == "auto" and p.get("leaf") == "discrete"))
     plain_stumps = (p["max_depth"] == 1 and p.get("leaf", "discrete") == "discrete"
                     and p.get("min_samples_leaf", 1) == 1 and p.get("min_weight_fraction_leaf", 0.0) == 0.0
                     and not samme)
@@ -513,6 +518,10 @@ def assert_same_model(a, b, what, ignore=()):
             assert _field_equal(a.rounds_[name], b.rounds_[name], name), \
                 f"{what}: rounds_[{name!r}] differ:\n{a.rounds_[name]}\n{b.rounds_[name]}"
     assert (a.nodes_ is None) == (b.nodes_ is None), what
+    va, vb = getattr(a, "leaf_values_", None), getattr(b, "leaf_values_", None)
+    assert (va is None) == (vb is None), what
+    if va is not None:
+        assert _field_equal(va, vb, "leaf_values_"), f"{what}: leaf_values_ differ"
     if a.nodes_ is not None:
         assert a.nodes_.shape == b.nodes_.shape, what
         for name in a.nodes_.dtype.names:

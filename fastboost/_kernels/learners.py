@@ -23,12 +23,19 @@ from collections import namedtuple
 import numpy as np
 
 from .._config import compiled, jit, typed
-from .._types import LEAF_LSQ, LEAF_REAL, TreeRows
+from .._types import LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, TreeRows
 from .histogram import build_histograms_q, build_histograms_q_rows, build_histograms_rows, histograms_and_splits
 from .incremental import next_histograms, next_tree_histograms, side_rows, wrong_rows
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
 from .split import choose_stump, stump_from_feature_splits
-from .tree import grow_tree, rows_histograms, tree_outputs, tree_round_sums, update_validation_tree
+from .tree import (
+    grow_tree,
+    rows_histograms,
+    tree_outputs,
+    tree_round_sums,
+    update_validation_tree,
+    update_validation_vector,
+)
 from .trim import GATHER_MAX_SHARE, RECHOOSE_EVERY, TRIM_SLACK, select_rows
 from .update import (
     apply_stump,
@@ -256,6 +263,39 @@ def _learn_tree(data, config, ws, model, t, m, categorical):
     n_nodes = grow_tree(trows, data.n_value_bins, categorical, data.thresholds, config, ts, tree, m, carry)
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
+    if config.leaf == LEAF_VECTOR:
+        ws.sums[0].z = vector_leaf_values(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, model.values[t])
+
+
+@jit
+def vector_leaf_values(tree, n_nodes, config, leaf_u, leaf_w, values):
+    """K-vector leaves (SAMME.R): values[leaf, k] = (K - 1) (log(U_k + d) - mean_j log(U_j + d)) from the leaf's
+    learner weights U_k by class (leaf_u) and d = config.leaf_smoothing (the weights sum to 1, so d is a share
+    of the total); returns the normaliser Z = sum over leaves and classes of W_k exp(-values[leaf, k] / (K - 1))
+    with the leaf's boosting weights W_k (leaf_w): the loss after the round at alpha = 1 (Z < 1 unless the
+    tree does not help).
+
+    values  float64[max_nodes, K]  OUT  (internal nodes and unused slots: 0)
+    """
+    n_classes = config.n_classes
+    k1 = n_classes - 1.0
+    d = config.leaf_smoothing
+    z = 0.0
+    for node in range(values.shape[0]):
+        for k in range(n_classes):
+            values[node, k] = 0.0
+    for node in range(n_nodes):
+        if tree[node].left >= 0:
+            continue
+        mean = 0.0
+        for k in range(n_classes):
+            mean += np.log(leaf_u[node, k] + d)
+        mean /= n_classes
+        for k in range(n_classes):
+            h = k1 * (np.log(leaf_u[node, k] + d) - mean)
+            values[node, k] = h
+            z += leaf_w[node, k] * np.exp(-h / k1)
+    return z
 
 
 #: learn_tree(trim, categorical): learn_tree's learn function for that kind of fit
@@ -382,6 +422,42 @@ def update_tree_weights_real(data, config, ws, model, t, alpha):
 
 
 @compiled(UPDATE_SIG)
+def update_tree_weights_vector(data, config, ws, model, t, alpha):
+    """K-vector leaves (SAMME.R): w_i <- w_i exp(-alpha h_{y_i}(x_i) / (K - 1)) / Z, i.e. w_i exp(-alpha / K
+    y_i . h(x_i)) with y_i's K-vector coding (1 for its class, -1 / (K - 1) for the others; the values sum to
+    0 in a leaf); returns (Z, sum w**2 / p or 0)."""
+    values = model.values[t]
+    ts = ws.tree
+    n_classes = config.n_classes
+    k1 = n_classes - 1.0
+    tree = model.nodes[t]
+    n_nodes = 1  # nodes are numbered as grown: the root, then two children per internal node
+    for node in range(tree.shape[0]):
+        if tree[node].left >= 0:
+            n_nodes += 2
+    z = 0.0  # as vector_leaf_values' Z, with the values times alpha
+    for node in range(values.shape[0]):
+        leaf = node < n_nodes and tree[node].left < 0
+        for k in range(n_classes):
+            ts.factor[node, k] = np.exp(-alpha * values[node, k] / k1)
+            if leaf:
+                z += ts.leaf_w[node, k] * ts.factor[node, k]
+    for node in range(values.shape[0]):
+        for k in range(n_classes):
+            ts.factor[node, k] /= z
+    rows = ws.rows
+    s2 = update_weights_table(rows.w, data.p, ts.leaf_of_row, rows.ylab, ts.factor, rows.block_sums, config.need_s2)
+    return z, s2
+
+
+@compiled(VALIDATE_SIG)
+def validate_tree_vector(valid, config, ws, model, t, alpha):
+    """K-vector leaves: validation margins += alpha values of tree t's leaf; the weighted validation error."""
+    return update_validation_vector(valid, model.nodes[t], model.values[t], config.missing_code, alpha,
+                                    ws.vblock_sums)
+
+
+@compiled(UPDATE_SIG)
 def update_tree_residuals(data, config, ws, model, t, alpha):
     """Least-squares leaves: r_i <- r_i - alpha v_leaf(i); returns (risk, 0)."""
     return update_residuals_leaves(ws.rows.w, data.p, ws.tree.leaf_of_row, ws.tree.factor, alpha,
@@ -413,4 +489,5 @@ LEARNERS = {
     "tree_samme": Learner(learn_tree, update_tree_weights_samme, validate_tree),
     "tree_real": Learner(learn_tree, update_tree_weights_real, validate_tree),
     "tree_residuals": Learner(learn_tree, update_tree_residuals, validate_tree),
+    "tree_vector": Learner(learn_tree, update_tree_weights_vector, validate_tree_vector),
 }

@@ -71,17 +71,20 @@ PREDICT_BLOCK = 128
 
 
 @pjit
-def add_trees(X, nodes, rounds, n_classes, out):
+def add_trees(X, nodes, rounds, values, n_classes, out):
     """out += sum_t alpha_t * tree_t(X), threads over blocks of rows; trees added in order.
 
     X       float32/float64[n_samples, n_features], NaN = missing   IN
     nodes   NODE_DTYPE[T, max_nodes]; rounds ROUND_DTYPE[T] (the steps alpha)  IN
+    values  float64[T, max_nodes, K]: K-vector leaves' values (Model.values), or shape (0, ., .): none  IN
     out     float64[n_samples, 1] (binary: alpha * leaf value) or [n_samples, K] (K classes:
-            alpha added to the score of the class the leaf names)   IN/OUT
+            alpha added to the score of the class the leaf names; K-vector leaves: alpha * the leaf's
+            values)   IN/OUT
     A block of rows goes down a tree level by level (a row at a leaf stays there), so the rows'
     descents are independent work for the CPU to overlap instead of one row's chain of dependent loads.
     """
     n = X.shape[0]
+    vector = values.shape[0] > 0
     levels = 0  # max_nodes = 2**(depth + 1) - 1
     while (2 << levels) - 1 < nodes.shape[1]:
         levels += 1
@@ -102,7 +105,11 @@ def add_trees(X, nodes, rounds, n_classes, out):
                     go_left = value_goes_left(x, nd.threshold, nd.missing_left, nd.categorical != 0, nd.cat_left)
                     child = right + (left - right) * np.int64(go_left)
                     node[r] = node[r] if left < 0 else child
-            if n_classes == 2:
+            if vector:
+                for r in range(m):
+                    for k in range(n_classes):
+                        out[r0 + r, k] += alpha * values[t, node[r], k]
+            elif n_classes == 2:
                 for r in range(m):
                     out[r0 + r, 0] += alpha * tree[node[r]].value
             else:

@@ -25,7 +25,7 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .._types import CRITERION_LS, LEAF_LSQ, LEAF_REAL, SPLIT_DTYPE
+from .._types import CRITERION_LS, LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, SPLIT_DTYPE
 from .histogram import GROUP, group_bounds, group_count, group_histograms, row_at
 from .split import best_feature, categorical_left_set, impurity, level_splits
 from .update import BLOCK, block_total, goes_left
@@ -730,6 +730,8 @@ def finish_leaves(tree, n_nodes, leaf_u, config, total_u):
         elif leaf_kind == LEAF_LSQ:
             pw = leaf_u[node, n_classes]
             nd.value = (leaf_u[node, 1] - leaf_u[node, 0]) / pw if pw > 0.0 else 0.0
+        elif leaf_kind == LEAF_VECTOR:
+            nd.value = 0.0  # the leaf's K values: vector_leaf_values, into Model.values
         else:
             nd.value = 1.0 if best_k == 1 else -1.0
         tw = 0.0
@@ -951,6 +953,37 @@ def update_validation_tree(valid, tree, missing_code, alpha, n_classes, block_su
                         top = k
                 wrong = top != y[i]
             if wrong:
+                err += p[i]
+        block_sums[b, 0] = err
+    return block_total(block_sums, nb, 0)
+
+
+@pjit
+def update_validation_vector(valid, tree, values, missing_code, alpha, block_sums):
+    """K-vector leaves: margin[i * K + k] += alpha * values[leaf, k] on the binned validation rows; return the
+    weighted error sum_i p_i [first argmax of row i's margins != y_i].
+
+    values  float64[max_nodes, K]  IN  the tree's leaf values (Model.values[t])
+    valid   as update_validation_tree (margins float64[n_val * K])
+    """
+    codes = valid.codes
+    y = valid.y
+    p = valid.p
+    margin = valid.margin
+    n_classes = values.shape[1]
+    n = y.shape[0]
+    nb = -(-n // BLOCK)
+    for b in prange(nb):
+        err = 0.0
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            leaf = leaf_of_codes(codes, i, tree, missing_code)
+            top = 0
+            for k in range(n_classes):
+                m = margin[i * n_classes + k] + alpha * values[leaf, k]
+                margin[i * n_classes + k] = m
+                if m > margin[i * n_classes + top]:
+                    top = k
+            if top != y[i]:
                 err += p[i]
         block_sums[b, 0] = err
     return block_total(block_sums, nb, 0)

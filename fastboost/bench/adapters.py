@@ -39,7 +39,11 @@ FASTBOOST_ALGORITHMS = {
     "saboost": "SABoostClassifier",
     "quadboost": "QuadBoostClassifier",
     "lazyboost": "LazyBoostClassifier",
+    "sammer": "AdaBoostClassifier",
 }
+#: the parameters an ``--algorithms`` name sets beyond its class's defaults: "sammer" is AdaBoost with
+#: confidence-rated leaves (SAMME.R, one tree a round, with more than two classes) at learning rate 0.3
+ALGORITHM_PARAMS = {"sammer": {"leaf": "real", "learning_rate": 0.3}}
 
 #: HistGradientBoosting's verbose log line with its binning time
 HGB_BINNING = re.compile(r"Binning [\d.]+ GB of training data: ([\d.]+) s")
@@ -193,6 +197,7 @@ class FastboostAdapter(Adapter):
             if "weight_trim_rate" not in known:
                 raise Skipped(f"{cls.__name__} has no weight_trim_rate parameter (no weight trimming)")
             params["weight_trim_rate"] = task["trim"]
+        params.update(ALGORITHM_PARAMS.get(task["algorithm"], {}))
         self.cls, self.params, self.estimator = cls, params, f"fastboost.{cls.__name__}"
 
     def threads_used(self):

@@ -35,7 +35,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .adapters import ADAPTERS, COMPETITORS, Skipped, adapter_class, fastboost_class, unavailable, warm_slice
+from .adapters import (
+    ADAPTERS,
+    ALGORITHM_PARAMS,
+    COMPETITORS,
+    Skipped,
+    adapter_class,
+    fastboost_class,
+    unavailable,
+    warm_slice,
+)
 from .measure import RoundStamps, interpolate_round_times, log, other_load
 from .options import competitor_keys, split_names
 from .processes import fastboost_root, run_task_here, run_task_in_child, save_data
@@ -256,7 +265,8 @@ def _tasks(args, spec, skipped):
     tasks = []
     for algo in args.algorithms:
         cls, reason = fastboost_class(algo)
-        label = f"fastboost {cls.__name__ if cls else algo}"
+        label = f"fastboost {cls.__name__ if cls else algo}" + (
+            "".join(f", {k}={v!r}" for k, v in ALGORITHM_PARAMS.get(algo, {}).items()))
         if cls is None:
             _skip_once(skipped, f"fastboost-{algo}", label, reason)
             continue
