@@ -101,7 +101,8 @@ CASES = [
 ]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.filterwarnings("ignore::UserWarning")  # (empty ensembles, LP values <= 0 on such small data)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=st.sampled_from(range(len(CASES))), seed=st.integers(0, 2 ** 16), depth=st.integers(1, 4),
        d=st.integers(2, 3), constraints=st.lists(st.sampled_from([-1, 0, 1]), min_size=3, max_size=3),
        three_classes=st.booleans(), nan=st.sampled_from([0.0, 0.15]))
@@ -237,6 +238,41 @@ def test_bad_constraints(value, error, match):
     y = (X["a"] > 0).astype(int)
     with pytest.raises(error, match=match):
         AdaBoostClassifier(3, monotone_constraints=value).fit(X, y)
+
+
+@pytest.mark.parametrize("constraints", [[1, 0, -1], {"a": 1, "c": -1}])
+def test_model_file_keeps_the_constraints(tmp_path, constraints):
+    from fastboost import load
+
+    X = pd.DataFrame(np.random.default_rng(0).normal(size=(40, 3)), columns=["a", "b", "c"])
+    y = (X["a"] - X["c"] > 0).astype(int)
+    model = AdaBoostClassifier(5, max_depth=2, monotone_constraints=constraints).fit(X, y)
+    model.save(tmp_path / "m.fbm")
+    loaded = load(tmp_path / "m.fbm")
+    assert loaded.monotone_constraints == constraints
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+
+
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_command_line(tmp_path, capsys):
+    from fastboost import load
+    from fastboost.cli import main
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(60, 3)), columns=["income", "age", "debt"])
+    frame["label"] = (frame["income"] - frame["debt"] + rng.normal(size=60) > 0).astype(int)
+    frame.to_csv(tmp_path / "train.csv", index=False)
+    for text, want in (("1,0,-1", [1, 0, -1]), ("income:1,debt:-1", {"income": 1, "debt": -1})):
+        out = tmp_path / "m.fbm"
+        assert main(["train", str(tmp_path / "train.csv"), "--target", "label", "--max-depth", "2",
+                     "--n-estimators", "5", "--monotone-constraints", text, "-o", str(out)]) == 0
+        model = load(out)
+        assert model.monotone_constraints == want
+        assert_monotone(model, frame[["income", "age", "debt"]].to_numpy(), np.array([1, 0, -1]),
+                        np.random.default_rng(0))
+    with pytest.raises(SystemExit):
+        main(["train", str(tmp_path / "train.csv"), "--target", "label", "--monotone-constraints", "up"])
+    assert "--monotone-constraints" in capsys.readouterr().err
 
 
 def test_dict_without_names_and_categorical_feature():
