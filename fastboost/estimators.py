@@ -802,7 +802,8 @@ class AdaBoostClassifier(BaseBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None,
                  criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_bins=MAX_BINS, categorical_features="from_dtype", monotone_constraints=None, feature_rank=1, validation_fraction=None,
+                 max_bins=MAX_BINS, categorical_features="from_dtype", monotone_constraints=None,
+                 feature_rank=1, validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -826,7 +827,8 @@ class LazyBoostClassifier(AdaBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None, feature_rank=2,
                  criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_bins=MAX_BINS, categorical_features="from_dtype", monotone_constraints=None, validation_fraction=None,
+                 max_bins=MAX_BINS, categorical_features="from_dtype", monotone_constraints=None,
+                 validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -859,7 +861,8 @@ class VadaBoostClassifier(BaseBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None, lam=0.5,
                  criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_bins=MAX_BINS, categorical_features="from_dtype", monotone_constraints=None, feature_rank=1, validation_fraction=None,
+                 max_bins=MAX_BINS, categorical_features="from_dtype", monotone_constraints=None,
+                 feature_rank=1, validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -895,7 +898,8 @@ class EBBoostClassifier(BaseBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None, lam=0.5,
                  max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", monotone_constraints=None, feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 categorical_features="from_dtype", monotone_constraints=None,
+                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -945,7 +949,8 @@ class SABoostClassifier(BaseBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None, gamma="auto",
                  schedule="power", criterion="error", max_depth=1, min_samples_leaf=1,
-                 min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype", monotone_constraints=None, feature_rank=1,
+                 min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype",
+                 monotone_constraints=None, feature_rank=1,
                  validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -999,7 +1004,8 @@ class QuadBoostClassifier(BaseBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate="auto", class_weight=None, warm_start=False, penalty=None,
                  lam=0.0, alpha_max=1.0, reweight_every=None, reweight_at_end=True, criterion="error", max_depth=1,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", monotone_constraints=None, feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 categorical_features="from_dtype", monotone_constraints=None,
+                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -1254,7 +1260,8 @@ class LPBoostClassifier(_RefitNu, BaseBoostClassifier):
 
     def __init__(self, n_estimators=100, *, nu="auto", capping=None, tol=1e-6, class_weight=None, criterion="error",
                  max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", monotone_constraints=None, feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 categorical_features="from_dtype", monotone_constraints=None,
+                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -1409,7 +1416,8 @@ class RLPBoostClassifier(_RefitNu, _ReweightedAdaBoost):
 
     def __init__(self, n_estimators=100, *, nu="auto", capping=None, learning_rate=1.0, class_weight=None,
                  criterion="error", max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", monotone_constraints=None, feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 categorical_features="from_dtype", monotone_constraints=None,
+                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -1464,7 +1472,8 @@ class RQPBoostClassifier(_RefitWeights, _ReweightedAdaBoost):
 
     def __init__(self, n_estimators=100, *, C="auto", solver="lbfgs", learning_rate=1.0, class_weight=None,
                  criterion="error", max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", monotone_constraints=None, feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 categorical_features="from_dtype", monotone_constraints=None,
+                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
