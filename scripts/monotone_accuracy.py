@@ -10,13 +10,17 @@ values, the other features at 50 test rows).
     python scripts/monotone_accuracy.py [--seeds 3] [--n-train 2000] [--n-test 10000]
 """
 import argparse
+import sys
 import time
 import warnings
+from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout, before any installed copy
 
-from fastboost import AdaBoostClassifier, QuadBoostClassifier, VadaBoostClassifier
-from fastboost.datasets import make_twonorm
+import numpy as np  # noqa: E402
+
+from fastboost import AdaBoostClassifier, QuadBoostClassifier, VadaBoostClassifier  # noqa: E402
+from fastboost.datasets import make_twonorm  # noqa: E402
 
 
 def twonorm(n, rng):
