@@ -101,25 +101,41 @@ CASES = [
 ]
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")  # (empty ensembles, LP values <= 0 on such small data)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=st.sampled_from(range(len(CASES))), seed=st.integers(0, 2 ** 16), depth=st.integers(1, 4),
-       d=st.integers(2, 3), constraints=st.lists(st.sampled_from([-1, 0, 1]), min_size=3, max_size=3),
-       three_classes=st.booleans(), nan=st.sampled_from([0.0, 0.15]))
-def test_decision_function_follows_the_constraints(case, seed, depth, d, constraints, three_classes, nan):
+def _drawn_model_follows(case, seed, depth, d, constraints, three_classes, nan, n=40, rounds=6):
     cls, extra, trees = CASES[case]
     n_classes = 3 if three_classes and cls is not EBBoostClassifier else 2
-    X, y = _data(seed, 40, d, n_classes, nan)
+    X, y = _data(seed, n, d, n_classes, nan)
     direction = np.array(constraints[:d], np.int8)
     if not direction.any():
         direction[0] = 1
     params = dict(extra)
     if trees:
         params["max_depth"] = depth
-    model = cls(6, monotone_constraints=direction.tolist(), **params).fit(X, y)
+    model = cls(rounds, monotone_constraints=direction.tolist(), **params).fit(X, y)
     if not hasattr(model, "estimators_"):
         assert np.all(model.rounds_["alpha"] >= 0.0)
     assert_monotone(model, X, direction, np.random.default_rng(seed))
+
+
+_DRAWS = dict(case=st.sampled_from(range(len(CASES))), seed=st.integers(0, 2 ** 16), d=st.integers(2, 3),
+              constraints=st.lists(st.sampled_from([-1, 0, 1]), min_size=3, max_size=3),
+              three_classes=st.booleans(), nan=st.sampled_from([0.0, 0.15]))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # (empty ensembles, LP values <= 0 on such small data)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(depth=st.integers(1, 4), **_DRAWS)
+def test_decision_function_follows_the_constraints(case, seed, depth, d, constraints, three_classes, nan):
+    _drawn_model_follows(case, seed, depth, d, constraints, three_classes, nan)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(depth=st.integers(1, 8), **_DRAWS)
+def test_decision_function_follows_the_constraints_deep(case, seed, depth, d, constraints, three_classes, nan):
+    """As the quick test, with trees up to depth 8, more rows and rounds."""
+    _drawn_model_follows(case, seed, depth, d, constraints, three_classes, nan, n=300, rounds=25)
 
 
 def test_samme_class_order():
@@ -169,6 +185,7 @@ def test_unconstrained_entries_change_nothing():
         np.testing.assert_array_equal(m.decision_function(X), ref.decision_function(X))
 
 
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
 def test_dict_by_feature_name_and_one_vs_rest():
     X, y = _data(2, 60, 3, 3, 0.0)
     df = pd.DataFrame(X, columns=["income", "debt", "age"])
