@@ -7,7 +7,7 @@ model, seed and problem it prints the test error unconstrained and constrained, 
 model's decision function moves against a constraint (a sweep of each constrained feature over the test rows'
 values, the other features at 50 test rows).
 
-    python scripts/monotone_accuracy.py [--seeds 3] [--n-train 2000] [--n-test 10000]
+    python scripts/monotone_accuracy.py [--seeds 3] [--n-train 2000] [--n-test 10000] [--problems credit ...]
 """
 import argparse
 import sys
@@ -73,10 +73,12 @@ def main():
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--n-train", type=int, default=2000)
     parser.add_argument("--n-test", type=int, default=10000)
+    parser.add_argument("--problems", nargs="+", choices=sorted(PROBLEMS), default=list(PROBLEMS))
     args = parser.parse_args()
     warnings.simplefilter("ignore", UserWarning)
     print(f"{'problem':<10}{'model':<38}{'free %':>8}{'constrained %':>15}{'diff':>7}{'free violates':>15}")
-    for pname, make in PROBLEMS.items():
+    for pname in args.problems:
+        make = PROBLEMS[pname]
         for mname, model_of in MODELS.items():
             free_err, tied_err, viol = [], [], 0
             t = time.perf_counter()

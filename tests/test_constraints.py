@@ -185,6 +185,15 @@ def test_unconstrained_entries_change_nothing():
         np.testing.assert_array_equal(m.decision_function(X), ref.decision_function(X))
 
 
+def test_warm_start_continues_the_constrained_fit():
+    X, y = _data(4, 60, 3, 2, 0.1)
+    whole = AdaBoostClassifier(8, max_depth=2, monotone_constraints=[1, 0, -1]).fit(X, y)
+    part = AdaBoostClassifier(4, max_depth=2, monotone_constraints=[1, 0, -1], warm_start=True).fit(X, y)
+    part.set_params(n_estimators=8).fit(X, y)
+    np.testing.assert_array_equal(part.decision_function(X), whole.decision_function(X))
+    assert whole.n_estimators_ == 8
+
+
 @pytest.mark.filterwarnings("ignore:X does not have valid feature names")
 def test_dict_by_feature_name_and_one_vs_rest():
     X, y = _data(2, 60, 3, 3, 0.0)
