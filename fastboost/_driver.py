@@ -33,6 +33,7 @@ from ._types import (
     SUMS_DTYPE,
     Y_DTYPE,
     Model,
+    Monotone,
     RowState,
     StumpScratch,
     TrainData,
@@ -125,12 +126,13 @@ def pick_rules(rule, config, validation, codes=np.uint8, categorical=True):
                                         validate))
 
 
-def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
+def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0, monotone=None):
     """The scratch space and state of a fit (``Workspace``), allocated once: the per-row state, the round's
     sums and the loop state, the stump learner's and the tree learner's scratch, the validation passes'.
 
     y_idx  class indices [n], the learner's labels to start from (copied); w float64[n] the initial boosting
-    state (weights p, or QuadBoost's residuals; kept, not copied). Arrays a fit does not use have
+    state (weights p, or QuadBoost's residuals; kept, not copied). monotone: int8[n_features], -1 / 0 / +1 per
+    feature (None, or all 0: no constraint; config's ``monotone`` says whether any). Arrays a fit does not use have
     length 0 (or shape (1, 1, 1)): the tree scratch of a stump fit, q without EBBoost or least-squares trees.
     """
     c = config[0]
@@ -182,8 +184,11 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0):
         side_hist=np.empty(root_shape, np.float64),
         wrong=np.empty(n if (depth and carried) else 0, np.int8),
     )
+    constrained = bool(c["monotone"]) and monotone is not None  # (Dask's workers take no decisions: no directions)
+    mono = Monotone(direction=np.ascontiguousarray(monotone if constrained else np.zeros(0), dtype=np.int8),
+                    bounds=np.zeros((max_nodes if constrained and depth else 0, 2)))
     return Workspace(rows=rows, sums=np.zeros(1, SUMS_DTYPE), state=state, stump=stump_scratch, tree=tree_scratch,
-                     vblock_sums=np.empty((n_blocks(n_val), 4), np.float64))
+                     vblock_sums=np.empty((n_blocks(n_val), 4), np.float64), monotone=mono)
 
 
 def working_memory(n_samples, n_features, n_bins, config, n_val, capacity):

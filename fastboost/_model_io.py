@@ -237,7 +237,8 @@ def _params_to_json(est, notes):
         if isinstance(value, dict):  # class_weight: {label: weight}
             out[name] = {"dict": [[_param_scalar(f"{name} key", k), _param_scalar(f"{name}[{k!r}]", w)]
                                   for k, w in value.items()]}
-        elif name == "categorical_features" and isinstance(value, (list, tuple, np.ndarray)):  # a mask, indices, names
+        elif name in ("categorical_features", "monotone_constraints") and isinstance(value, (list, tuple, np.ndarray)):
+            # a mask, indices or names; a direction per feature
             out[name] = {"list": [_param_scalar(f"{name}[{i}]", x) for i, x in enumerate(np.asarray(value).tolist())]}
         else:
             out[name] = _param_scalar(name, value)
@@ -664,7 +665,7 @@ def _is_scalar(value):
 
 def _param_from_json(where, value):
     """A parameter value: a JSON scalar, {"dict": [[key, value], ...]} for a dict (class_weight) or {"list": [...]}
-    for a list of scalars (categorical_features)."""
+    for a list of scalars (categorical_features, monotone_constraints)."""
     if _is_scalar(value):
         return value
     if isinstance(value, dict) and set(value) == {"list"} and isinstance(value["list"], list) and all(

@@ -245,6 +245,19 @@ class CategoricalFeatures(Constraint):
 
 
 @dataclass(frozen=True)
+class MonotoneConstraints(Constraint):
+    """None, a sequence of -1 / 0 / 1 (one per feature), or a dict {feature name: -1 / 0 / 1}; the length, the
+    names and the categorical features are checked against the data at ``fit``."""
+
+    doc_type = "array-like of {-1, 0, 1}, dict {str: -1, 0 or 1} or None"
+
+    def check(self, name, value, or_none=""):
+        from ._monotone import check
+
+        check(value)
+
+
+@dataclass(frozen=True)
 class RandomState(Constraint):
     """What ``sklearn.utils.check_random_state`` accepts: None, an int seed, a ``numpy.random.RandomState``."""
 
@@ -343,6 +356,15 @@ COMMON = {
         "split sends a set of categories left, found by ordering the categories by their share of the "
         "class weights (the best of all subsets for two classes). Missing values and categories not seen "
         "in training go to the same side.")),
+    "monotone_constraints": Param(None, MonotoneConstraints(), (
+        "Monotone constraints: per feature 1 (the decision function never decreases as the feature grows, the "
+        "other features fixed), -1 (never increases) or 0 (none); a sequence with one entry per feature, or a dict "
+        "{feature name: direction} (others 0). Stumps take only the allowed polarity and trees bound their "
+        "leaves through every split on a constrained feature (LightGBM's intermediate bounds), for every "
+        "algorithm, leaf kind and depth. The guarantee is over the feature's non-missing values (NaN keeps the "
+        "side it learned); with K > 2 classes it holds for each one-vs-rest margin, and for SAMME's class "
+        "scores in the order of ``classes_`` (the sum of the scores of the classes from any k on follows the "
+        "constraint). Categorical features cannot be constrained. See docs/monotone.md.")),
     "feature_rank": Param(1, Int(1), (
         "Use the best split of the k-th best feature (1: the best split). k >= 2 gives \"lazy\" "
         "stumps: features ranked by their best split's criterion, ties by feature index; k beyond "
@@ -404,7 +426,8 @@ def _declare(*names, **own):
 
 
 _TREE = ("max_depth", "min_samples_leaf", "min_weight_fraction_leaf")
-_TAIL = ("max_bins", "categorical_features", "feature_rank", "validation_fraction", "n_iter_no_change", "n_jobs",
+_TAIL = ("max_bins", "categorical_features", "monotone_constraints", "feature_rank", "validation_fraction",
+         "n_iter_no_change", "n_jobs",
          "random_state", "verbose")
 
 #: public estimator class name -> {parameter: Param}, in the order of its ``__init__`` signature
@@ -423,7 +446,8 @@ ESTIMATOR_PARAMS = {
     "LazyBoostClassifier": _declare(
         "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
         "feature_rank", "criterion", "max_depth", "leaf", "min_samples_leaf",
-        "min_weight_fraction_leaf", "max_bins", "categorical_features", "validation_fraction", "n_iter_no_change",
+        "min_weight_fraction_leaf", "max_bins", "categorical_features", "monotone_constraints", "validation_fraction",
+        "n_iter_no_change",
         "n_jobs", "random_state", "verbose", criterion=_CRITERION_OR_REAL,
         feature_rank=replace(COMMON["feature_rank"], default=2, doc=(
             "Use the best stump of the k-th best feature: features ranked by their best stump's "

@@ -136,6 +136,8 @@ CONFIG_DTYPE = np.dtype([
     ("trim_rate", np.float64),       # weight trimming: the learner reads the rows holding this share of u (0: all)
     ("hist_rebuild", np.int64),      # build the stump (tree root) histograms from every row every this many rounds,
                                      # in between from the last round's (_kernels/incremental.py); 0: every round
+    ("monotone", np.bool_),          # some feature has a monotone constraint (ws.monotone.direction): every step
+                                     # alpha, also a re-weighting pass's, stays >= 0
     # the algorithm
     ("lam", np.float64),             # VadaBoost's / EBBoost's variance penalty; QuadBoost's L1/L2 strength
     ("gamma", np.float64),           # SABoost's schedule scale
@@ -262,6 +264,14 @@ TreeRows = namedtuple("TreeRows", [
     "w",      # float64[n]  boosting weights (the leaves' sums of w)
 ])
 
+#: Monotone constraints as the learners read them (part of the Workspace; see docs/monotone.md).
+Monotone = namedtuple("Monotone", [
+    "direction",  # int8[n_features or 0]  -1 / 0 / +1 per feature: the weak hypothesis must not decrease (+1) /
+                  # increase (-1) in that feature; length 0 without any constraint
+    "bounds",     # float64[max_nodes, 2]  trees: each node's interval [low, high] its leaves' values are kept in
+                  # (discrete leaves: their class index), [0, 2] for stumps
+])
+
 #: Scratch space and the state of a fit, allocated once by ``_driver.make_workspace``: a part per meaning.
 Workspace = namedtuple("Workspace", [
     "rows",         # RowState  the per-row state
@@ -270,6 +280,7 @@ Workspace = namedtuple("Workspace", [
     "stump",        # StumpScratch
     "tree",         # TreeScratch
     "vblock_sums",  # float64[n_blocks(n_val), 4]  validation passes' partial sums
+    "monotone",     # Monotone  the features' monotone constraints and the tree nodes' bounds
 ])
 
 #: One split of a tree level (``tree.choose_level`` writes them, the level's row passes read them).

@@ -62,11 +62,24 @@ def bins(text):
         raise argparse.ArgumentTypeError(f"expected an integer or 'exact', got {text!r}") from None
 
 
+def constraints(text):
+    """--monotone-constraints: a direction per feature ("1,0,-1") or by column name ("income:1,debt:-1")."""
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    try:
+        if items and all(":" in item for item in items):
+            return {name.strip(): int(value) for name, value in (item.rsplit(":", 1) for item in items)}
+        return [int(item) for item in items]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected -1, 0 or 1 per feature (\"1,0,-1\") or by column name "
+                                         f"(\"income:1,debt:-1\"), got {text!r}") from None
+
+
 #: train options -> estimator parameter (each is passed only when given on the command line)
 TRAIN_PARAMS = {"n_estimators": int, "learning_rate": float, "max_depth": int, "lam": float, "gamma": float,
                 "schedule": str, "penalty": str, "alpha_max": float, "reweight_every": int, "nu": float,
                 "capping": float, "tol": float, "C": float, "solver": str, "criterion": str,
-                "leaf": str, "min_samples_leaf": int, "max_bins": bins, "feature_rank": int, "weight_trim_rate": float,
+                "leaf": str, "min_samples_leaf": int, "max_bins": bins, "monotone_constraints": constraints,
+                "feature_rank": int, "weight_trim_rate": float,
                 "validation_fraction": float, "n_iter_no_change": int, "class_weight": str, "n_jobs": int,
                 "random_state": int, "verbose": int}
 

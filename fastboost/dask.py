@@ -148,6 +148,7 @@ from ._types import (
     STOPPED_BY_RULE,
     STOPPED_EARLY,
     SUMS_DTYPE,
+    Monotone,
     StumpScratch,
 )
 from .estimators import (
@@ -521,15 +522,16 @@ def _ordered_sum(arrays):
     return total
 
 
-def _choose_stump(scratch, n_value_bins, thresholds, c):
+def _choose_stump(scratch, n_value_bins, thresholds, c, direction):
     """The stump of a round from the summed histograms (in ``scratch``, a StumpScratch) under the configuration
-    record ``c``: the loop's own compiled ``choose_stump``.
+    record ``c`` and the monotone constraints ``direction`` (int8, length 0: none): the loop's own compiled
+    ``choose_stump``.
 
     Returns (f, k, missing_left, left, right, threshold, Q_I, Q_J) as Python scalars.
     """
     numeric = np.zeros(n_value_bins.shape[0], np.uint8)  # (categorical features are not taken on Dask)
     f, k, ml, left, right, threshold, qi, qj, _ = choose_stump(scratch, n_value_bins, numeric, thresholds, c,
-                                                               np.zeros(CAT_WORDS, np.uint64))
+                                                               np.zeros(CAT_WORDS, np.uint64), direction)
     return int(f), int(k), int(ml), int(left), int(right), float(threshold), float(qi), float(qj)
 
 
@@ -554,9 +556,10 @@ class _StumpLearner:
     the summed histograms, with the workers' ``apply_stump`` fused into the next round's call (one round
     trip a round; the sums then add the same weights by bin instead of by row)."""
 
-    def __init__(self, mapper, config, fused=False):
+    def __init__(self, mapper, config, fused=False, direction=None):
         c = config[0]
         self.c = c
+        self.direction = np.zeros(0, np.int8) if direction is None else np.ascontiguousarray(direction, np.int8)
         self.fused = fused
         self.missing_code = mapper.missing_code
         self.n_value_bins = np.ascontiguousarray(mapper.n_value_bins_, dtype=np.int64)
@@ -576,7 +579,8 @@ class _StumpLearner:
     def finish(self, shards, model, t):
         scratch = StumpScratch(self.hist, self.histq, self.fvalue, self.fbin, self.fmissing_left, _NO_ROWS,
                                _NO_ROWS, _NO_HIST)
-        f, k, ml, left, right, threshold, qi, qj = _choose_stump(scratch, self.n_value_bins, self.thresholds, self.c)
+        f, k, ml, left, right, threshold, qi, qj = _choose_stump(scratch, self.n_value_bins, self.thresholds, self.c,
+                                                                 self.direction)
         if self.fused:  # U = W: the weights of the rows the stump gets right / wrong, from the histograms
             hist = self.hist[f]
             bins = np.arange(hist.shape[0])
@@ -606,7 +610,7 @@ class _TreeLearner:
     splits with the same compiled ``choose_level``; the workers partition their rows, and at the end send
     the leaves' sums, from which the client sets the leaves (``finish_leaves``) and the round's sums."""
 
-    def __init__(self, mapper, config):
+    def __init__(self, mapper, config, direction=None):
         c = config[0]
         self.config = config
         depth = int(c["max_depth"])
@@ -625,6 +629,9 @@ class _TreeLearner:
         self.leaf_w = np.zeros((max_nodes, n_classes))
         self.factor = np.zeros((max_nodes, 2))
         self.sums = np.zeros(1, SUMS_DTYPE)
+        constrained = direction is not None
+        self.monotone = Monotone(np.ascontiguousarray(direction if constrained else np.zeros(0), np.int8),
+                                 np.zeros((max_nodes if constrained else 0, 2)))
 
     def start(self, shards, pending):
         res = shards.call("tree_root", pending)
@@ -643,7 +650,8 @@ class _TreeLearner:
         n_first, n_last, last_root = -1, 0, False
         for depth in range(max_depth):
             n_split = int(choose_level(self.hist, level_first, level_count, n_nodes, tree, self.n_value_bins,
-                                       self.categorical, self.thresholds, c, min_weight, self.splits))
+                                       self.categorical, self.thresholds, c, min_weight, self.splits,
+                                       self.monotone))
             if n_split == 0:
                 break
             first_child = n_nodes
@@ -661,7 +669,7 @@ class _TreeLearner:
         self.leaf_w[:] = 0.0
         self.leaf_u[:n_nodes] = _ordered_sum([r[0] for r in res])
         self.leaf_w[:n_nodes] = _ordered_sum([r[1] for r in res])
-        finish_leaves(tree, n_nodes, self.leaf_u, c, total_u)
+        finish_leaves(tree, n_nodes, self.leaf_u, c, total_u, self.monotone.bounds)
         finish_tree_round(tree, n_nodes, c, self.leaf_u, self.leaf_w, self.sums, model.rounds[t:t + 1][0],
                           self.factor)
         return self.sums
@@ -828,6 +836,7 @@ class _DaskBoostMixin:
                 # leaves the estimator unfitted, never with a partial model)
                 for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
                     delattr(self, attr)
+                validate_data(self, X=meta, reset=True, skip_check_array=True)  # (the names monotone_constraints reads)
                 fit_classes = 2 if ovr else n_classes
                 config = self._config(rule, mapper, fit_classes, n_features, 1)
                 binned = shards.call("bin", mapper, q_sum, config, vq_sum)
@@ -920,7 +929,9 @@ class _DaskBoostMixin:
 
         models = []
         for k in range(classes.shape[0]):
-            sub = clone(self).set_params(class_weight=None)
+            direction = self._monotone_direction(meta.shape[1])
+            sub = clone(self).set_params(class_weight=None,
+                                         monotone_constraints=None if direction is None else direction.tolist())
             sub._n_rows = self._n_rows
             shards.call("target", k, config)
             model = sub._dask_boost(shards, mapper, n_nonzero, config, self._has_validation)
@@ -1050,7 +1061,9 @@ class _DaskBoostMixin:
         self._n_classes = int(c["n_classes"])
         self._has_validation = has_validation
         fused = bool(rule.u_is_w and not rule.additive and not rule.use_q) and self._fuse_rounds
-        learner = _TreeLearner(mapper, config) if int(c["max_depth"]) else _StumpLearner(mapper, config, fused)
+        direction = self._monotone_direction(mapper.thresholds_.shape[0])
+        learner = (_TreeLearner(mapper, config, direction) if int(c["max_depth"])
+                   else _StumpLearner(mapper, config, fused, direction))
         engine = DaskRounds(shards, learner, rule, config, self._n_rows, has_validation, self._round_callback)
         fit = Fit(type(self).__name__, rule, config, engine, n_nonzero=n_nonzero,
                   capacity=min(self.n_estimators, _CAPACITY), has_validation=has_validation,

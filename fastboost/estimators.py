@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _categorical, _driver
+from . import _categorical, _driver, _monotone
 from . import _validation as v
 from . import dataset as _dataset
 from ._algorithms import PENALTIES, RULES, SCHEDULES, quad_penalty
@@ -103,6 +103,13 @@ def _check_callbacks(callbacks):
     return tuple(callbacks)
 
 
+def _feature_names(X):
+    """A DataFrame's column names when they are all strings (as ``feature_names_in_``), else None."""
+    if v.is_dataframe(X) and all(isinstance(c, str) for c in X.columns):
+        return [str(c) for c in X.columns]
+    return None
+
+
 class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict for stump boosting; subclasses name their rule and its parameters."""
 
@@ -122,8 +129,14 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     def _joint_multiclass(self):
         """K > 2 classes fitted as one model (SAMME, or SAMME.R with ``leaf="real"``), not one-vs-rest."""
         multiclass = getattr(self, "multiclass", "auto")
-        return self._samme and (multiclass == "joint" or (
-            multiclass == "auto" and getattr(self, "leaf", "discrete") == "discrete"))
+        real = getattr(self, "leaf", "discrete") == "real"
+        joint = self._samme and (multiclass == "joint" or (multiclass == "auto" and not real))
+        constraints = self.monotone_constraints
+        if joint and real and constraints is not None and any(
+                c != 0 for c in (constraints.values() if isinstance(constraints, dict) else constraints)):
+            raise ValueError(f"{type(self).__name__}(leaf='real', multiclass='joint') (SAMME.R) does not take "
+                             "monotone_constraints; use multiclass='ovr' (each class's margin is constrained).")
+        return joint
 
     def _tree_depth(self, n_classes):
         """Depth of the tree learner, or 0 for the binary stump fast path."""
@@ -352,8 +365,10 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         models = []
         t0 = time.perf_counter()
         cats = self.__dict__.get("_cat")
-        per_class = {"class_weight": None,
-                     "categorical_features": None if cats is None else [c is not None for c in cats]}
+        mask = None if cats is None else [c is not None for c in cats]
+        direction = _monotone.resolve(self.monotone_constraints, X.shape[1], _feature_names(X_in), mask)
+        per_class = {"class_weight": None, "categorical_features": mask,
+                     "monotone_constraints": None if direction is None else direction.tolist()}
         for k, c in enumerate(classes):
             if previous is not None:  # each class's model continues its own fit
                 model = previous[k].set_params(**{**self.get_params(), **per_class})
@@ -469,7 +484,15 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             trim_rate=float(getattr(self, "weight_trim_rate", None) or 0.0),
             hist_rebuild=self._hist_rebuild(rule, depth, n_classes, leaf_kind),
             additive=rule.additive, use_q=rule.use_q, u_is_w=rule.u_is_w, need_s2=rule.needs_s2,
-            patience=self.n_iter_no_change or 0, learning_rate=self.learning_rate, **self._rule_fields(n_classes))
+            patience=self.n_iter_no_change or 0, learning_rate=self.learning_rate,
+            monotone=self._monotone_direction(n_features) is not None, **self._rule_fields(n_classes))
+
+    def _monotone_direction(self, n_features):
+        """``monotone_constraints`` as int8[n_features] (-1 / 0 / +1), or None without any constraint; checked
+        against the fitted feature names and categorical features."""
+        names = getattr(self, "feature_names_in_", None)
+        return _monotone.resolve(self.monotone_constraints, n_features, None if names is None else list(names),
+                                 getattr(self, "is_categorical_", None))
 
     def _hist_rebuild(self, rule, depth, n_classes, leaf_kind):
         """Rounds between histograms from every row (``_driver.HIST_REBUILD_EVERY``; in between the stumps' and
@@ -548,7 +571,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         n_val = valid.y.shape[0]
         _driver.check_memory(type(self).__name__, _driver.working_memory(
             y_idx.shape[0], n_features, mapper.missing_code + 1, config, n_val, capacity))
-        ws = _driver.make_workspace(y_idx, w, n_features, mapper.missing_code + 1, config, n_val)
+        ws = _driver.make_workspace(y_idx, w, n_features, mapper.missing_code + 1, config, n_val,
+                                    self._monotone_direction(n_features))
         # a totally corrective fit validates between rounds, after its master has re-weighted every voter
         loop_valid = _driver.no_validation_data(n_features, codes) if self._corrective else valid
         categorical = bool(data.categorical.any())
@@ -855,8 +879,9 @@ class AdaBoostClassifier(BaseBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None,
                  criterion="error", max_depth=1, leaf="discrete", multiclass="auto", min_samples_leaf=1,
-                 min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype", feature_rank=1,
-                 validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
+                 min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype",
+                 monotone_constraints=None, feature_rank=1, validation_fraction=None,
+                 n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
 
@@ -879,7 +904,8 @@ class LazyBoostClassifier(AdaBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None, feature_rank=2,
                  criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_bins=MAX_BINS, categorical_features="from_dtype", validation_fraction=None,
+                 max_bins=MAX_BINS, categorical_features="from_dtype", monotone_constraints=None,
+                 validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -912,7 +938,8 @@ class VadaBoostClassifier(BaseBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None, lam=0.5,
                  criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_bins=MAX_BINS, categorical_features="from_dtype", feature_rank=1, validation_fraction=None,
+                 max_bins=MAX_BINS, categorical_features="from_dtype", monotone_constraints=None,
+                 feature_rank=1, validation_fraction=None,
                  n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -948,7 +975,8 @@ class EBBoostClassifier(BaseBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None, lam=0.5,
                  max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 categorical_features="from_dtype", monotone_constraints=None,
+                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -998,7 +1026,8 @@ class SABoostClassifier(BaseBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None, gamma="auto",
                  schedule="power", criterion="error", max_depth=1, min_samples_leaf=1,
-                 min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype", feature_rank=1,
+                 min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype",
+                 monotone_constraints=None, feature_rank=1,
                  validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -1052,7 +1081,8 @@ class QuadBoostClassifier(BaseBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate="auto", class_weight=None, warm_start=False, penalty=None,
                  lam=0.0, alpha_max=1.0, reweight_every=None, reweight_at_end=True, criterion="error", max_depth=1,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 categorical_features="from_dtype", monotone_constraints=None,
+                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -1174,10 +1204,12 @@ def _held_out_fold_errors(est, codes, y_idx, p, mapper, score):
     so its voters never saw them), and ``score(M_train, q, M_held, y_held, p_held)`` of its voters' margins."""
     rows = np.flatnonzero(p > 0)
     y = y_idx[rows]
+    direction = est._monotone_direction(codes.shape[0])
     ada = AdaBoostClassifier(est.n_estimators, learning_rate=est.learning_rate, criterion=est.criterion,
                              max_depth=est.max_depth, min_samples_leaf=est.min_samples_leaf,
                              min_weight_fraction_leaf=est.min_weight_fraction_leaf, max_bins=est.max_bins,
-                             feature_rank=est.feature_rank, n_jobs=est.n_jobs)
+                             feature_rank=est.feature_rank, n_jobs=est.n_jobs,
+                             monotone_constraints=None if direction is None else direction.tolist())
     out = []
     for train, held in held_out_folds(y, auto_seed(est.random_state)):
         pf = np.zeros_like(p)
@@ -1305,7 +1337,8 @@ class LPBoostClassifier(_RefitNu, BaseBoostClassifier):
 
     def __init__(self, n_estimators=100, *, nu="auto", capping=None, tol=1e-6, class_weight=None, criterion="error",
                  max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 categorical_features="from_dtype", monotone_constraints=None,
+                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -1460,7 +1493,8 @@ class RLPBoostClassifier(_RefitNu, _ReweightedAdaBoost):
 
     def __init__(self, n_estimators=100, *, nu="auto", capping=None, learning_rate=1.0, class_weight=None,
                  criterion="error", max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 categorical_features="from_dtype", monotone_constraints=None,
+                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
@@ -1515,7 +1549,8 @@ class RQPBoostClassifier(_RefitWeights, _ReweightedAdaBoost):
 
     def __init__(self, n_estimators=100, *, C="auto", solver="lbfgs", learning_rate=1.0, class_weight=None,
                  criterion="error", max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 categorical_features="from_dtype", monotone_constraints=None,
+                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
                  n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 

@@ -153,10 +153,15 @@ def reset_missing_left_naive(hist_f, k, missing_left, missing_code):
     return 1 if left >= right else 0
 
 
-def best_split_feature_naive(hist_f, n_value_bins, missing_code, criterion):
-    """(value, bin, missing_left) of one feature; (inf, -1, 1) when no candidate is valid."""
+def best_split_feature_naive(hist_f, n_value_bins, missing_code, criterion, mono=0):
+    """(value, bin, missing_left) of one feature; (inf, -1, 1) when no candidate is valid. mono (+1 / -1): only
+    stumps whose outputs (each side's heavier class) do not fall (+1) / rise (-1) from left to right."""
     best = (math.inf, -1, 1)
     for cand in split_candidates_naive(hist_f, n_value_bins, missing_code, criterion):
+        if mono:
+            l0, l1, r0, r1 = side_weights_naive(hist_f, cand[1], cand[2], missing_code)
+            if mono * (leaf_value_naive(r0, r1) - leaf_value_naive(l0, l1)) < 0:
+                continue
         if cand[0] < best[0]:  # strict: the first candidate in tie-break order wins ties
             best = cand
     v, k, ml = best
@@ -281,17 +286,27 @@ def node_histogram_naive(codes, y, u, rows, n_bins, n_classes):
     return hist
 
 
+def _bounded_class_naive(cw, low, high):
+    """The first heaviest class whose index is in [low, high]."""
+    allowed = [k for k in range(len(cw)) if low <= k <= high]
+    return max(allowed, key=lambda k: (cw[k], -k))
+
+
 def grow_tree_naive(codes, y, u, n_value_bins, missing_code, n_classes, criterion, max_depth, min_leaf=1,
-                    min_weight_fraction=0.0):
+                    min_weight_fraction=0.0, monotone=None):
     """Reference tree, breadth first, from brute-force histograms of every node's rows (no subtraction).
 
     Returns a list of node dicts in the kernel's order (children appended level by level, left then
     right): feature, bin, missing_left, left, right (-1 at leaves), rows, and for leaves class_
     (heaviest class under u, lowest on ties).
+    monotone: -1 / 0 / +1 per feature (discrete leaves): a split on a constrained feature needs its sides'
+    heaviest classes in order; each node keeps an interval of class indices, its children's split at the
+    midpoint of their classes (each the heaviest in the parent's interval), and a leaf names the heaviest
+    class in its interval.
     """
     n_bins = missing_code + 1
     min_weight = min_weight_fraction * u.sum()
-    nodes = [dict(rows=np.arange(len(y)), depth=0)]
+    nodes = [dict(rows=np.arange(len(y)), depth=0, low=-math.inf, high=math.inf)]
     level = [0]
     for depth in range(max_depth):
         nxt = []
@@ -319,6 +334,9 @@ def grow_tree_naive(codes, y, u, n_value_bins, missing_code, n_classes, criterio
                                  and side[:n_classes].sum() > 0 for side in (left, right))
                         if not ok:
                             continue
+                        mono = 0 if monotone is None else int(monotone[f])
+                        if mono and mono * (int(np.argmax(right[:n_classes])) - int(np.argmax(left[:n_classes]))) < 0:
+                            continue
                         v = impurity_naive(left[:n_classes], criterion) + impurity_naive(right[:n_classes], criterion)
                         if fb is None or v < fb[0] - tol:
                             fb = (v, k, ml)
@@ -336,8 +354,16 @@ def grow_tree_naive(codes, y, u, n_value_bins, missing_code, n_classes, criterio
             c = codes[f, rows].astype(np.int64)
             go_left = np.where(c == missing_code, bool(ml), c <= k)
             node.update(feature=f, bin=k, missing_left=ml, left=len(nodes), right=len(nodes) + 1)
-            nodes.append(dict(rows=rows[go_left], depth=depth + 1))
-            nodes.append(dict(rows=rows[~go_left], depth=depth + 1))
+            low, high = node["low"], node["high"]
+            bounds = [(low, high), (low, high)]
+            mono = 0 if monotone is None else int(monotone[f])
+            if mono:
+                kl, kr = (_bounded_class_naive(np.array([u[r][y[r] == c].sum() for c in range(n_classes)]), low, high)
+                          for r in (rows[go_left], rows[~go_left]))
+                mid = 0.5 * (kl + kr)
+                bounds = [(low, mid), (mid, high)] if mono > 0 else [(mid, high), (low, mid)]
+            nodes.append(dict(rows=rows[go_left], depth=depth + 1, low=bounds[0][0], high=bounds[0][1]))
+            nodes.append(dict(rows=rows[~go_left], depth=depth + 1, low=bounds[1][0], high=bounds[1][1]))
             nxt += [node["left"], node["right"]]
         level = nxt
         if not level:
@@ -347,5 +373,6 @@ def grow_tree_naive(codes, y, u, n_value_bins, missing_code, n_classes, criterio
             rows = node["rows"]
             node.update(feature=-1, left=-1, right=-1)
             cw = np.array([u[rows][y[rows] == c].sum() for c in range(n_classes)])
-            node["class_"] = int(np.argmax(cw))
+            node["class_"] = int(np.argmax(cw)) if monotone is None else _bounded_class_naive(cw, node["low"],
+                                                                                                node["high"])
     return nodes

@@ -237,6 +237,9 @@ LEARNER_CASES = {
     "ovr-eb": ("three", "EBBoostClassifier", {"lam": 0.2}),
     "ovr-ada-real": ("three", "AdaBoostClassifier", {"max_depth": 2, "leaf": "real"}),
     "balanced": ("three", "AdaBoostClassifier", {"max_depth": 2, "class_weight": "balanced"}),
+    "monotone-depth3": ("binary", "AdaBoostClassifier", {"max_depth": 3, "monotone_constraints": [1, -1] + [0] * 8}),
+    "monotone-stumps": ("binary", "AdaBoostClassifier", {"monotone_constraints": [1, -1] + [0] * 8}),
+    "monotone-samme": ("three", "AdaBoostClassifier", {"max_depth": 2, "monotone_constraints": [0] * 4 + [1] * 17}),
 }
 
 
@@ -244,7 +247,7 @@ LEARNER_CASES = {
 @pytest.mark.parametrize("case, weighted", some_slow(
     {f"{case}-{'weighted' if weighted else 'unweighted'}": (case, weighted)
      for case in LEARNER_CASES for weighted in (False, True)},
-    quick=["ada-depth3-weighted", "samme-depth3-unweighted", "ovr-vada-unweighted"]))
+    quick=["ada-depth3-weighted", "samme-depth3-unweighted", "ovr-vada-unweighted", "monotone-depth3-unweighted"]))
 def test_dask_trees_and_classes_equal_single_machine(client, odd_data, case, weighted):
     """Trees (every leaf kind, leaf-size limits), SAMME and one-vs-rest on uneven partitions (one empty, one
     of one row, one of a single class), with and without sample weights: the single-machine model."""

@@ -61,6 +61,11 @@ from fastboost import (
     VadaBoostClassifier,
 )
 
+try:  # tests/ as a package or as a plain directory on sys.path
+    from .test_constraints import assert_monotone
+except ImportError:
+    from test_constraints import assert_monotone
+
 _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile("fastboost-quick", max_examples=250, derandomize=True, deadline=None, database=None,
                           suppress_health_check=_HEALTH, print_blob=True)
@@ -471,6 +476,8 @@ def cases(draw):
     case.transform_col = draw(st.integers(0, d - 1))
     case.transform = draw(st.sampled_from(["double", "affine", "arctan", "cube_root_shift"]))
     case.scale = draw(st.sampled_from([2.0, 0.5, 8.0, 0.125]))
+    if isinstance(X, np.ndarray) and _rarely(draw, 4):  # (numeric columns: any of them may be constrained)
+        est.set_params(monotone_constraints=draw(st.lists(st.sampled_from([-1, 0, 1]), min_size=d, max_size=d)))
     return case
 
 
@@ -673,6 +680,9 @@ def run_case(case):
     n = len(case.y)
     p = _distribution(case.sample_weight, n)
     check_model(case, model, case.y, p)
+    constraints = est.get_params()["monotone_constraints"]
+    if constraints is not None:
+        assert_monotone(model, _float64(case.X), np.asarray(constraints), np.random.default_rng(0), n_rows=3)
 
     refit = _fit(clone(est), case.X, case.y, **case.fit_kwargs())
     assert_same_model(model, refit, "a refit")

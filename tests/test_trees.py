@@ -64,18 +64,22 @@ def random_problem(n, d, n_classes, max_bins, seed, nan_frac=0.1, zero_frac=0.1)
 
 
 def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, criterion, depth, min_leaf=1,
-                min_weight_fraction=0.0, leaf_kind=LEAF_DISCRETE, leaf_scale=0.5, leaf_smoothing=1e-3):
+                min_weight_fraction=0.0, leaf_kind=LEAF_DISCRETE, leaf_scale=0.5, leaf_smoothing=1e-3, monotone=None,
+                q=None):
+    """grow_tree as a fit calls it; monotone: int8[d] constraints (None: none); q: least squares' p (default u)."""
     d, n = codes.shape
     max_nodes = 2 ** (depth + 1) - 1
     tree = np.zeros(max_nodes, NODE_DTYPE)
     config = make_config(max_depth=depth, criterion=criterion, min_samples_leaf=min_leaf,
                          min_weight_fraction_leaf=min_weight_fraction, n_classes=n_classes, leaf=leaf_kind,
                          leaf_scale=leaf_scale, leaf_smoothing=leaf_smoothing, missing_code=missing_code,
-                         hist_groups=2)
-    ts = make_workspace(y, u, d, missing_code + 1, config).tree  # the tree learner's scratch, as a fit's
+                         hist_groups=2, monotone=monotone is not None)
+    ws = make_workspace(y, u, d, missing_code + 1, config, monotone=monotone)  # the tree learner's scratch, as a fit's
+    ts = ws.tree
     # the arguments' types are a numeric fit's (no categorical feature: None), so the test runs the kernel a
     # fit compiles rather than a variant of its own
-    n_nodes = grow_tree(TreeRows(codes, y, u, u, u), n_value_bins, None, thresholds, config[0], ts, tree, -1, False)
+    n_nodes = grow_tree(TreeRows(codes, y, u, u if q is None else q, u), n_value_bins, None, thresholds, config[0], ts,
+                        tree, -1, False, ws.monotone)
     return n_nodes, tree, ts.leaf_of_row, ts.leaf_u
 
 
@@ -513,12 +517,13 @@ def test_leaf_sums_from_the_histograms_equal_those_from_the_rows(seed, depth, ma
     out = []
     for root_ready in (False, True):
         tree = np.zeros(max_nodes, NODE_DTYPE)
-        ts = make_workspace(y, u, d, mc + 1, config).tree
+        ws = make_workspace(y, u, d, mc + 1, config)
+        ts = ws.tree
         assert ts.level_a.shape == (slots, d, mc + 1, n_classes + 1)
         rows = TreeRows(codes, y, u, u, u)
         if root_ready:
             rows_histograms(rows, ts.rows, 0, n, n_classes, False, ts.level_a[0], 2)
-        n_nodes = grow_tree(rows, nvb, None, thresholds, config[0], ts, tree, -1, root_ready)
+        n_nodes = grow_tree(rows, nvb, None, thresholds, config[0], ts, tree, -1, root_ready, ws.monotone)
         out.append((n_nodes, tree[:n_nodes], ts.leaf_of_row, ts.leaf_u[:n_nodes], ts.leaf_w[:n_nodes]))
     (na, ta, ra, ua, wa), (nb, tb, rb, ub, wb) = out
     assert na == nb

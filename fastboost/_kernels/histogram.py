@@ -166,10 +166,10 @@ def histograms_and_splits(codes, y, u, hist, n_groups, n_value_bins, categorical
         for f in range(f0, f1):
             if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
                 v, b, ml = best_split_one_feature_q(hist[f], hist[f], n_value_bins[f], missing_code, criterion,
-                                                    0.0, None)
+                                                    0.0, None, 0)
             else:
                 v, b, ml = best_split_one_feature_q(hist[f], hist[f], n_value_bins[f], missing_code, criterion,
-                                                    0.0, categorical[f] != 0)
+                                                    0.0, categorical[f] != 0, 0)
             value[f] = v
             bin_[f] = b
             missing_left[f] = ml

@@ -27,7 +27,7 @@ from .._types import LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, TreeRows
 from .histogram import build_histograms_q, build_histograms_q_rows, build_histograms_rows, histograms_and_splits
 from .incremental import next_histograms, next_tree_histograms, side_rows, wrong_rows
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
-from .split import choose_stump, stump_from_feature_splits
+from .split import choose_stump, rescan_constrained, stump_from_feature_splits
 from .tree import (
     grow_tree,
     rows_histograms,
@@ -136,6 +136,9 @@ def _learn_stump(data, config, ws, model, t, m, categorical):
         histograms_and_splits(data.codes, rows.ylab, u, st.hist, config.hist_groups, data.n_value_bins,
                               categorical, config.missing_code, config.criterion, st.fvalue, st.fbin,
                               st.fmissing_left)
+        if config.monotone:  # (that search had no constraints: the constrained features' again, with theirs)
+            rescan_constrained(st.hist, data.n_value_bins, config.missing_code, config.criterion, ws.monotone.direction,
+                               st.fvalue, st.fbin, st.fmissing_left)
         searched = True
     state.hist_ready = 0
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
@@ -184,12 +187,13 @@ def _finish_stump(data, config, ws, model, t, u, searched, categorical):
     """The stump from the round's histograms (searched: each feature's best split is in ws.stump.fvalue / fbin /
     fmissing_left already), its sums over every row and its record."""
     r = model.rounds[t]
+    direction = ws.monotone.direction
     if searched:
         f, k, ml, left, right, threshold, qi, qj, cat = stump_from_feature_splits(
-            ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left)
+            ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left, direction)
     else:
         f, k, ml, left, right, threshold, qi, qj, cat = choose_stump(
-            ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left)
+            ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left, direction)
     r.feature = f
     r.categorical = cat
     r.bin = k
@@ -260,7 +264,8 @@ def _learn_tree(data, config, ws, model, t, m, categorical):
                 for c in range(root.shape[2]):
                     root[f, b, c] = ts.root_hist[f, b, c]
         state.hist_ready = 0
-    n_nodes = grow_tree(trows, data.n_value_bins, categorical, data.thresholds, config, ts, tree, m, carry)
+    n_nodes = grow_tree(trows, data.n_value_bins, categorical, data.thresholds, config, ts, tree, m, carry,
+                        ws.monotone)
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
     if config.leaf == LEAF_VECTOR:

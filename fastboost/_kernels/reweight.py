@@ -80,6 +80,8 @@ def _reweight(data, config, model, n_rounds, r, step, sums, block_sums):
         s.eta = eta
         s.z = 0.0
         new = step(s, j + 1, config) if eta > 0.0 else 0.0
+        if config.monotone and new < 0.0:  # a negative weight would turn a voter against its constraints:
+            new = 0.0                      # the best weight >= 0 (the objective is convex in it)
         if new != old:
             add_voter(data.codes, model, j, config.missing_code, new - old, r)
             model.rounds[j].alpha = new

@@ -24,6 +24,7 @@ from .._types import (
     STATE_DTYPE,
     SUMS_DTYPE,
     Model,
+    Monotone,
     RowState,
     StumpScratch,
     TrainData,
@@ -79,7 +80,9 @@ tree_scratch_t = types.NamedTuple([
     f8_2d, f8_2d, f8_2d,  # leaf_u, leaf_w, factor
     f8_3d, f8_3d, i1_1d,  # root_hist, side_hist, wrong
 ], TreeScratch)
-workspace_t = types.NamedTuple([row_state_t, sums_1d, state_1d, stump_scratch_t, tree_scratch_t, f8_2d], Workspace)
+monotone_t = types.NamedTuple([i1_1d, f8_2d], Monotone)  # direction, bounds
+workspace_t = types.NamedTuple([row_state_t, sums_1d, state_1d, stump_scratch_t, tree_scratch_t, f8_2d, monotone_t],
+                               Workspace)
 
 #: transform(data, config, ws): the learner's weights ws.rows.u (and q, ylab) from the boosting state ws.rows.w
 TRANSFORM_SIG = by_codes(lambda train, valid: types.void(train, config_t, workspace_t))

@@ -22,14 +22,23 @@ classes is the best of all subsets (Breiman et al. 1984; LightGBM and scikit-lea
 do the same). The scans return the prefix length minus one as ``bin`` (K classes:
 plus ``n_bins`` times the class of the order); :func:`categorical_left_set` turns
 it into the set.
+
+Monotone constraints (``mono`` +1 / -1 for a feature, 0 for none; categorical features are never
+constrained) admit only the candidates whose sides' outputs follow the direction: a stump's left output
+<= its right one for +1 (>= for -1), with the outputs it would get (the heavier class; EBBoost's polarity);
+a tree node's split with its sides' leaf values so ordered (:func:`side_value`: discrete leaves their
+class index, confidence-rated and least-squares leaves their value). ``tree.choose_level`` then bounds the
+children's leaves (LightGBM's intermediate bounds) so that the whole tree keeps the order.
 """
 import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .._types import CRITERION_EB, CRITERION_GINI, CRITERION_LS, CRITERION_Z
+from .._types import CRITERION_EB, CRITERION_GINI, CRITERION_LS, CRITERION_Z, LEAF_LSQ, LEAF_REAL
 
 TIE_RTOL = 1e-12
+#: no monotone constraint on any feature (a ``direction`` of length 0)
+NO_CONSTRAINTS = np.zeros(0, np.int8)
 
 
 # ----------------------------------------------------------------------------- impurity of one side
@@ -192,34 +201,56 @@ def leaf_value(c0, c1):
 
 
 @jit
-def best_split_one_feature(hist_f, n_value_bins, missing_code, criterion, categorical=False):
+def best_split_one_feature(hist_f, n_value_bins, missing_code, criterion, categorical=False, mono=0):
     """Best (criterion, bin, missing_left) of one feature; criterion is inf when none is valid.
 
     hist_f        float64[n_bins, 2]   IN
     n_value_bins  number of non-missing bins of the feature
     categorical   the feature is categorical: bin is the rank of the last category sent left
+    mono          the feature's monotone constraint (+1, -1; 0: none): only stumps whose outputs follow it
     """
-    return best_split_one_feature_q(hist_f, hist_f, n_value_bins, missing_code, criterion, 0.0, categorical)
+    return best_split_one_feature_q(hist_f, hist_f, n_value_bins, missing_code, criterion, 0.0, categorical, mono)
 
 
 @jit
-def best_split_one_feature_q(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, categorical=False):
+def best_split_one_feature_q(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, categorical, mono):
     """As :func:`best_split_one_feature`; with ``criterion == CRITERION_EB`` also reads histq_f.
 
     histq_f  float64[n_bins, 2]  IN  per-class sums of w**2 / p (read only for CRITERION_EB)
     lam      EBBoost's lambda (ignored by the other criteria)
     """
     if categorical is None or not categorical:  # (None: the fit has no categorical feature, nothing below compiles)
-        return _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam)
+        return _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, mono)
     order = np.empty(missing_code + 1, np.int64)
     m = category_order(hist_f, n_value_bins, 1, 2, criterion, order)
     hq = ordered_histogram(histq_f, order, m, missing_code) if criterion == CRITERION_EB else histq_f
-    return _scan_stump(ordered_histogram(hist_f, order, m, missing_code), hq, m, missing_code, criterion, lam)
+    return _scan_stump(ordered_histogram(hist_f, order, m, missing_code), hq, m, missing_code, criterion, lam, 0)
 
 
 @jit
-def _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam):
-    """The stump scan over the bins 0 .. n_value_bins - 1 in order (see best_split_one_feature_q)."""
+def stump_outputs(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam, criterion):
+    """The (left, right) outputs a stump with these sides' class weights (and, EBBoost, sums of q) gets: each
+    side's heavier class; EBBoost's polarity that makes A >= B (as :func:`stump_from_feature_splits`)."""
+    if criterion == CRITERION_EB:
+        a, b, wi, wj = eb_terms(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam)
+        left = -1 if a >= b else 1
+        return left, -left
+    return leaf_value(l0, l1), leaf_value(r0, r1)
+
+
+@jit
+def _stump_follows(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam, criterion, mono):
+    """Whether the stump with these sides follows the monotone constraint mono (always for mono 0)."""
+    if mono == 0:
+        return True
+    left, right = stump_outputs(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam, criterion)
+    return mono * (right - left) >= 0
+
+
+@jit
+def _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, mono):
+    """The stump scan over the bins 0 .. n_value_bins - 1 in order (see best_split_one_feature_q); with mono
+    != 0 only the candidates whose outputs follow the constraint."""
     eb = criterion == CRITERION_EB
     m0 = hist_f[missing_code, 0]
     m1 = hist_f[missing_code, 1]
@@ -258,7 +289,8 @@ def _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam):
         if k < n_value_bins - 1:  # missing left (for k == last, everything would go left)
             a0 = l0 + m0
             a1 = l1 + m1
-            if a0 + a1 > 0.0 and r0 + r1 > 0.0:
+            if a0 + a1 > 0.0 and r0 + r1 > 0.0 and _stump_follows(a0, a1, lq0 + mq0, lq1 + mq1, r0, r1, tq0 - lq0,
+                                                                  tq1 - lq1, lam, criterion, mono):
                 if eb:
                     v = eb_criterion(a0, a1, lq0 + mq0, lq1 + mq1, r0, r1, tq0 - lq0, tq1 - lq1, lam)
                 else:
@@ -269,7 +301,8 @@ def _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam):
                     best_ml = 1
         b0 = r0 + m0
         b1 = r1 + m1
-        if l0 + l1 > 0.0 and b0 + b1 > 0.0:  # missing right
+        if l0 + l1 > 0.0 and b0 + b1 > 0.0 and _stump_follows(l0, l1, lq0, lq1, b0, b1, tq0 - lq0 + mq0,
+                                                              tq1 - lq1 + mq1, lam, criterion, mono):  # missing right
             if eb:
                 v = eb_criterion(l0, l1, lq0, lq1, b0, b1, tq0 - lq0 + mq0, tq1 - lq1 + mq1, lam)
             else:
@@ -299,23 +332,44 @@ def best_split_per_feature(hist, n_value_bins, categorical, missing_code, criter
     missing_left  int64[n_features]               OUT
     """
     best_split_per_feature_q(hist, hist, n_value_bins, categorical, missing_code, criterion, 0.0, value, bin_,
-                             missing_left)
+                             missing_left, NO_CONSTRAINTS)
+
+
+@jit
+def feature_direction(direction, f):
+    """Feature f's monotone constraint (+1, -1, 0) from direction (int8[n_features], or length 0: none)."""
+    return np.int64(direction[f]) if direction.shape[0] > 0 else np.int64(0)
 
 
 @pjit
 def best_split_per_feature_q(hist, histq, n_value_bins, categorical, missing_code, criterion, lam, value, bin_,
-                             missing_left):
+                             missing_left, direction):
     """As :func:`best_split_per_feature`; EBBoost's criterion also reads histq (see best_split_one_feature_q)."""
     for f in prange(hist.shape[0]):
+        mono = feature_direction(direction, f)
         if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
             v, b, ml = best_split_one_feature_q(hist[f], histq[f], n_value_bins[f], missing_code, criterion, lam,
-                                                None)
+                                                None, mono)
         else:
             v, b, ml = best_split_one_feature_q(hist[f], histq[f], n_value_bins[f], missing_code, criterion, lam,
-                                                categorical[f] != 0)
+                                                categorical[f] != 0, mono)
         value[f] = v
         bin_[f] = b
         missing_left[f] = ml
+
+
+@jit
+def rescan_constrained(hist, n_value_bins, missing_code, criterion, direction, value, bin_, missing_left):
+    """The constrained features' best stumps again, with their constraint (after a search without constraints,
+    ``histogram.histograms_and_splits``): value, bin_, missing_left [n_features] IN/OUT."""
+    for f in range(direction.shape[0]):
+        mono = np.int64(direction[f])
+        if mono != 0:
+            v, b, ml = best_split_one_feature_q(hist[f], hist[f], n_value_bins[f], missing_code, criterion, 0.0, None,
+                                                mono)
+            value[f] = v
+            bin_[f] = b
+            missing_left[f] = ml
 
 
 @jit
@@ -378,7 +432,7 @@ def kth_best_feature(value, total, k):
 
 
 @jit
-def choose_stump(st, n_value_bins, categorical, thresholds, config, cat_left):
+def choose_stump(st, n_value_bins, categorical, thresholds, config, cat_left, direction):
     """The round's stump from its histograms: per-feature search, the feature_rank-th best feature, sides.
 
     st           StumpScratch  IN  hist, histq float64[n_features, n_bins, 2] (histq: w**2 / p sums, read by
@@ -387,6 +441,7 @@ def choose_stump(st, n_value_bins, categorical, thresholds, config, cat_left):
     categorical  uint8[n_features] or None  IN  1 for categorical features (None: none is)
     config       the fit's configuration (missing_code, criterion, lam, feature_rank)  IN
     cat_left     uint64[CAT_WORDS]  OUT  a categorical stump's left set (zeros otherwise)
+    direction    int8[n_features or 0]  IN  monotone constraints (length 0: none; module docstring)
     Returns (feature, bin, missing_left, left, right, threshold, Q_I, Q_J, is_categorical): the sides'
     outputs are the heavier class (EBBoost: opposite, with the polarity that makes A >= B, so
     alpha >= 0); without any feature that splits the weighted rows, the constant hypothesis
@@ -394,12 +449,12 @@ def choose_stump(st, n_value_bins, categorical, thresholds, config, cat_left):
     set minus one.
     """
     best_split_per_feature_q(st.hist, st.histq, n_value_bins, categorical, config.missing_code, config.criterion,
-                             config.lam, st.fvalue, st.fbin, st.fmissing_left)
-    return stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config, cat_left)
+                             config.lam, st.fvalue, st.fbin, st.fmissing_left, direction)
+    return stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config, cat_left, direction)
 
 
 @jit
-def stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config, cat_left):
+def stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config, cat_left, direction):
     """choose_stump after its per-feature search: st.fvalue, st.fbin, st.fmissing_left hold every feature's best
     split (``best_split_per_feature_q``, or the fused ``histogram.histograms_and_splits``); st.fvalue is
     overwritten."""
@@ -466,6 +521,12 @@ def stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config,
         else:
             left = leaf_value(l0, l1)
             right = leaf_value(r0, r1)
+        mono = feature_direction(direction, f)
+        if mono * (right - left) < 0:  # (a tie the scan's sums and these broke apart: the constant hypothesis)
+            right = left
+            if criterion == CRITERION_EB:
+                qi = lq0 + rq0 if left < 0 else lq1 + rq1
+                qj = lq1 + rq1 if left < 0 else lq0 + rq0
     return f, k, ml, left, right, threshold, qi, qj, is_cat
 
 
@@ -497,7 +558,54 @@ def _split_value2(a0, a1, ac, ap, b0, b1, bc, bp, criterion, min_leaf, min_weigh
 
 
 @jit
-def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight):
+def side_value(c0, c1, pw, leaf, delta):
+    """The order of a binary tree side's leaf value as finish_leaves would set it, from its class weights (c0, c1),
+    its sum of p (pw, least squares) and the leaves' smoothing delta: discrete leaves their class index (0, 1),
+    confidence-rated ones log((c1 + delta) / (c0 + delta)) (their value over leaf_scale > 0), least-squares
+    ones the mean residual."""
+    if leaf == LEAF_REAL:
+        return np.log((c1 + delta) / (c0 + delta))
+    if leaf == LEAF_LSQ:
+        return (c1 - c0) / pw if pw > 0.0 else 0.0
+    return 1.0 if c1 > c0 else 0.0
+
+
+@jit
+def _in_order(a, b, mono):
+    """Whether values a (left) and b (right) follow the monotone constraint mono (+1: a <= b, -1: a >= b)."""
+    if mono > 0:
+        return a <= b
+    if mono < 0:
+        return a >= b
+    return True
+
+
+@jit
+def _follows2(a0, a1, ap, b0, b1, bp, mono, leaf, delta):
+    """Whether a binary split with sides a (left) and b follows mono (always for mono 0)."""
+    if mono == 0:
+        return True
+    return _in_order(side_value(a0, a1, ap, leaf, delta), side_value(b0, b1, bp, leaf, delta), mono)
+
+
+@jit
+def heaviest_class(c, n_classes):
+    """The first class of largest weight in c[:n_classes] (a discrete K-class leaf's class)."""
+    top = 0
+    for k in range(1, n_classes):
+        if c[k] > c[top]:
+            top = k
+    return top
+
+
+@jit
+def _classes_follow(a, b, n_classes, mono):
+    """Whether a K-class split with sides a (left) and b follows mono: their heaviest classes in order of index."""
+    return mono == 0 or _in_order(heaviest_class(a, n_classes), heaviest_class(b, n_classes), mono)
+
+
+@jit
+def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight, mono, leaf, delta):
     """best_split_tree_feature for two classes with scalar accumulators (the common case, ~10x faster)."""
     ls = criterion == CRITERION_LS
     m0 = hist_f[missing_code, 0]
@@ -535,10 +643,10 @@ def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, 
         if k < n_value_bins - 1:  # missing left (for k == last, everything would go left)
             v = _split_value2(l0 + m0, l1 + m1, lc + mc, lp + mp, r0, r1, rc, rp, criterion, min_leaf, min_weight,
                               tol)
-            if v < best - tol:
+            if v < best - tol and _follows2(l0 + m0, l1 + m1, lp + mp, r0, r1, rp, mono, leaf, delta):
                 best, best_bin, best_ml = v, k, 1
         v = _split_value2(l0, l1, lc, lp, r0 + m0, r1 + m1, rc + mc, rp + mp, criterion, min_leaf, min_weight, tol)
-        if v < best - tol:  # missing right
+        if v < best - tol and _follows2(l0, l1, lp, r0 + m0, r1 + m1, rp + mp, mono, leaf, delta):  # missing right
             best, best_bin, best_ml = v, k, 0
     if best_bin >= 0 and m0 + m1 <= tol:  # (a subtracted histogram's empty bin may hold rounding dust)
         lw = 0.0
@@ -558,14 +666,18 @@ def _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol):
 
 @jit
 def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight,
-                            categorical=False):
+                            categorical=False, mono=0, leaf=0, delta=0.0):
     """Best (criterion, bin, missing_left) of one feature of a node; criterion inf when no split is valid.
 
     hist_f  float64[n_bins, n_classes + 1]  IN
     categorical: scan the categories in the order of their class shares (module docstring)
+    mono, leaf, delta: the feature's monotone constraint (0: none), the leaves' kind (LEAF_*) and smoothing:
+    only splits whose sides' leaf values follow the constraint (:func:`side_value`; K classes: the sides'
+    heaviest classes by index)
     """
     if categorical is None or not categorical:  # (None: as in best_split_one_feature_q)
-        return _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight)
+        return _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight,
+                                  mono, leaf, delta)
     n_bins = missing_code + 1
     order = np.empty(n_bins, np.int64)
     tol = 0.0
@@ -579,7 +691,7 @@ def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, crite
     for cls in range(1 if n_classes == 2 else 0, n_classes):  # two classes: one order; K: one per class
         m = category_order(hist_f, n_value_bins, cls, n_classes, criterion, order)
         v, k, ml = _scan_tree_feature(ordered_histogram(hist_f, order, m, missing_code), m, missing_code,
-                                      n_classes, criterion, min_leaf, min_weight)
+                                      n_classes, criterion, min_leaf, min_weight, 0, leaf, delta)
         if v < best - tol:
             best = v
             best_bin = k + (cls * n_bins if n_classes > 2 else 0)
@@ -588,10 +700,12 @@ def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, crite
 
 
 @jit
-def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight):
+def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight, mono, leaf,
+                       delta):
     """The tree-node scan over the bins 0 .. n_value_bins - 1 in order (see best_split_tree_feature)."""
     if n_classes == 2:
-        return _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight)
+        return _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight, mono, leaf,
+                                  delta)
     nf = hist_f.shape[1]
     tot = np.zeros(nf)
     left = np.zeros(nf)
@@ -615,13 +729,13 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
                 a[k] = left[k] + hist_f[missing_code, k]
                 b[k] = tot[k] - left[k]
             v = _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol)
-            if v < best - tol:
+            if v < best - tol and _classes_follow(a, b, n_classes, mono):
                 best, best_bin, best_ml = v, kb, 1
         for k in range(nf):  # missing right
             a[k] = left[k]
             b[k] = tot[k] - left[k] + hist_f[missing_code, k]
         v = _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol)
-        if v < best - tol:
+        if v < best - tol and _classes_follow(a, b, n_classes, mono):
             best, best_bin, best_ml = v, kb, 0
     mw = 0.0
     for k in range(n_classes):
@@ -640,29 +754,34 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
 
 
 @pjit
-def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, min_weight, value, bin_, missing_left):
+def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, min_weight, value, bin_, missing_left,
+                 direction, delta):
     """Per-feature best splits of every active node of a level, threads over features (one launch per level).
 
     hist    float64[slots, n_features, n_bins, n_classes + 1]  IN   the level's node histograms
     categorical  uint8[n_features] or None  IN  1 for categorical features (None: none is)
-    config  the fit's configuration (missing_code, n_classes, criterion, min_samples_leaf)  IN
+    config  the fit's configuration (missing_code, n_classes, criterion, min_samples_leaf, leaf)  IN
     active  uint8[slots]  IN  1 for the nodes to split
     value, bin_, missing_left  [slots, n_features]  OUT  as best_split_per_feature, per node
+    direction  int8[n_features or 0]  IN  monotone constraints (length 0: none); delta: the leaves' smoothing
     """
     missing_code = config.missing_code
     n_classes = config.n_classes
     criterion = config.criterion
     min_leaf = config.min_samples_leaf
+    leaf = config.leaf
     for f in prange(hist.shape[1]):
+        mono = feature_direction(direction, f)
         for s in range(n_nodes):
             if not active[s]:
                 continue
             if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
                 v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,
-                                                    criterion, min_leaf, min_weight, None)
+                                                    criterion, min_leaf, min_weight, None, mono, leaf, delta)
             else:
                 v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,
-                                                    criterion, min_leaf, min_weight, categorical[f] != 0)
+                                                    criterion, min_leaf, min_weight, categorical[f] != 0, mono, leaf,
+                                                    delta)
             value[s, f] = v
             bin_[s, f] = bb
             missing_left[s, f] = ml

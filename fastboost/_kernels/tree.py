@@ -20,12 +20,21 @@ leaves, binary) ``2 sqrt(W_0 W_1)``. A split needs ``min_leaf`` positive-weight 
 and ``min_weight`` learner weight on each side. A node becomes a leaf at
 ``max_depth``, when it is pure (one class carries all its weight) or when no split
 is valid.
+
+Monotone constraints (``Monotone``: a direction per feature, an interval [low, high] per node) follow
+LightGBM's intermediate bounds: a node's leaves keep their values in its interval (the root's is
+unbounded; discrete leaves: their class index, the heaviest class in the interval); a split on a feature
+with direction +1 takes only sides whose leaf values are in order (``split.py``), and its children split
+the interval at the midpoint m of their (bounded) values: the left child's leaves stay <= m, the right
+child's >= m (-1: the other way); a split on another feature passes the interval on. Two rows that differ
+only in a constrained feature part at a split on it, so every leaf the larger value reaches is on the
+right side of m: the tree's output follows the constraint over the feature's non-missing values.
 """
 import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .._types import CRITERION_LS, LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, SPLIT_DTYPE
+from .._types import CRITERION_LS, LEAF_DISCRETE, LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, SPLIT_DTYPE
 from .histogram import GROUP, group_bounds, group_count, group_histograms, row_at
 from .split import best_feature, categorical_left_set, impurity, level_splits
 from .update import BLOCK, block_total, goes_left
@@ -34,6 +43,8 @@ from .update import BLOCK, block_total, goes_left
 NO_TABLE = np.zeros(0, np.uint8)
 #: a bin every code is at or below (a split that sends every row left)
 ALL_LEFT = np.int64(1) << np.int64(62)
+#: no monotone bounds on the leaves (finish_leaves)
+NO_BOUNDS = np.zeros((0, 2))
 
 
 @jit
@@ -518,8 +529,52 @@ def root_weight(hist_root, config):
 
 
 @jit
+def _child_bounds(hist_f, sp, config, delta, direction, bounds, first_child):
+    """The children first_child, first_child + 1 of a split sp (SPLIT_DTYPE) of node sp.node on a feature with
+    direction +1 / -1: their intervals split their parent's at the midpoint of their leaf values (bounded by it);
+    direction 0: the parent's interval for both."""
+    node = sp.node
+    lo = bounds[node, 0]
+    hi = bounds[node, 1]
+    lc = first_child
+    rc = first_child + 1
+    if direction == 0:
+        bounds[lc, 0] = lo
+        bounds[lc, 1] = hi
+        bounds[rc, 0] = lo
+        bounds[rc, 1] = hi
+        return
+    n_classes = config.n_classes
+    nf = hist_f.shape[1]
+    sides = np.zeros((2, n_classes + 2))
+    missing_code = config.missing_code
+    for b in range(missing_code + 1):
+        left = b <= sp.bin if b != missing_code else sp.missing_left != 0
+        for k in range(n_classes):
+            sides[0 if left else 1, k] += hist_f[b, k]
+        if nf > n_classes + 1:
+            sides[0 if left else 1, n_classes + 1] += hist_f[b, n_classes + 1]
+    bounds[lc, 0] = lo
+    bounds[lc, 1] = hi
+    bounds[rc, 0] = lo
+    bounds[rc, 1] = hi
+    kl, vl = _leaf_output(sides[0], config, delta, bounds, lc)
+    kr, vr = _leaf_output(sides[1], config, delta, bounds, rc)
+    if config.leaf == LEAF_DISCRETE:  # discrete leaves are bounded by their class index
+        vl = np.float64(kl)
+        vr = np.float64(kr)
+    mid = 0.5 * (vl + vr)
+    if direction > 0:
+        bounds[lc, 1] = mid
+        bounds[rc, 0] = mid
+    else:
+        bounds[lc, 0] = mid
+        bounds[rc, 1] = mid
+
+
+@jit
 def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, categorical, thresholds, config,
-                 min_weight, splits):
+                 min_weight, splits, mono):
     """The splits of one level from its node histograms: the decisions of a level, no rows touched.
 
     hist   float64[slots, n_features, n_bins, n_classes + 1]  IN  the histograms of the level's nodes
@@ -528,6 +583,8 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
     tree   OUT  each level node's weight; each split node's split, children, threshold and gain
     splits SPLIT_DTYPE[slots]  OUT  per split j: the node's slot and index, its feature, bin, missing_left and
            (categorical splits) the set of categories that go left
+    mono   Monotone  IN  the features' monotone constraints (direction of length 0: none); IN/OUT bounds: the
+           level's intervals (the root's set here), the children's written
     Returns the number of splits (0: the level's nodes are all leaves). A node is split when it is not
     empty or pure (least squares: has weight) and some split is valid.
     """
@@ -560,9 +617,16 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
         else:  # empty or pure: a leaf
             active[s] = 1 if (total > 0.0 and top < total * (1.0 - 1e-12)) else 0
         any_active = any_active or active[s] == 1
+    direction = mono.direction
+    constrained = direction.shape[0] > 0
+    if constrained and level_first == 0:  # the root: unbounded
+        mono.bounds[0, 0] = -np.inf
+        mono.bounds[0, 1] = np.inf
     if not any_active:
         return 0
-    level_splits(hist, level_count, active, n_value_bins, categorical, config, min_weight, value, bin_, missing_left)
+    delta = config.leaf_smoothing * tree[0].weight  # (the root's weight: finish_leaves' total_u)
+    level_splits(hist, level_count, active, n_value_bins, categorical, config, min_weight, value, bin_, missing_left,
+                 direction, delta)
     n_split = 0
     for s in range(level_count):
         if not active[s]:
@@ -597,6 +661,8 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
         else:
             nd.threshold = thresholds[f, sp.bin]
         nd.gain = node_imp[s] - value[s, f]
+        if constrained:
+            _child_bounds(hist[s, f], sp, config, delta, direction[f], mono.bounds, nd.left)
         n_split += 1
     return n_split
 
@@ -711,29 +777,58 @@ def tree_leaves_rows(rows, config, tree, n_nodes, n_first, splits, n_last, last_
 
 
 @jit
-def finish_leaves(tree, n_nodes, leaf_u, config, total_u):
-    """Each leaf's class, value and weight from its sums ``leaf_u`` (see grow_tree)."""
+def _bounded_class(c, n_classes, low, high):
+    """The first heaviest class k of c[:n_classes] with low <= k <= high."""
+    best_k = -1
+    for k in range(n_classes):
+        if low <= k <= high and (best_k < 0 or c[k] > c[best_k]):
+            best_k = k
+    return best_k
+
+
+@jit
+def _leaf_output(c, config, delta, bounds, node):
+    """(class, value) of a leaf with sums c (by class, then the row count and least squares' sum of p), as
+    finish_leaves sets them; with bounds (a row per node, Monotone.bounds) the value, a discrete leaf's class,
+    kept in bounds[node]."""
+    n_classes = config.n_classes
+    leaf_kind = config.leaf
+    bounded = bounds.shape[0] > 0
+    best_k = 0
+    for k in range(1, n_classes):
+        if c[k] > c[best_k]:
+            best_k = k
+    if bounded and leaf_kind == LEAF_DISCRETE:
+        best_k = _bounded_class(c, n_classes, bounds[node, 0], bounds[node, 1])
+    if leaf_kind == LEAF_REAL:
+        value = config.leaf_scale * np.log((c[1] + delta) / (c[0] + delta))
+    elif leaf_kind == LEAF_LSQ:
+        pw = c[n_classes + 1]
+        value = (c[1] - c[0]) / pw if pw > 0.0 else 0.0
+    elif leaf_kind == LEAF_VECTOR:
+        value = 0.0  # the leaf's K values: vector_leaf_values, into Model.values
+    else:
+        value = 1.0 if best_k == 1 else -1.0
+    if bounded and leaf_kind != LEAF_DISCRETE:
+        value = min(max(value, bounds[node, 0]), bounds[node, 1])
+    return best_k, value
+
+
+@jit
+def finish_leaves(tree, n_nodes, leaf_u, config, total_u, bounds):
+    """Each leaf's class, value and weight from its sums ``leaf_u`` (see grow_tree); with monotone constraints
+    (bounds float64[max_nodes, 2], Monotone.bounds; length 0: none) kept in its node's interval."""
     n_classes = config.n_classes
     delta = config.leaf_smoothing * total_u
-    leaf_kind = config.leaf
+    c = np.zeros(n_classes + 2)
     for node in range(n_nodes):
         nd = tree[node]
         if nd.left >= 0:
             continue
-        best_k = 0
-        for k in range(1, n_classes):
-            if leaf_u[node, k] > leaf_u[node, best_k]:
-                best_k = k
-        nd.class_ = best_k
-        if leaf_kind == LEAF_REAL:
-            nd.value = config.leaf_scale * np.log((leaf_u[node, 1] + delta) / (leaf_u[node, 0] + delta))
-        elif leaf_kind == LEAF_LSQ:
-            pw = leaf_u[node, n_classes]
-            nd.value = (leaf_u[node, 1] - leaf_u[node, 0]) / pw if pw > 0.0 else 0.0
-        elif leaf_kind == LEAF_VECTOR:
-            nd.value = 0.0  # the leaf's K values: vector_leaf_values, into Model.values
-        else:
-            nd.value = 1.0 if best_k == 1 else -1.0
+        for k in range(n_classes):
+            c[k] = leaf_u[node, k]
+        c[n_classes + 1] = leaf_u[node, n_classes]  # (leaf_u: the sum of p follows the classes)
+        nd.class_, nd.value = _leaf_output(c, config, delta, bounds, node)
         tw = 0.0
         for k in range(n_classes):
             tw += leaf_u[node, k]
@@ -741,7 +836,7 @@ def finish_leaves(tree, n_nodes, leaf_u, config, total_u):
 
 
 @jit
-def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_seen=-1, root_ready=False):
+def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_seen, root_ready, mono):
     """Grow one tree on the learner weights rows.u into ``tree``; return its number of nodes.
 
     rows     TreeRows  IN  codes uint8 / uint16 [n_features, n_samples]; y uint16[n_samples] (class index
@@ -772,6 +867,8 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
              (hist_leaf_sums: bins, not rows, so they carry the histograms' rounding) and the pass over the
              rows only finds each row's leaf, unless a class is nearly absent from a leaf (a sum below
              NEAR_ZERO_SUM of the total, perhaps a rounding residue of zero): then they come from the rows
+    mono     Monotone  IN  the features' monotone constraints (direction of length 0: none); OUT its bounds,
+             each node's interval (module docstring)
     Growth alternates two sides, kept apart so that fastboost.dask runs the same functions with the
     rows on its workers and the decisions on the client: the rows' side (rows_histograms,
     split_level_rows, tree_leaves_rows) reads and partitions rows; the decisions' side (root_weight,
@@ -801,7 +898,7 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
     from_hist = root_ready  # the leaves' sums from the level histograms (hist_leaf_sums), not from the rows
     for depth in range(config.max_depth):
         n_split = choose_level(hist_a, level_first, level_count, n_nodes, tree, n_value_bins, categorical,
-                               thresholds, config, min_weight, splits)
+                               thresholds, config, min_weight, splits, mono)
         last = n_split == 0 or depth + 1 == config.max_depth
         if from_hist:
             hist_leaf_sums(hist_a, level_first, level_count, tree, config.missing_code, last, leaf_u, ts.leaf_w)
@@ -833,7 +930,7 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
         if from_hist and _near_zero_leaf_sum(tree, n_nodes, leaf_u, config.n_classes, total_u):
             from_hist = False  # a class nearly absent from a leaf: its sum from the rows, exactly (zero stays zero)
         tree_leaves_rows(rows, config, tree, n_nodes, n_first, splits, n_last, last_root, ts, from_hist)
-    finish_leaves(tree, n_nodes, leaf_u, config, total_u)
+    finish_leaves(tree, n_nodes, leaf_u, config, total_u, mono.bounds if mono.direction.shape[0] > 0 else NO_BOUNDS)
     return n_nodes
 
 
