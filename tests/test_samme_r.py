@@ -199,3 +199,12 @@ def test_exports_name_the_limitation():
         ensemble(model)
     with pytest.raises(ValueError, match="multiclass must be one of"):
         AdaBoostClassifier(multiclass="one").fit(X, y)
+
+
+def test_monotone_constraints_are_refused_with_k_vector_leaves():
+    X, y = _problem(120, 3, 3, 10)
+    with pytest.raises(ValueError, match="SAMME.R.*monotone_constraints.*multiclass='ovr'"):
+        AdaBoostClassifier(3, leaf="real", multiclass="joint", monotone_constraints=[1, 0, 0]).fit(X, y)
+    # zero constraints constrain nothing; one-vs-rest takes them
+    AdaBoostClassifier(3, leaf="real", multiclass="joint", monotone_constraints=[0, 0, 0]).fit(X, y)
+    AdaBoostClassifier(3, leaf="real", monotone_constraints=[1, 0, 0]).fit(X, y)
