@@ -81,7 +81,8 @@ class MemoryCgroup:
 
 
 def run_limited(cmd, group, rlimit, log):
-    """Run cmd in the group (or under an address-space rlimit); (seconds, peak bytes or None, return code)."""
+    """Run cmd in the group (or under an address-space rlimit): (seconds, the group's peak usage in bytes (page
+    cache included) or None, return code, the process's peak resident set in bytes)."""
     if group is not None:
         group.reset_peak()
         preexec = group.enter
@@ -92,8 +93,11 @@ def run_limited(cmd, group, rlimit, log):
             resource.setrlimit(resource.RLIMIT_AS, (rlimit, rlimit))
     start = time.perf_counter()
     with open(log, "w") as out:
-        code = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, preexec_fn=preexec).returncode
-    return time.perf_counter() - start, (group.peak() if group is not None else None), code
+        child = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, preexec_fn=preexec)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+    return (time.perf_counter() - start, (group.peak() if group is not None else None), child.returncode,
+            usage.ru_maxrss * 1024)
 
 
 API_FIT = """
@@ -145,8 +149,9 @@ def main():
     rows = []
     try:
         for name, cmd in steps:
-            seconds, peak, code = run_limited(cmd, group, limit, work / f"step{len(rows)}.log")
-            rows.append({"step": name, "seconds": seconds, "peak_bytes": peak, "exit_code": code,
+            seconds, peak, code, rss = run_limited(cmd, group, limit, work / f"step{len(rows)}.log")
+            rows.append({"step": name, "seconds": seconds, "peak_bytes": peak, "peak_rss_bytes": rss,
+                         "exit_code": code,
                          "limit_hits": group.failcnt() if group is not None else None,
                          "log_tail": (work / f"step{len(rows)}.log").read_text()[-1500:] if code else ""})
             print(f"{name}: {seconds:.0f} s, exit {code}", file=sys.stderr)
@@ -183,11 +188,12 @@ def main():
     mib = 2.0 ** 20
     print(f"\n{n_rows:,} rows x {args.features} float64 features: raw {raw / mib:,.0f} MiB, limit "
           f"{limit / mib:,.0f} MiB ({'address space' if args.rlimit else 'memory cgroup'})\n")
-    print("| step | seconds | peak memory (MiB) | held the limit |")
-    print("|---|---|---|---|")
+    print("| step | seconds | peak RSS (MiB) | cgroup peak, page cache included (MiB) | finished |")
+    print("|---|---|---|---|---|")
     for r in rows:
         peak = "–" if r["peak_bytes"] is None else f"{r['peak_bytes'] / mib:,.0f}"
-        print(f"| {r['step']} | {r['seconds']:.0f} | {peak} | {'yes' if r['exit_code'] == 0 else 'no'} |")
+        print(f"| {r['step']} | {r['seconds']:.0f} | {r['peak_rss_bytes'] / mib:,.0f} | {peak} | "
+              f"{'yes' if r['exit_code'] == 0 else 'no'} |")
     print(f"\nin-memory reference fit (no limit): {in_memory_seconds:.0f} s")
     for name, ok in checks.items():
         print(f"- {name}: {'yes' if ok else 'NO'}")
