@@ -63,11 +63,14 @@ def _groups():
         fit_predict(AdaBoostClassifier(3, max_depth=2, max_bins=None), X, y)
         fit_predict(AdaBoostClassifier(3, max_bins=None, validation_fraction=0.3), X, y)
 
-    def variants():  # the learners' variants for categorical features and for weight trimming
+    def categorical():  # the learners' variants that scan categories
         Xc = X.copy()
         Xc[:, 1] = np.digitize(np.nan_to_num(X[:, 1]), [-1.0, 0.0, 1.0])
         for depth in (1, 2):
             fit_predict(AdaBoostClassifier(3, max_depth=depth, categorical_features=[1]), Xc, y)
+
+    def trimming():  # the learners' variants that choose rows
+        for depth in (1, 2):
             fit_predict(AdaBoostClassifier(3, max_depth=depth, weight_trim_rate=0.9), X, y)
 
     def validation():
@@ -84,12 +87,16 @@ def _groups():
         fit_predict(RLPBoostClassifier(3), X, y)
         fit_predict(RQPBoostClassifier(3, solver="lbfgs"), X, y)
 
+    # in the order they are started (the longest first, so that parallel processes end together); a group
+    # compiles only what the groups before it in this list have not (the rest loads from the cache), except
+    # while two run at once
     groups = [("the loop and decision stumps (AdaBoost, lazy stumps)", stumps),
-            ("VadaBoost, EBBoost, SABoost, QuadBoost rules", algorithms),
-            ("trees (two and K classes, confidence-rated, least squares)", trees),
-            ("categorical features and weight trimming (stumps and trees)", variants),
-            ("validation and early stopping", validation),
-            ("exact mode (max_bins=None: two-byte codes)", exact)]
+              ("exact mode (max_bins=None: two-byte codes)", exact),
+              ("trees (two and K classes, confidence-rated, least squares)", trees),
+              ("categorical features (stumps and trees)", categorical),
+              ("weight trimming (stumps and trees)", trimming),
+              ("VadaBoost, EBBoost, SABoost, QuadBoost rules", algorithms),
+              ("validation and early stopping", validation)]
     try:
         import highspy  # noqa: F401
     except ImportError:  # the LP estimators need the lp extra
@@ -97,16 +104,62 @@ def _groups():
     return groups + [("LPBoost, RLP-Boost, RQP-Boost (the margin matrix)", totally_corrective)]
 
 
-def compile_all(say=print):
-    """Compile (or load from the cache) every kernel group; one line per group. Returns the seconds taken."""
+def _run_group(index):
+    """Run group ``index`` of :func:`_groups` (in this process or a worker); returns its seconds."""
     import os
 
-    os.environ["FASTBOOST_QUIET_COMPILE"] = "1"  # this command says what it compiles itself
+    os.environ["FASTBOOST_QUIET_COMPILE"] = "1"  # the command says what it compiles itself
+    name, run = _groups()[index]
+    t = time.perf_counter()
+    with warnings.catch_warnings():  # the tiny fits' own warnings (e.g. LPBoost's soft margin) are noise here
+        warnings.simplefilter("ignore")
+        run()
+    return time.perf_counter() - t
+
+
+def default_jobs():
+    """The processes ``fastboost compile`` runs at once: the cores this process may use."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def compile_all(say=print, jobs=None):
+    """Compile (or load from the cache) every kernel group; one line per group. Returns the seconds taken.
+
+    The first group (the loop and decision stumps, which every other fit uses) runs in this process; the
+    others then run in ``jobs`` worker processes at once (default: one per core this process may use), each
+    compiling what no group before it compiled and loading the rest from numba's on-disk cache, which
+    processes share safely (numba writes a cache file under a temporary name and renames it). ``jobs=1``
+    compiles every group in this process, one after the other.
+    """
     start = time.perf_counter()
-    for name, run in _groups():
-        t = time.perf_counter()
-        with warnings.catch_warnings():  # the tiny fits' own warnings (e.g. LPBoost's soft margin) are noise here
-            warnings.simplefilter("ignore")
-            run()
-        say(f"  {name}: {time.perf_counter() - t:.1f} s")
+    n = len(_groups())
+    names = [name for name, _ in _groups()]
+    jobs = default_jobs() if jobs is None else jobs
+    say(f"  {names[0]}: {_run_group(0):.1f} s")
+    if jobs <= 1:
+        for i in range(1, n):
+            say(f"  {names[i]}: {_run_group(i):.1f} s")
+        return time.perf_counter() - start
+    import concurrent.futures
+    import multiprocessing
+
+    # spawn: a fresh interpreter per worker (forking a process whose thread pool runs is unsafe)
+    with concurrent.futures.ProcessPoolExecutor(min(jobs, n - 1), mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=_quiet_worker) as pool:
+        futures = {pool.submit(_run_group, i): i for i in range(1, n)}
+        for future in concurrent.futures.as_completed(futures):
+            say(f"  {names[futures[future]]}: {future.result():.1f} s")
     return time.perf_counter() - start
+
+
+def _quiet_worker():
+    """A worker's warnings and compile notices are the command's noise, not the user's."""
+    import os
+
+    os.environ["FASTBOOST_QUIET_COMPILE"] = "1"
+    warnings.simplefilter("ignore")

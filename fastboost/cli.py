@@ -43,7 +43,7 @@ def compile_kernels(args):
     from ._compile import compile_all
 
     print("fastboost: compiling every kernel group (once per install; cached on disk afterwards)", flush=True)
-    total = compile_all(lambda line: print(line, flush=True))
+    total = compile_all(lambda line: print(line, flush=True), jobs=args.jobs)
     print(f"done in {total:.1f} s", flush=True)
     return 0
 
@@ -51,6 +51,17 @@ def compile_kernels(args):
 ALGORITHMS = {"adaboost": "AdaBoostClassifier", "vadaboost": "VadaBoostClassifier", "ebboost": "EBBoostClassifier",
               "lazyboost": "LazyBoostClassifier", "saboost": "SABoostClassifier", "quadboost": "QuadBoostClassifier",
               "lpboost": "LPBoostClassifier", "rlpboost": "RLPBoostClassifier", "rqpboost": "RQPBoostClassifier"}
+
+def positive_int(text):
+    """An integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
 
 def bins(text):
     """--max-bins: an integer, or "exact" (max_bins=None: a threshold between every two distinct values)."""
@@ -375,7 +386,10 @@ def build_parser():
     p.add_argument("--n-jobs", type=int, default=None)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=demo)
-    p = sub.add_parser("compile", help=compile_kernels.__doc__)
+    p = sub.add_parser("compile", help=compile_kernels.__doc__, description=compile_kernels.__doc__)
+    p.add_argument("--jobs", type=positive_int, default=None,
+                   help="kernel groups compiled at once, each in its own process (default: one per core; "
+                        "1: every group in this process)")
     p.set_defaults(func=compile_kernels)
     p = sub.add_parser("train", help=train.__doc__, description=train.__doc__)
     p.add_argument("data", help="training data: .csv, .npy, or parquet (a file, a directory or a quoted glob "
