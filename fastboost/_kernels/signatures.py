@@ -25,6 +25,7 @@ from .._types import (
     SUMS_DTYPE,
     Model,
     RowState,
+    SampleScratch,
     StumpScratch,
     TrainData,
     TreeScratch,
@@ -79,7 +80,12 @@ tree_scratch_t = types.NamedTuple([
     f8_2d, f8_2d, f8_2d,  # leaf_u, leaf_w, factor
     f8_3d, f8_3d, i1_1d,  # root_hist, side_hist, wrong
 ], TreeScratch)
-workspace_t = types.NamedTuple([row_state_t, sums_1d, state_1d, stump_scratch_t, tree_scratch_t, f8_2d], Workspace)
+sample_scratch_t = types.NamedTuple([
+    u1_1d, u1_2d, u1_1d, i8_1d, i8_1d,  # grouped, groups, fmask, feats, drawn
+    u1_2d, u1_2d, f8_1d,  # node_groups, allowed, hu
+], SampleScratch)
+workspace_t = types.NamedTuple([row_state_t, sums_1d, state_1d, stump_scratch_t, tree_scratch_t, f8_2d,
+                                sample_scratch_t], Workspace)
 
 #: transform(data, config, ws): the learner's weights ws.rows.u (and q, ylab) from the boosting state ws.rows.w
 TRANSFORM_SIG = by_codes(lambda train, valid: types.void(train, config_t, workspace_t))
