@@ -72,10 +72,12 @@ def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, 
                          min_weight_fraction_leaf=min_weight_fraction, n_classes=n_classes, leaf=leaf_kind,
                          leaf_scale=leaf_scale, leaf_smoothing=leaf_smoothing, missing_code=missing_code,
                          hist_groups=2)
-    ts = make_workspace(y, u, d, missing_code + 1, config).tree  # the tree learner's scratch, as a fit's
+    ws = make_workspace(y, u, d, missing_code + 1, config)  # the tree learner's scratch, as a fit's
+    ts = ws.tree
     # the arguments' types are a numeric fit's (no categorical feature: None), so the test runs the kernel a
     # fit compiles rather than a variant of its own
-    n_nodes = grow_tree(TreeRows(codes, y, u, u, u), n_value_bins, None, thresholds, config[0], ts, tree, -1, False)
+    rows = TreeRows(codes, y, u, u, u)
+    n_nodes = grow_tree(rows, n_value_bins, None, thresholds, config[0], ts, tree, -1, False, ws.sample, rows)
     return n_nodes, tree, ts.leaf_of_row, ts.leaf_u
 
 
@@ -179,11 +181,11 @@ def test_child_histograms_subtraction_equals_brute_force():
     idx[:1200].sort()
     idx[1200:].sort()
     parent = np.empty((1, 5, mc + 1, 4))
-    rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 3, True, parent[0], 2)
+    rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 3, True, parent[0], 2, np.arange(5))
     children = np.empty((2, 5, mc + 1, 4))
     # the smaller child (rows 1200..n) in slot 1, its sibling by subtraction in slot 0
     level_child_histograms(TreeRows(codes, y, u, u, u), idx, np.array([[1200, n, 1]]), 1, np.array([0]), parent,
-                           children, 3, True, 2)
+                           children, 3, True, 2, np.arange(5))
     for slot, rows in ((0, idx[:1200]), (1, idx[1200:])):
         want = naive.node_histogram_naive(codes, y, u, rows, mc + 1, 3)
         np.testing.assert_allclose(children[slot], want, rtol=1e-12, atol=1e-15)
@@ -205,15 +207,15 @@ def test_grouped_tree_histograms_bit_identical_to_per_feature(d):
         for start, stop, rows in ((0, n, np.arange(n)), (1100, n, idx)):
             fast = np.full((d, nb, 3), np.nan)
             slow = np.full((d, nb, 3), np.nan)
-            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, False, fast, groups)
-            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, True, slow, groups)
+            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, False, fast, groups, np.arange(d))
+            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, True, slow, groups, np.arange(d))
             assert fast[:, :, :2].tobytes() == slow[:, :, :2].tobytes()
             assert np.all(fast[:, :, 2] == 0.0)
         parent = np.empty((1, d, nb, 3))
-        rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 2, False, parent[0], groups)
+        rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 2, False, parent[0], groups, np.arange(d))
         fast = np.full((2, d, nb, 3), np.nan)
         level_child_histograms(TreeRows(codes, y, u, u, u), idx, np.array([[1100, n, 1]]), 1, np.array([0]), parent,
-                               fast, 2, False, groups)
+                               fast, 2, False, groups, np.arange(d))
         for slot, r in ((0, idx[:1100]), (1, idx[1100:])):
             want = naive.node_histogram_naive(codes, y, u, r, nb, 2)
             np.testing.assert_allclose(fast[slot, :, :, :2], want[:, :, :2], rtol=1e-12, atol=1e-15 * u.max())
@@ -513,12 +515,13 @@ def test_leaf_sums_from_the_histograms_equal_those_from_the_rows(seed, depth, ma
     out = []
     for root_ready in (False, True):
         tree = np.zeros(max_nodes, NODE_DTYPE)
-        ts = make_workspace(y, u, d, mc + 1, config).tree
+        ws = make_workspace(y, u, d, mc + 1, config)
+        ts = ws.tree
         assert ts.level_a.shape == (slots, d, mc + 1, n_classes + 1)
         rows = TreeRows(codes, y, u, u, u)
         if root_ready:
-            rows_histograms(rows, ts.rows, 0, n, n_classes, False, ts.level_a[0], 2)
-        n_nodes = grow_tree(rows, nvb, None, thresholds, config[0], ts, tree, -1, root_ready)
+            rows_histograms(rows, ts.rows, 0, n, n_classes, False, ts.level_a[0], 2, np.arange(d))
+        n_nodes = grow_tree(rows, nvb, None, thresholds, config[0], ts, tree, -1, root_ready, ws.sample, rows)
         out.append((n_nodes, tree[:n_nodes], ts.leaf_of_row, ts.leaf_u[:n_nodes], ts.leaf_w[:n_nodes]))
     (na, ta, ra, ua, wa), (nb, tb, rb, ub, wb) = out
     assert na == nb
