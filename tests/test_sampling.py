@@ -320,3 +320,31 @@ def test_model_file_keeps_the_options(tmp_path):
     back = load(tmp_path / "m.fbm")
     assert back.get_params() == m.get_params()
     np.testing.assert_array_equal(back.decision_function(X), m.decision_function(X))
+
+
+def test_command_line_options(tmp_path):
+    from fastboost import load
+    from fastboost.cli import main
+
+    X, y = data(n=80, d=5)
+    np.save(tmp_path / "train.npy", np.column_stack([np.nan_to_num(X), y]))
+    assert main(["train", str(tmp_path / "train.npy"), "--target", "5", "--n-estimators", "4", "--max-depth", "2",
+                 "--colsample-bytree", "0.6", "--colsample-bynode", "0.8", "--subsample", "0.7", "--bootstrap",
+                 "--interaction-constraints", "0,1,2;2,3,4", "--random-state", "1",
+                 "-o", str(tmp_path / "m.fbm")]) == 0
+    m = load(tmp_path / "m.fbm")
+    assert m.get_params()["interaction_constraints"] == [[0, 1, 2], [2, 3, 4]]
+    assert (m.colsample_bytree, m.colsample_bynode, m.subsample, m.bootstrap) == (0.6, 0.8, 0.7, True)
+    for t in range(m.n_estimators_):
+        for used in paths(m.nodes_[t]):
+            assert used <= {0, 1, 2} or used <= {2, 3, 4}
+
+
+def test_dask_estimators_say_they_read_every_row():
+    da = pytest.importorskip("dask.array")
+    from fastboost.dask import DaskAdaBoostClassifier
+
+    X, y = data(n=40, d=4)
+    est = DaskAdaBoostClassifier(2, colsample_bytree=0.5)
+    with pytest.raises(NotImplementedError, match="single-machine options"):
+        est._dask_inputs(da.from_array(np.nan_to_num(X), chunks=20), da.from_array(y, chunks=20), None, None, None)
