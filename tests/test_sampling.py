@@ -348,3 +348,15 @@ def test_dask_estimators_say_they_read_every_row():
     est = DaskAdaBoostClassifier(2, colsample_bytree=0.5)
     with pytest.raises(NotImplementedError, match="single-machine options"):
         est._dask_inputs(da.from_array(np.nan_to_num(X), chunks=20), da.from_array(y, chunks=20), None, None, None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params", [dict(colsample_bytree=0.3, subsample=0.5),
+                                    dict(max_depth=3, colsample_bytree=0.5, colsample_bynode=0.5, bootstrap=True)])
+def test_warm_start_100_plus_100_is_200(params):
+    X, y = data(n=2000, d=20)
+    whole = AdaBoostClassifier(200, random_state=3, **params).fit(X, y)
+    warm = AdaBoostClassifier(100, warm_start=True, random_state=3, **params).fit(X, y)
+    warm.set_params(n_estimators=200).fit(X, y)
+    same_model(whole, warm)
+    same_model(whole, AdaBoostClassifier(200, random_state=3, n_jobs=1, **params).fit(X, y))
