@@ -149,6 +149,7 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0, groups=None):
     y_idx  class indices [n], the learner's labels to start from (copied); w float64[n] the initial boosting
     state (weights p, or QuadBoost's residuals; kept, not copied). Arrays a fit does not use have
     length 0 (or shape (1, 1, 1)): the tree scratch of a stump fit, q without EBBoost or least-squares trees.
+    groups: the interaction groups (``make_sample_scratch``).
     """
     c = config[0]
     n = y_idx.shape[0]
