@@ -7,6 +7,7 @@ compiled code depends on and, when the hash changed, drop the package's cache
 files before any kernel is loaded.
 """
 import hashlib
+import os
 import pathlib
 
 _PACKAGE = pathlib.Path(__file__).resolve().parent
@@ -23,16 +24,38 @@ def sources_digest():
     return h.hexdigest()
 
 
+def user_cache_dirs():
+    """The directories numba caches the package's kernels in when NUMBA_CACHE_DIR is set (else []): one per
+    source directory (the package and ``_kernels``), named as numba names them."""
+    try:
+        from numba.core import config
+        from numba.core.caching import _CacheLocator
+
+        if not config.CACHE_DIR:
+            return []
+        root = pathlib.Path(os.path.abspath(config.CACHE_DIR))
+        return [root / _CacheLocator.get_suitable_cache_subpath(str(_PACKAGE / name))
+                for name in ("_config.py", "_kernels/loop.py")]
+    except Exception:  # numba's internals moved: the package's own __pycache__ is still handled
+        return []
+
+
 def ensure_fresh_cache():
-    """Delete numba cache files left by other kernel sources; never fails the import."""
+    """Delete numba cache files left by other kernel sources; never fails the import.
+
+    The cache is the package's ``__pycache__`` folders or, with NUMBA_CACHE_DIR set, numba's folders for the
+    package's sources there; the stamp lies beside the files it vouches for."""
     try:
         digest = sources_digest()
-        if _STAMP.exists() and _STAMP.read_text() == digest:
+        user = user_cache_dirs()
+        stamp = user[0] / "kernels.sha256" if user else _STAMP
+        if stamp.exists() and stamp.read_text() == digest:
             return
         for pattern in ("*.nbi", "*.nbc"):
-            for path in _PACKAGE.rglob(f"__pycache__/{pattern}"):
+            for path in ([p for d in user for p in d.glob(pattern)] if user
+                         else _PACKAGE.rglob(f"__pycache__/{pattern}")):
                 path.unlink(missing_ok=True)
-        _STAMP.parent.mkdir(exist_ok=True)
-        _STAMP.write_text(digest)
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest)
     except OSError:  # read-only install: numba keeps its own cache elsewhere
         pass

@@ -36,6 +36,7 @@ from ._kernels.reweight import add_voter, voter_correlation
 from ._kernels.tree import rows_histograms, split_level_rows, tree_leaves_rows
 from ._kernels.update import apply_stump
 from ._types import X_BINNED_DTYPE, Y_DTYPE, Model, TrainData, TreeRows, ValidData
+from .explain import cover_parts, ordered_sum
 
 _NO_NODES = make_model(0, 0).nodes  # stump voters: the re-weighting kernels' empty tree record
 
@@ -170,6 +171,7 @@ class WorkerShard:
         self._X = list(X_parts)
         self._y = list(y_parts)
         self._sw = list(sw_parts)
+        self._cw = [None] * len(self._sw)
         self._seq = 0
         self.children = []
         # validation rows: eval_set partitions val_ids, or a seeded share val_fraction of every training partition
@@ -271,6 +273,7 @@ class WorkerShard:
             sw = self._sw[j] if class_weight is None else self._sw[j] * class_weight[y]
             q = sw / sw_max
             self._sw[j] = q
+            self._cw[j] = sw  # (the cover's weights)
             pos = np.flatnonzero(q > 0)
             size = sample_sizes[j]
             if isinstance(size, (tuple, list)):  # (first row's global index, key limit): BinMapper's sample rule
@@ -306,7 +309,9 @@ class WorkerShard:
         self.codes = codes
         self.y = np.concatenate(self._y).astype(Y_DTYPE) if n else np.empty(0, Y_DTYPE)
         q = np.concatenate(self._sw) if n else np.empty(0)
-        self._y = self._sw = None
+        self.sw = np.concatenate(self._cw) if n else np.empty(0)  # the class-weighted sample weights
+        self.part_sizes = sizes
+        self._y = self._sw = self._cw = None
         self.p = q / q_sum  # as fastboost._validation.as_distribution: (sw / max) / sum(sw / max)
         # the same configuration, data, workspace and learner functions as the single-machine loop
         config = config.copy()
@@ -571,6 +576,21 @@ class WorkerShard:
             for j in range(rounds.shape[0]):
                 self.validate(self.valid, c, self.ws, model, j, rounds[j]["alpha"])
 
+    def cover(self, seq, rounds, nodes):
+        """The fitted model's cover on each of this shard's training partitions: [(partition id,
+        float64[T, 2 or max_nodes])], each the blocks of that partition's rows added in order (as
+        ``fastboost.explain.fit_cover`` on its rows alone); the client adds the partitions in id order."""
+        self._enter(seq)
+        out = []
+        start = 0
+        with self._kernels():
+            for part, size in zip(self.part_ids, self.part_sizes):
+                codes = np.ascontiguousarray(self.codes[:, start:start + size])
+                parts = cover_parts(rounds, nodes, codes, self.missing_code, self.sw[start:start + size])
+                out.append((part, ordered_sum(parts)))
+                start += size
+        return out
+
 
 def predict_block(X, model, method):
     """``model.<method>(X)`` on one block / partition (empty blocks give empty results)."""
@@ -580,6 +600,9 @@ def predict_block(X, model, method):
             return model.classes_[:0]
         if method in ("predict_proba", "predict_log_proba"):
             return np.empty((0, k), np.float64)
+        if method == "predict_contrib":
+            d = model.n_features_in_ + 1
+            return np.empty((0, k, d) if k > 2 else (0, d), np.float64)
         return np.empty((0, k) if k > 2 else 0, np.float64)
     with KERNEL_LOCK:
         return getattr(model, method)(X)

@@ -217,15 +217,8 @@ def predict(args):
         if args.contrib:
             if args.proba:
                 raise UserError("pass --proba or --contrib, not both")
-            phi = model.predict_contrib(X)
-            names = [str(n) for n in getattr(model, "feature_names_in_", [f"x{j}" for j in range(X.shape[1])])]
-            names.append("expected_value")
-            if phi.ndim == 3:  # one block of columns per class
-                w.writerow([f"{c}:{n}" for c in model.classes_ for n in names])
-                phi = phi.reshape(phi.shape[0], -1)
-            else:
-                w.writerow(names)
-            w.writerows([repr(float(v)) for v in row] for row in phi)
+            w.writerow(_contrib_header(model))
+            w.writerows([repr(float(v)) for v in row] for row in _contrib_rows(model.predict_contrib(X)))
         elif args.proba:
             proba = model.predict_proba(X)
             w.writerow([f"proba_{c}" for c in model.classes_])
@@ -240,6 +233,21 @@ def predict(args):
         what = "contribution rows" if args.contrib else "probability rows" if args.proba else "predictions"
         print(f"wrote {len(X)} {what} to {args.output}")
     return 0
+
+
+def _contrib_header(model):
+    """The columns of predict --contrib: each feature's name (x0, x1, ... without names) and expected_value;
+    with K > 2 classes a block of them per class, each prefixed with "<class>:"."""
+    names = [str(n) for n in getattr(model, "feature_names_in_", [f"x{j}" for j in range(model.n_features_in_)])]
+    names.append("expected_value")
+    if model.classes_.shape[0] > 2:
+        return [f"{c}:{n}" for c in model.classes_ for n in names]
+    return names
+
+
+def _contrib_rows(phi):
+    """predict_contrib's values as rows of the --contrib columns (K > 2 classes: the classes' blocks side by side)."""
+    return phi.reshape(phi.shape[0], -1)
 
 
 def export(args):
@@ -265,16 +273,18 @@ def _predict_stream(args, model):
 
     from . import dataset
 
-    if getattr(args, "contrib", False):
-        raise UserError("--contrib is not read in batches yet: give a CSV or .npy file, or call predict_contrib "
-                        "on the rows in Python")
+    contrib = getattr(args, "contrib", False)
+    if contrib and args.proba:
+        raise UserError("pass --proba or --contrib, not both")
     names = getattr(model, "feature_names_in_", None)
     columns = None if names is None else [str(c) for c in names]
     source = dataset.ParquetSource(args.data, None, None, columns, 65_536)
     if columns is None and args.drop is not None:
         source = dataset.ParquetSource(args.data, None, None, [c for c in source.columns if c != args.drop], 65_536)
-    method = "predict_proba" if args.proba else "predict"
-    header = [f"proba_{c}" for c in model.classes_] if args.proba else ["prediction"]
+    method = "predict_contrib" if contrib else "predict_proba" if args.proba else "predict"
+    header = _contrib_header(model) if contrib else [f"proba_{c}" for c in model.classes_] if args.proba \
+        else ["prediction"]
+    columns_out = contrib or args.proba  # float columns (else one column of labels)
     to_parquet = args.output != "-" and args.output.lower().endswith((".parquet", ".pq"))
     tmp = None if args.output == "-" else f"{args.output}.tmp-{os.getpid()}"
     n = 0
@@ -286,7 +296,8 @@ def _predict_stream(args, model):
             writer = None
             try:
                 for part in dataset.iter_predictions(model, source, method):
-                    cols = [part[:, j] for j in range(part.shape[1])] if args.proba else [part]
+                    part = _contrib_rows(part) if contrib else part
+                    cols = [part[:, j] for j in range(part.shape[1])] if columns_out else [part]
                     batch = pa.table(dict(zip(header, cols)))
                     if writer is None:
                         writer = pq.ParquetWriter(tmp, batch.schema)
@@ -301,7 +312,8 @@ def _predict_stream(args, model):
                 w = csv.writer(out)
                 w.writerow(header)
                 for part in dataset.iter_predictions(model, source, method):
-                    if args.proba:
+                    part = _contrib_rows(part) if contrib else part
+                    if columns_out:
                         w.writerows([repr(float(v)) for v in row] for row in part)
                     else:
                         w.writerows([v] for v in part.tolist())
@@ -318,7 +330,8 @@ def _predict_stream(args, model):
         if tmp is not None and os.path.exists(tmp):
             os.remove(tmp)
     if args.output != "-":
-        print(f"wrote {n} {'probability rows' if args.proba else 'predictions'} to {args.output}")
+        what = "contribution rows" if contrib else "probability rows" if args.proba else "predictions"
+        print(f"wrote {n} {what} to {args.output}")
     return 0
 
 

@@ -502,6 +502,17 @@ def _wait_done(futures, timeout=None):
             pass
 
 
+def _dask_cover(shards, model):
+    """``cover_`` of a Dask fit's kept records (a ``Model``): each training partition's, from its bin codes on its
+    worker, added in partition order. Per partition it is the cover the single-machine pass finds on those rows;
+    the sum equals the single-machine cover where the weights' sums are exact (integer weights, or none)."""
+    nodes = model.nodes if model.nodes.shape[0] else None
+    if model.rounds.shape[0] == 0:
+        return np.zeros((0, model.nodes.shape[1] if model.nodes.shape[1] > 1 else 2))
+    parts = sorted((p for shard in shards.call("cover", model.rounds, nodes) for p in shard), key=lambda p: p[0])
+    return _ordered_sum([c for _, c in parts])
+
+
 def _ordered_sum(arrays):
     """Sum in the given (fixed) order: the result never depends on which worker answered first."""
     total = np.array(arrays[0], dtype=np.float64, copy=True)
@@ -828,6 +839,7 @@ class _DaskBoostMixin:
                 else:
                     shards.call("target", None, config)
                     model = self._dask_boost(shards, mapper, n_nonzero, config, val is not None)
+                    cover = _dask_cover(shards, model)
                 t2 = time.perf_counter()
             stats = {
                 "workers": list(shards.addresses), "partitions": [list(p) for p in shards.part_ids],
@@ -849,6 +861,7 @@ class _DaskBoostMixin:
         self.dask_stats_ = stats
         if not ovr:
             self._set_rounds(model)
+            self.cover_ = cover
         return self
 
     def _dask_inputs(self, X, y, sample_weight, eval_set, bin_mapper):
@@ -916,6 +929,7 @@ class _DaskBoostMixin:
             validate_data(sub, X=meta, reset=True, skip_check_array=True)
             sub.classes_ = np.array([0, 1])
             sub._set_rounds(model)
+            sub.cover_ = _dask_cover(shards, model)
             models.append(sub.to_local())
         self.estimators_ = models
         self.n_estimators_ = sum(m.n_estimators_ for m in models)
@@ -1064,18 +1078,25 @@ class _DaskBoostMixin:
         cols = k if method in ("predict_proba", "predict_log_proba") or (method == "decision_function" and k > 2) \
             else 0
         dtype = self.classes_.dtype if method == "predict" else np.dtype(np.float64)
+        # contributions: a column per feature and the expected value (and a block of them per class for K > 2)
+        contrib = (self.n_features_in_ + 1,) if k == 2 else (k, self.n_features_in_ + 1)
         if isinstance(X, da.Array):
             if X.ndim != 2:
                 raise ValueError(f"Expected 2D array, got {X.ndim}D dask array instead (shape={X.shape}).")
             if X.numblocks[1] > 1:
                 X = X.rechunk({1: -1})
+            if method == "predict_contrib":
+                extra = {} if k == 2 else {"new_axis": 2}
+                return X.map_blocks(predict_block, local, method, dtype=dtype,
+                                    chunks=(X.chunks[0], *((c,) for c in contrib)),
+                                    meta=np.empty((0, *contrib), dtype), **extra)
             if cols:
                 return X.map_blocks(predict_block, local, method, dtype=dtype, chunks=(X.chunks[0], (cols,)),
                                     meta=np.empty((0, cols), dtype))
             return X.map_blocks(predict_block, local, method, dtype=dtype, drop_axis=1, meta=np.empty(0, dtype))
         model = dask.delayed(local, pure=True)
         block = dask.delayed(predict_block, pure=True)
-        shape = (np.nan, cols) if cols else (np.nan,)
+        shape = (np.nan, *contrib) if method == "predict_contrib" else (np.nan, cols) if cols else (np.nan,)
         return da.concatenate([da.from_delayed(block(part, model, method), shape=shape, dtype=dtype)
                                for part in X.to_delayed()])
 
@@ -1091,6 +1112,17 @@ class _DaskBoostMixin:
 
     def predict_log_proba(self, X):
         return self._dask_predict(X, "predict_log_proba") if _is_dask(X) else super().predict_log_proba(X)
+
+    def predict_contrib(self, X):
+        """Per-feature contributions as the single-machine estimator; a lazy dask array for Dask input, of shape
+        (n_samples, n_features + 1), or (n_samples, K, n_features + 1) with K > 2 classes."""
+        if not _is_dask(X):
+            return super().predict_contrib(X)
+        from .explain import check_cover
+
+        check_is_fitted(self)
+        check_cover(self)
+        return self._dask_predict(X, "predict_contrib")
 
     def staged_decision_function(self, X):
         if _is_dask(X):

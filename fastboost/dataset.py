@@ -1038,9 +1038,14 @@ def check_for_fit(est, ds):
         raise ValueError(f"{name}(class_weight={est.class_weight!r}) cannot fit a Dataset built with class_weight="
                          f"{_class_weight_text(ds)} (its bin edges come from the class-weighted rows); build the "
                          "Dataset with the estimator's class_weight.")
-    if est.validation_fraction is not None:
-        raise ValueError(f"{name}: validation_fraction with a Dataset: pass eval_set=(Dataset(..., "
-                         "reference=train),) instead.")
+
+
+def held_out(codes, y_idx, sw, rows):
+    """(training codes, labels, weights, (validation codes, labels, distribution)) of binned rows split into
+    ``rows`` = (training rows, validation rows)."""
+    tr, va = rows
+    return (np.ascontiguousarray(codes[:, tr]), y_idx[tr], sw[tr],
+            (np.ascontiguousarray(codes[:, va]), y_idx[va].astype(Y_DTYPE), v.as_distribution(sw[va])))
 
 
 def _class_weight_text(ds):
@@ -1106,9 +1111,11 @@ def _fit(est, ds, y, sample_weight, eval_set):
     val_ds = _eval_dataset(est, ds, eval_set)
     if classes.shape[0] > 2 and not (est._samme and getattr(est, "leaf", "discrete") == "discrete"):
         return _fit_one_vs_rest(est, ds, labels, classes, val_ds)
-    if val_ds is None and est.n_iter_no_change is not None:
-        raise ValueError("n_iter_no_change needs a validation set: pass eval_set=(Dataset(..., reference=train),) "
-                         "to fit.")
+    if eval_set is not None and est.validation_fraction is not None:
+        raise ValueError("Pass either eval_set or validation_fraction, not both.")
+    sw = ds._fit_weight if ds._fit_weight is not None else np.ones(ds.n_rows)
+    # validation_fraction (or n_iter_no_change alone): the rows the in-memory fit holds out, by the labels
+    held = est._held_out_rows(y_idx, sw, eval_set)
     val = None
     if val_ds is not None:
         yv = v.check_y(val_ds.label, val_ds.n_rows, name)
@@ -1128,10 +1135,16 @@ def _fit(est, ds, y, sample_weight, eval_set):
     if resume is not None and _digest(resume.mapper, ds.categories) != ds.edges_digest:
         raise ValueError(f"{name}(warm_start=True) continues a fit on the same training data; this Dataset was "
                          "binned with other bin edges. Set warm_start=False to fit new data.")
+    codes = ds.codes
+    if held is not None:  # (the training rows' codes copied into memory)
+        codes, y_idx, sw, val = held_out(codes, y_idx, sw, held)
+        p = v.as_distribution(sw)
     if resume is not None:
-        est._check_resume(resume, ds.codes, y_idx, p, val)
-    model = est._boost(ds.codes, y_idx, p, mapper, val, classes.shape[0], resume)
+        est._check_resume(resume, codes, y_idx, p, val)
+    model = est._boost(codes, y_idx, p, mapper, val, classes.shape[0], resume)
     est._set_fit_result(model, mapper, 0.0, time.perf_counter() - t0)  # (binned when the Dataset was built)
+    est._set_cover(codes, mapper, sw)
+    est.fit_time_ = time.perf_counter() - t0  # the cover pass is part of the fit
     return est
 
 
@@ -1210,14 +1223,28 @@ def is_batched(X):
     return isinstance(X, list) and bool(X) and all(is_path(x) for x in X)
 
 
+def _source_of(est, X, batch_rows=BATCH_ROWS):
+    """A Dataset as it is, or parquet paths as a source of the model's columns (by name)."""
+    if isinstance(X, (Dataset, _Source)):
+        return X
+    names = getattr(est, "feature_names_in_", None)
+    return ParquetSource(X, None, None, None if names is None else [str(c) for c in names], batch_rows)
+
+
 def _frames_of(est, X, batch_rows=BATCH_ROWS):
     """The batches of features of a Dataset, a source or parquet paths (only the model's columns, by name)."""
+    X = _source_of(est, X, batch_rows)
     if isinstance(X, Dataset):
         return X.iter_frames()
-    if not isinstance(X, _Source):
-        names = getattr(est, "feature_names_in_", None)
-        X = ParquetSource(X, None, None, None if names is None else [str(c) for c in names], batch_rows)
     return (b.frame for b in X.batches())
+
+
+def encoded_batches(est, X, batch_rows=BATCH_ROWS):
+    """The rows of a Dataset or parquet paths, one batch at a time, as the prediction kernels read them
+    (float64, categorical columns as category indices); empty batches skipped."""
+    for frame in _frames_of(est, X, batch_rows):
+        if frame.n:
+            yield _encoded(est, frame)
 
 
 def _encoded(est, frame):
@@ -1248,12 +1275,14 @@ def _encoded(est, frame):
 
 
 def iter_predictions(est, X, method, batch_rows=BATCH_ROWS):
-    """``method`` ("predict", "predict_proba", "decision_function") of every batch of X, in order."""
+    """``method`` ("predict", "predict_proba", "decision_function", "predict_contrib") of every batch of X,
+    in order."""
     total = None if hasattr(est, "estimators_") else est._alpha_total()
-    for frame in _frames_of(est, X, batch_rows):
-        if frame.n == 0:
+    for Xb in encoded_batches(est, X, batch_rows):
+        if method == "predict_contrib":
+            yield est._contrib(Xb)
             continue
-        raw = est._raw_decision(_encoded(est, frame))
+        raw = est._raw_decision(Xb)
         if method == "predict":
             yield est._margin_to_label(raw)
         elif method == "predict_proba":
@@ -1268,3 +1297,60 @@ def predict(est, X, method):
     if not parts:
         raise ValueError("nothing to predict: the data has no rows.")
     return np.concatenate(parts)
+
+
+#: the most memory the staged outputs of one reading of the data may take (more rounds: more readings)
+STAGED_BYTES = 256 * 2 ** 20
+
+
+def _n_rows(src):
+    return src.n_rows if isinstance(src, Dataset) else int(sum(src.n_rows()))
+
+
+def staged_raw(est, X, batch_rows=BATCH_ROWS):
+    """(raw scores of every row, sum of |alpha|) after each kept round, as ``_staged_raw`` in memory, on a
+    Dataset or parquet paths: the rows are read batch by batch, once per chunk of rounds whose staged scores
+    fit in ``STAGED_BYTES``; each batch's scores carry over from chunk to chunk, so every round's scores are
+    the in-memory ones bit for bit."""
+    if hasattr(est, "estimators_"):
+        raise NotImplementedError("staged predictions are not available for one-vs-rest models.")
+    src = _source_of(est, X, batch_rows)
+    k = est._n_scores
+    T = est.n_estimators_
+    chunk = max(1, STAGED_BYTES // (8 * k * max(1, _n_rows(src))))
+    alpha = np.abs(est.rounds_["alpha"])
+    carried = []  # each batch's scores after the last chunk
+    total = 0.0
+    for t0 in range(0, T, chunk):
+        t1 = min(T, t0 + chunk)
+        stages = []
+        for b, Xb in enumerate(encoded_batches(est, src, batch_rows)):
+            if t0 == 0:
+                carried.append(np.zeros((Xb.shape[0], k), dtype=np.float64))
+            margin = carried[b]
+            out = np.empty((t1 - t0, Xb.shape[0], k), dtype=np.float64)
+            for t in range(t0, t1):
+                est._add_round(Xb, t, margin)
+                out[t - t0] = margin
+            stages.append(out)
+        if not stages:
+            raise ValueError("nothing to predict: the data has no rows.")
+        for t in range(t0, t1):
+            total += float(alpha[t])
+            raw = np.concatenate([part[t - t0] for part in stages])
+            yield (raw[:, 0] if k == 1 else raw), total
+
+
+def labels_and_weights(est, X, y, sample_weight, what):
+    """(y, sample_weight) to score predictions on X against: a Dataset's own labels and weights, or the given
+    ones for parquet paths."""
+    if isinstance(X, Dataset):
+        if y is not None or sample_weight is not None:
+            raise ValueError(f"{type(est).__name__}.{what}(Dataset): the labels and weights come from the Dataset; "
+                             "pass y=None and sample_weight=None.")
+        if X.label is None:
+            raise ValueError(f"{type(est).__name__}.{what}: the Dataset has no labels (build it with a target).")
+        return X.label, X.weight
+    if y is None:
+        raise ValueError(f"{type(est).__name__}.{what} of parquet paths needs y.")
+    return y, sample_weight

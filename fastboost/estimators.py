@@ -72,11 +72,6 @@ MAX_DEPTH = 8
 EARLY_STOPPING_FRACTION = 0.1
 
 
-
-def _take_rows(X, rows):
-    return X.iloc[rows] if v.is_dataframe(X) else X[rows]
-
-
 _STRUCTURE = ["feature", "bin", "threshold", "missing_left", "left", "right", "categorical", "cat_left"]
 
 
@@ -227,6 +222,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             return self._fit_one_vs_rest(X, X_in, y, classes, sample_weight, eval_set)
         sw = v.check_sample_weight(sample_weight, n_samples)
         X, y_idx, sw, val = self._validation_split(X, y_idx, sw, classes, eval_set)
+        held = self._held_out_rows(y_idx, sw, eval_set) if val is None else None
         p = v.as_distribution(sw)
         # all input checked: only now replace any earlier fit's state
         resume = self._clear_fitted_state()
@@ -243,17 +239,26 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             else:
                 mapper = resume.mapper
                 codes = mapper.transform(X)
-            if val is not None:
+            if held is not None:  # binned with every row (as a Dataset is), then the held-out rows set apart
+                codes, y_idx, sw, val = _dataset.held_out(codes, y_idx, sw, held)
+                p = v.as_distribution(sw)
+            elif val is not None:
                 val = (mapper.transform(val[0]), val[1], val[2])
             if resume is not None:
                 self._check_resume(resume, codes, y_idx, p, val)
             t1 = time.perf_counter()
             model = self._boost(codes, y_idx, p, mapper, val, classes.shape[0], resume)
         self._set_fit_result(model, mapper, t1 - t0, time.perf_counter() - t0)
+        self._set_cover(codes, mapper, sw)
+        self.fit_time_ = time.perf_counter() - t0  # the cover pass is part of the fit
+        return self
+
+    def _set_cover(self, codes, mapper, sw):
+        """``cover_``, each node's summed sample weight on the training rows (for predict_contrib), from the bin
+        codes the fit read: a fit from a ``Dataset`` and one in memory of the same rows get the same."""
         from .explain import fit_cover
 
-        self.cover_ = fit_cover(self, X, sw)  # each node's summed sample weight, for predict_contrib
-        return self
+        self.cover_ = fit_cover(self, codes, mapper.missing_code, sw)
 
     def _clear_fitted_state(self):
         """Drop every fitted attribute (all input has been checked); return the fit a warm start continues
@@ -416,48 +421,54 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return EARLY_STOPPING_FRACTION if self.n_iter_no_change is not None else None
 
     def _validation_split(self, X, y_idx, sw, classes, eval_set):
-        """(X_train, y_train, sw_train, (X_val, y_val_idx uint8, p_val) or None), all checked."""
+        """(X, y_idx, sw, (X_val, y_val_idx uint16, p_val) of eval_set, checked, or None). The rows
+        ``validation_fraction`` holds out are set apart after binning (``_held_out_rows``)."""
         name = type(self).__name__
         if eval_set is not None and self.validation_fraction is not None:
             raise ValueError("Pass either eval_set or validation_fraction, not both.")
-        fraction = self._held_out_fraction(eval_set)
-        if eval_set is None and fraction is None:
+        if eval_set is None:
             return X, y_idx, sw, None
-        if eval_set is not None:
-            if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
-                raise TypeError("eval_set must be a tuple (X_val, y_val) or (X_val, y_val, sample_weight_val).")
-            cats = self.__dict__.get("_cat")
-            Xv = eval_set[0]
-            if cats is None:
-                Xv = v.check_X(Xv, name)
-            else:  # the training data's categories
-                Xv = np.asarray(Xv) if not (v.is_dataframe(Xv) or isinstance(Xv, np.ndarray)) else Xv
-                Xv = _categorical.encode(v.check_X(Xv, name, categorical=[c is not None for c in cats]), cats)
-            if Xv.shape[1] != X.shape[1]:
-                raise ValueError(f"eval_set's X has {Xv.shape[1]} features, but X has {X.shape[1]}.")
-            yv = v.check_y(eval_set[1], Xv.shape[0], name)
-            unknown = np.setdiff1d(np.unique(yv), classes)
-            if unknown.size:
-                raise ValueError(f"eval_set's y has labels not in the training y: {unknown[:5].tolist()}.")
-            yv_idx = np.searchsorted(classes, yv)
-            swv = v.check_sample_weight(eval_set[2] if len(eval_set) == 3 else None, Xv.shape[0])
-            return X, y_idx, sw, (Xv, yv_idx.astype(Y_DTYPE), v.as_distribution(swv))
+        if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
+            raise TypeError("eval_set must be a tuple (X_val, y_val) or (X_val, y_val, sample_weight_val).")
+        cats = self.__dict__.get("_cat")
+        Xv = eval_set[0]
+        if cats is None:
+            Xv = v.check_X(Xv, name)
+        else:  # the training data's categories
+            Xv = np.asarray(Xv) if not (v.is_dataframe(Xv) or isinstance(Xv, np.ndarray)) else Xv
+            Xv = _categorical.encode(v.check_X(Xv, name, categorical=[c is not None for c in cats]), cats)
+        if Xv.shape[1] != X.shape[1]:
+            raise ValueError(f"eval_set's X has {Xv.shape[1]} features, but X has {X.shape[1]}.")
+        yv = v.check_y(eval_set[1], Xv.shape[0], name)
+        unknown = np.setdiff1d(np.unique(yv), classes)
+        if unknown.size:
+            raise ValueError(f"eval_set's y has labels not in the training y: {unknown[:5].tolist()}.")
+        yv_idx = np.searchsorted(classes, yv)
+        swv = v.check_sample_weight(eval_set[2] if len(eval_set) == 3 else None, Xv.shape[0])
+        return X, y_idx, sw, (Xv, yv_idx.astype(Y_DTYPE), v.as_distribution(swv))
+
+    def _held_out_rows(self, y_idx, sw, eval_set):
+        """(training rows, validation rows), increasing, that ``validation_fraction`` (or ``n_iter_no_change``
+        without a validation set) holds out: a stratified split seeded by ``random_state``, drawn from the
+        labels and weights alone (so a ``Dataset`` holds out the same rows); None without a held-out set."""
+        fraction = self._held_out_fraction(eval_set)
+        if fraction is None:
+            return None
         from sklearn.model_selection import train_test_split
 
-        rows = np.arange(X.shape[0])
+        rows = np.arange(y_idx.shape[0])
         try:
             tr, va = train_test_split(rows, test_size=fraction, stratify=y_idx,
                                       random_state=check_random_state(self.random_state).randint(2 ** 31 - 1)
                                       if self.random_state is not None else None)
         except ValueError as e:
             raise ValueError(f"validation_fraction={fraction} cannot hold out a stratified "
-                             f"validation set from {X.shape[0]} samples: {e}") from None
+                             f"validation set from {y_idx.shape[0]} samples: {e}") from None
         tr.sort()
         va.sort()
         if not (np.any(sw[tr] > 0) and np.any(sw[va] > 0)):
             raise ValueError("validation_fraction left no positive sample weight on one side of the split.")
-        return (_take_rows(X, tr), y_idx[tr], sw[tr],
-                (_take_rows(X, va), y_idx[va].astype(Y_DTYPE), v.as_distribution(sw[va])))
+        return tr, va
 
     def _config(self, rule, mapper, n_classes, n_features, n_nonzero):
         """The fit's configuration record: every option the loop and the rules read, by name."""
@@ -691,12 +702,16 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         total = 0.0
         for t in range(self.n_estimators_):
             total += abs(float(self.rounds_["alpha"][t]))
-            with n_threads(self.n_jobs):
-                if self.nodes_ is not None:
-                    add_trees(X, self.nodes_[t:t + 1], self.rounds_[t:t + 1], self.classes_.shape[0], margin)
-                else:
-                    add_stump(X, self.rounds_, t, margin[:, 0])
+            self._add_round(X, t, margin)
             yield (margin[:, 0].copy() if self._n_scores == 1 else margin.copy()), total
+
+    def _add_round(self, X, t, margin):
+        """margin (float64[n, 1 or K]) += round t's alpha_t h_t on checked X."""
+        with n_threads(self.n_jobs):
+            if self.nodes_ is not None:
+                add_trees(X, self.nodes_[t:t + 1], self.rounds_[t:t + 1], self.classes_.shape[0], margin)
+            else:
+                add_stump(X, self.rounds_, t, margin[:, 0])
 
     def _alpha_total(self):
         """sum_t |alpha_t|, added in round order (as the staged methods add it)."""
@@ -726,10 +741,16 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         X = self._check_predict_X(X)
         return self._scores(self._raw_decision(X), None if hasattr(self, "estimators_") else self._alpha_total())
 
+    def _staged(self, X):
+        """``_staged_raw`` of X as given: in memory, or a Dataset or parquet files read batch by batch."""
+        if _dataset.is_batched(X):
+            return _dataset.staged_raw(self, X)
+        return self._staged_raw(self._check_predict_X(X))
+
     def staged_decision_function(self, X):
-        """``decision_function`` after each kept round; the last equals ``decision_function(X)``."""
-        X = self._check_predict_X(X)
-        for raw, total in self._staged_raw(X):
+        """``decision_function`` after each kept round; the last equals ``decision_function(X)``. X may be a
+        ``fastboost.Dataset`` or parquet files (read in batches, once per chunk of rounds)."""
+        for raw, total in self._staged(X):
             yield self._scores(raw, total)
 
     def _margin_to_label(self, margin):
@@ -772,6 +793,12 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
         return predict_contrib(self, X)
 
+    def _contrib(self, X):
+        """predict_contrib on checked X."""
+        from .explain import contrib
+
+        return contrib(self, X)
+
     def predict(self, X):
         """``classes_[1]`` where F(x) > 0, else ``classes_[0]`` (sgn(0) = -1); K > 2: the top score's class.
         X may be a ``fastboost.Dataset`` or parquet files (a path, directory or pattern): read in batches."""
@@ -794,17 +821,34 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             return np.log(self.predict_proba(X))
 
     def staged_predict(self, X):
-        for raw, _ in self._staged_raw(self._check_predict_X(X)):
+        for raw, _ in self._staged(X):
             yield self._margin_to_label(raw)
 
     def staged_predict_proba(self, X):
-        for raw, total in self._staged_raw(self._check_predict_X(X)):
+        for raw, total in self._staged(X):
             yield self._margin_to_proba(raw, total)
 
-    def staged_score(self, X, y, sample_weight=None):
-        """Accuracy after each kept round."""
+    def _score_labels(self, X, y, sample_weight, what):
+        if _dataset.is_batched(X):
+            return _dataset.labels_and_weights(self, X, y, sample_weight, what)
+        if y is None:
+            raise ValueError(f"{type(self).__name__}.{what} needs y (only a Dataset brings its own labels).")
+        return y, sample_weight
+
+    def score(self, X, y=None, sample_weight=None):
+        """Accuracy of ``predict(X)`` against y (scikit-learn's ``score``). X may be a ``fastboost.Dataset``
+        (its labels and weights: y=None) or parquet files, read in batches."""
         from sklearn.metrics import accuracy_score
 
+        y, sample_weight = self._score_labels(X, y, sample_weight, "score")
+        return float(accuracy_score(y, self.predict(X), sample_weight=sample_weight))
+
+    def staged_score(self, X, y=None, sample_weight=None):
+        """Accuracy after each kept round. X may be a ``fastboost.Dataset`` (its labels and weights) or parquet
+        files."""
+        from sklearn.metrics import accuracy_score
+
+        y, sample_weight = self._score_labels(X, y, sample_weight, "staged_score")
         for pred in self.staged_predict(X):
             yield accuracy_score(y, pred, sample_weight=sample_weight)
 

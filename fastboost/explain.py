@@ -7,10 +7,12 @@ otherwise both branches, weighted by the training rows' summed sample weight tha
 times each round's hypothesis's values: a stump's are alpha (h(x) - E_cover[h]) on its feature, a tree's
 come from path-dependent TreeSHAP. docs/explain.md has the definition and the reasons for it.
 """
+import math
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from . import _validation as v
+from . import dataset
 from ._config import n_threads
 from ._kernels.explain import (
     LeafTables,
@@ -31,8 +33,8 @@ NO_COVER = ("{name}.predict_contrib needs each node's cover (the summed sample w
              "older. Fit the model again with this version of fastboost (fastboost.{name}(**model.get_params())"
              ".fit(X, y)) to get a model with cover.")
 _NO_COVER_DASK = ("{name}.predict_contrib needs each node's cover (the summed sample weight of the training rows "
-                  "that reached it), which fastboost's Dask estimators do not record yet. Fit the single-machine "
-                  "fastboost.{local}(**model.get_params()) (on the data or a sample of it) to explain a model.")
+                  "that reached it), which this Dask model lacks (it was fitted by a fastboost that did not record "
+                  "it). Fit it again, or fit the single-machine fastboost.{local}(**model.get_params()).")
 
 
 #: rows per block of the cover pass (each block's sums are added in order after the pass)
@@ -41,33 +43,49 @@ COVER_BLOCK = 4096
 COVER_BYTES = 64 * 2 ** 20
 
 
-def fit_cover(est, X, sample_weight):
-    """Each node's cover on the training rows: float64[T, 2] (stumps: left, right) or [T, max_nodes] (trees).
+def cover_blocks(n, n_rounds, width):
+    """(number of blocks, rows per block) of the cover pass over n rows: ``COVER_BLOCK`` rows a block, fewer
+    larger blocks when the per-block sums would pass ``COVER_BYTES``. They depend on the data and the model
+    only, so the sums do not depend on the number of threads."""
+    n_blocks = max(1, min(-(-n // COVER_BLOCK), COVER_BYTES // (8 * max(n_rounds, 1) * width)))
+    return n_blocks, max(1, -(-n // n_blocks))
 
-    est: a fitted single model (not one-vs-rest); X: the training X as the kernels see it (categorical
-    columns as category indices); sample_weight: the rows' (class-)weighted sample weights. The blocks
-    depend on the data and the model only, so the sums do not depend on the number of threads."""
-    X = v.as_float_array(X)
-    sw = np.ascontiguousarray(sample_weight, dtype=np.float64)
-    rounds = est.rounds_
-    nodes = est.nodes_
-    n = X.shape[0]
+
+def cover_parts(rounds, nodes, codes, missing_code, sw):
+    """Each block's cover of one model's nodes on binned rows: float64[n_blocks, T, 2] (stumps: left, right)
+    or [n_blocks, T, max_nodes] (trees), to be added in block order (``ordered_sum``).
+
+    rounds, nodes: a fitted single model's ``rounds_`` and ``nodes_`` (None for stumps); codes: the rows' bin
+    codes, feature-major, as the fit read them; missing_code: their missing code; sw: the rows'
+    (class-)weighted sample weights. Runs on the threads of the caller's ``n_threads``."""
+    sw = np.ascontiguousarray(sw, dtype=np.float64)
     width = nodes.shape[1] if nodes is not None else 2
     T = rounds.shape[0]
-    if T == 0:
-        return np.zeros((0, width)) if nodes is None else np.zeros(nodes.shape)
-    n_blocks = max(1, min(-(-n // COVER_BLOCK), COVER_BYTES // (8 * T * width)))
-    block = -(-n // n_blocks)
+    n_blocks, block = cover_blocks(codes.shape[1], T, width)
     parts = np.zeros((n_blocks, T, width))
-    with n_threads(est.n_jobs):
+    if T and codes.shape[1]:
         if nodes is not None:
-            tree_cover(X, nodes, sw, block, parts)
+            tree_cover(codes, nodes, missing_code, sw, block, parts)
         else:
-            stump_cover(X, rounds, sw, block, parts)
-    out = parts[0].copy()
-    for b in range(1, n_blocks):  # in order
+            stump_cover(codes, rounds, missing_code, sw, block, parts)
+    return parts
+
+
+def ordered_sum(parts):
+    """parts[0] + parts[1] + ... added in this order (the reduction that makes the cover thread-count free)."""
+    out = np.array(parts[0], dtype=np.float64, copy=True)
+    for b in range(1, len(parts)):
         out += parts[b]
     return out
+
+
+def fit_cover(est, codes, missing_code, sample_weight):
+    """Each node's cover on the training rows: float64[T, 2] (stumps: left, right) or [T, max_nodes] (trees).
+
+    est: a fitted single model (not one-vs-rest); codes: the training rows' bin codes (a ``Dataset``'s or the
+    in-memory fit's, the same for the same rows); sample_weight: the rows' (class-)weighted sample weights."""
+    with n_threads(est.n_jobs):
+        return ordered_sum(cover_parts(est.rounds_, est.nodes_, codes, missing_code, sample_weight))
 
 
 def _cover_of(model, name):
@@ -118,7 +136,8 @@ def raw_contrib(model, X, name):
         if rounds.shape[0]:
             mean_h = stump_means(rounds, cover)
             stump_contrib(X, rounds, mean_h, out)
-            out[:, d] = float(np.dot(rounds["alpha"], mean_h))
+            # (fsum: correctly rounded, so the same on every machine; BLAS's dot may differ in its last bit)
+            out[:, d] = math.fsum(rounds["alpha"] * mean_h)
     return out.reshape(n, 1, d + 1)
 
 
@@ -151,11 +170,17 @@ def predict_contrib(est, X):
     """Per-feature contributions to ``est.decision_function(X)`` and the expected value (last column).
 
     Two classes: float64[n, n_features + 1]; SAMME and one-vs-rest: [n, n_classes, n_features + 1]. Each
-    row (each class) sums to decision_function(X)."""
+    row (each class) sums to decision_function(X). X may be a ``fastboost.Dataset`` or parquet files."""
     check_is_fitted(est)
-    name = type(est).__name__
     check_cover(est)
-    Xk = est._check_predict_X(X)
+    if dataset.is_batched(X):  # a Dataset or parquet files, read batch by batch
+        return dataset.predict(est, X, "predict_contrib")
+    return contrib(est, est._check_predict_X(X))
+
+
+def contrib(est, Xk):
+    """``predict_contrib`` on checked X (the prediction kernels' rows)."""
+    name = type(est).__name__
     if hasattr(est, "estimators_"):
         return np.concatenate([raw_contrib(m, Xk, name) for m in est.estimators_], axis=1)
     out = raw_contrib(est, Xk, name)

@@ -32,6 +32,35 @@ def test_cache_files_dropped_exactly_when_kernel_sources_change(tmp_path, monkey
     assert not entry.exists()
 
 
+def test_with_numba_cache_dir_its_entries_are_dropped_when_kernel_sources_change(tmp_path, monkeypatch):
+    """NUMBA_CACHE_DIR: numba keeps the kernels in its own folders there (one per source folder); a stale
+    loop there would link old callees too, so the same stamp check runs on those folders."""
+    from numba.core import config
+
+    pkg = tmp_path / "pkg"
+    for name in cache._SOURCES:
+        (pkg / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(cache._PACKAGE / name, pkg / name)
+    monkeypatch.setattr(cache, "_PACKAGE", pkg)
+    monkeypatch.setattr(cache, "_STAMP", pkg / "__pycache__" / "kernels.sha256")
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "numba-cache"))
+    dirs = cache.user_cache_dirs()
+    assert len(dirs) == 2 and all(d.parent == tmp_path / "numba-cache" for d in dirs)
+    entries = [d / "loop.boost-1.py311.nbi" for d in dirs]
+    for e in entries:
+        e.parent.mkdir(parents=True, exist_ok=True)
+        e.write_text("old")
+    cache.ensure_fresh_cache()  # no stamp yet: dropped; the package's own __pycache__ is not the cache here
+    assert not any(e.exists() for e in entries) and not cache._STAMP.exists()
+    for e in entries:
+        e.write_text("current")
+    cache.ensure_fresh_cache()
+    assert all(e.exists() for e in entries)
+    (pkg / "_kernels" / "tree.py").write_text((pkg / "_kernels" / "tree.py").read_text() + "\n# edit\n")
+    cache.ensure_fresh_cache()
+    assert not any(e.exists() for e in entries)
+
+
 SCRIPT = """
 import numpy as np
 from fastboost import AdaBoostClassifier, VadaBoostClassifier

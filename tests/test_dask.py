@@ -126,6 +126,17 @@ def first_different_split(dask_model, model):
     return int(np.argmax(differ)) if differ.any() else None
 
 
+def assert_same_cover(dask_model, model, exact):
+    """The same cover_ (each node's summed sample weight), per class's model: bit for bit where the sums are
+    exact (integer weights), else to rounding (the partitions' sums are added in partition order)."""
+    for a, b in zip(getattr(dask_model, "estimators_", [dask_model]), getattr(model, "estimators_", [model])):
+        assert a.cover_.shape == b.cover_.shape
+        if exact:
+            assert a.cover_.tobytes() == b.cover_.tobytes()
+        else:
+            np.testing.assert_allclose(a.cover_, b.cover_, rtol=1e-12)
+
+
 def assert_same_model(dask_model, model):
     assert_same_rounds(dask_model.rounds_, model.rounds_)
     np.testing.assert_allclose(dask_model.initial_cost_, model.initial_cost_, rtol=1e-12)
@@ -247,6 +258,12 @@ def test_dask_trees_and_classes_equal_single_machine(client, odd_data, case, wei
     assert_same_trees(dask_model, model)
     np.testing.assert_allclose(dask_model.predict_proba(X[:500]), model.predict_proba(X[:500]), rtol=1e-9,
                                atol=1e-12)
+    assert_same_cover(dask_model, model, exact=not weighted and "class_weight" not in kw)  # (sums of ones: exact)
+    phi = dask_model.predict_contrib(X[:300])
+    np.testing.assert_allclose(phi, model.predict_contrib(X[:300]), rtol=1e-9, atol=1e-9)
+    lazy = dask_model.predict_contrib(da.from_array(X[:300], chunks=((100, 0, 200), -1)))  # an empty block too
+    assert isinstance(lazy, da.Array) and lazy.shape == phi.shape
+    np.testing.assert_array_equal(lazy.compute(), phi)
     if which == "three" and not weighted:  # Dask input: K columns, empty blocks too
         Xt = da.from_array(X[:500], chunks=((200, 0, 300), -1))
         np.testing.assert_array_equal(dask_model.predict_proba(Xt).compute(), dask_model.predict_proba(X[:500]))
@@ -380,6 +397,11 @@ def test_dataframe_input_sample_weights_and_given_bin_edges(client, data):
     assert_same_model(given, model)
     # prediction on a dask DataFrame
     np.testing.assert_array_equal(dask_model.predict(Xd).compute(), model.predict(frame.iloc[:, :10]))
+    # integer weights: the cover sums are exact, so the cover is the single-machine one bit for bit
+    assert_same_cover(dask_model, model, exact=True)
+    phi = dask_model.predict_contrib(Xd)
+    assert isinstance(phi, da.Array) and phi.shape[1] == X.shape[1] + 1
+    np.testing.assert_array_equal(phi.compute(), dask_model.predict_contrib(frame.iloc[:, :10]))
 
 
 @needs_dask

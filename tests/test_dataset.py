@@ -32,6 +32,7 @@ def same_model(a, b):
         assert (x.nodes_ is None) == (z.nodes_ is None)
         if x.nodes_ is not None:
             assert x.nodes_.tobytes() == z.nodes_.tobytes()
+        assert x.cover_.tobytes() == z.cover_.tobytes()  # (predict_contrib's cover, from the codes)
     assert np.array_equal(a.classes_, b.classes_)
 
 
@@ -131,6 +132,7 @@ def test_from_batches_equals_in_memory(small_sample, n, seed, batches, kind, wei
     model = AdaBoostClassifier(**params).fit(ds)
     same_model(ref, model)
     assert np.array_equal(model.predict_proba(ds), ref.predict_proba(frame))
+    assert np.array_equal(model.predict_contrib(ds), ref.predict_contrib(frame))
     assert ds.codes.shape == (frame.shape[1], n)
 
 
@@ -312,8 +314,8 @@ def test_parameters_must_match_the_dataset(small_sample):
         AdaBoostClassifier(max_bins=64).fit(ds)
     with pytest.raises(ValueError, match="random_state=1"):
         AdaBoostClassifier(random_state=1).fit(ds)
-    with pytest.raises(ValueError, match="validation_fraction"):
-        AdaBoostClassifier(validation_fraction=0.2).fit(ds)
+    with pytest.raises(ValueError, match="either eval_set or validation_fraction"):
+        AdaBoostClassifier(validation_fraction=0.2).fit(ds, eval_set=(ds,))
     with pytest.raises(ValueError, match="categorical_features"):
         AdaBoostClassifier(categorical_features=None).fit(ds)
     with pytest.raises(ValueError, match="labels and weights come from the Dataset"):
@@ -424,3 +426,69 @@ def test_class_weight(small_sample, class_weight):
     same_model(ref, est.__class__(**est.get_params()).fit(ds))
     with pytest.raises(ValueError, match="build the Dataset with the estimator's class_weight"):
         est.__class__(**est.get_params()).set_params(class_weight=None).fit(ds)
+
+
+# ---------------------------------------------------------------------------------------------- staged, score, contrib
+@pytest.mark.parametrize("params, n_classes", [({}, 2), ({"max_depth": 2}, 2), ({"max_depth": 2}, 3)])
+def test_staged_score_and_contrib_read_a_dataset_in_batches(small_sample, monkeypatch, tmp_path, params, n_classes):
+    """Staged predictions, score and contributions of a Dataset (and of parquet files) equal the in-memory
+    ones, with the rows read once per chunk of rounds."""
+    from fastboost import dataset
+
+    frame, y, w = table(90, 3, 3)
+    if n_classes == 3:
+        y = np.random.default_rng(0).integers(0, 3, 90)
+    ds = Dataset(frame, y, w, random_state=0, batch_rows=17)
+    model = AdaBoostClassifier(7, random_state=0, **params).fit(ds)
+    monkeypatch.setattr(dataset, "STAGED_BYTES", 8 * 90 * 3 * (1 if n_classes == 2 else 3))  # 3 rounds a reading
+    path = write_parquet(tmp_path, frame, y, w, [(0, 40), (40, 90)])
+    for method in ("staged_decision_function", "staged_predict", "staged_predict_proba"):
+        ref = list(getattr(model, method)(frame))
+        assert len(ref) == model.n_estimators_ == 7
+        for X in (ds, str(path)):
+            got = list(getattr(model, method)(X))
+            assert len(got) == len(ref) and all(np.array_equal(a, b) for a, b in zip(got, ref)), method
+    assert model.score(ds) == model.score(frame, y, w)
+    assert model.score(str(path), y, w) == model.score(frame, y, w)
+    assert list(model.staged_score(ds)) == list(model.staged_score(frame, y, w))
+    assert np.array_equal(model.predict_contrib(ds), model.predict_contrib(frame))
+    assert np.array_equal(model.predict_contrib(str(path)), model.predict_contrib(frame))
+    with pytest.raises(ValueError, match="labels and weights come from the Dataset"):
+        model.score(ds, y)
+    with pytest.raises(ValueError, match="needs y"):
+        model.score(str(path))
+    with pytest.raises(ValueError, match="needs y"):
+        model.score(frame)
+
+
+def test_staged_on_a_dataset_of_a_one_vs_rest_model(small_sample):
+    frame, _, w = table(60, 2, 1)
+    y = np.random.default_rng(1).integers(0, 3, 60)
+    ds = Dataset(frame, y, random_state=0)
+    model = AdaBoostClassifier(3, leaf="real", random_state=0).fit(ds)
+    with pytest.raises(NotImplementedError, match="one-vs-rest"):
+        next(model.staged_predict(ds))
+    assert model.score(ds) == model.score(frame, y)
+    assert np.array_equal(model.predict_contrib(ds), model.predict_contrib(frame))
+
+
+@pytest.mark.parametrize("est", [
+    AdaBoostClassifier(12, validation_fraction=0.25, n_iter_no_change=3, random_state=4),
+    AdaBoostClassifier(10, max_depth=2, n_iter_no_change=2, random_state=5),  # held out: EARLY_STOPPING_FRACTION
+    VadaBoostClassifier(6, lam=0.5, validation_fraction=0.3, random_state=6),  # one model per class
+])
+def test_validation_fraction_holds_out_the_in_memory_rows(small_sample, est):
+    """validation_fraction and n_iter_no_change without eval_set hold out the rows the in-memory fit holds out
+    (a seeded stratified split of the labels), from codes binned with every row: the same model bit for bit."""
+    frame, y, w = table(160, 3, 8)
+    if isinstance(est, VadaBoostClassifier):
+        y = np.random.default_rng(2).integers(0, 3, 160)
+    ref = est.__class__(**est.get_params()).fit(frame, y, w)
+    ds = Dataset(frame, y, w, random_state=est.random_state, batch_rows=23)
+    model = est.__class__(**est.get_params()).fit(ds)
+    same_model(ref, model)
+    for a, b in zip(getattr(ref, "estimators_", [ref]), getattr(model, "estimators_", [model])):
+        assert np.array_equal(a.validation_errors_, b.validation_errors_)
+        assert a.stopped_early_ == b.stopped_early_
+        assert a.n_estimators_ < a.validation_errors_.shape[0] or not a.stopped_early_
+    assert np.array_equal(model.predict_contrib(ds), ref.predict_contrib(frame))

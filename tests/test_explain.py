@@ -15,10 +15,8 @@ from sklearn.exceptions import NotFittedError
 import fastboost
 from fastboost._kernels.explain import (
     stump_contrib,
-    stump_cover,
     tree_contrib,
     tree_contrib_tables,
-    tree_cover,
     tree_expectations,
 )
 from fastboost._types import CAT_WORDS, NODE_DTYPE, ROUND_DTYPE
@@ -141,11 +139,7 @@ def test_tree_contributions_are_the_shapley_values_of_the_cover_expectation(fore
     Xtr = _draw_X(rng, 40, categorical)
     sw = rng.choice([0.0, 0.5, 1.0, 3.0], size=40)
     sw[0] = 1.0
-    parts = np.zeros((3, *nodes.shape))
-    tree_cover(Xtr, nodes, sw, 14, parts)  # blocks of 14 rows
-    cover = parts.sum(axis=0)
-    for t in range(nodes.shape[0]):
-        np.testing.assert_allclose(cover[t], _ref_cover(Xtr, nodes[t], sw), rtol=1e-12)
+    cover = np.array([_ref_cover(Xtr, nodes[t], sw) for t in range(nodes.shape[0])])
     X = _draw_X(rng, 4, categorical)
     n_out = 1 if n_classes == 2 else n_classes
     out = np.zeros((X.shape[0], n_out, n_features + 1))
@@ -192,15 +186,13 @@ def test_stump_contributions_are_the_shapley_values(n_features, n_rounds, seed):
     Xtr = _draw_X(rng, 30, categorical)
     sw = rng.choice([0.0, 1.0, 2.0], 30)
     sw[0] = 1.0
-    parts = np.zeros((2, n_rounds, 2))
-    stump_cover(Xtr, rounds, sw, 15, parts)
-    cover = parts.sum(axis=0)
+    cover = np.zeros((n_rounds, 2))
+    for t in range(n_rounds):
+        left = sum(sw[i] for i in range(30) if _left(Xtr[i, rounds["feature"][t]], rounds[t]))
+        cover[t] = left, sw.sum() - left
     X = _draw_X(rng, 5, categorical)
     out = np.zeros((X.shape[0], n_features + 1))
     stump_contrib(X, rounds, stump_means(rounds, cover), out)
-    for t in range(n_rounds):
-        left = sum(sw[i] for i in range(30) if _left(Xtr[i, rounds["feature"][t]], rounds[t]))
-        np.testing.assert_allclose(cover[t], [left, sw.sum() - left], rtol=1e-12, atol=1e-12)
     for i in range(X.shape[0]):
         def v(S, i=i):
             total = 0.0
@@ -371,13 +363,13 @@ def test_plot_importance_of_contributions():
         plot_importance(clf, kind="contrib")
 
 
-def test_a_dask_model_without_cover_says_to_fit_the_single_machine_estimator():
+def test_a_dask_model_without_cover_says_how_to_get_one():
     pytest.importorskip("dask")
     from fastboost.dask import DaskAdaBoostClassifier
 
     X, y = _data()
     local = fastboost.AdaBoostClassifier(5).fit(X, y)
-    model = DaskAdaBoostClassifier(5)  # its fitted state as a Dask fit leaves it: no cover_
+    model = DaskAdaBoostClassifier(5)  # a Dask model fitted before Dask fits recorded cover_
     model.__dict__.update({k: v for k, v in local.__dict__.items() if k != "cover_"})
     with pytest.raises(ValueError, match="fastboost.AdaBoostClassifier"):
         model.predict_contrib(X)
@@ -397,3 +389,31 @@ def test_cover_is_the_same_for_any_thread_count(monkeypatch):
         assert one.cover_.tobytes() == two.cover_.tobytes()
         np.testing.assert_allclose(one.cover_[:, :2].sum(axis=1) if not params else one.cover_[:, 0], sw.sum(),
                                    rtol=1e-12)
+
+
+@pytest.mark.parametrize("max_depth", [1, 3])
+def test_cover_from_the_codes_is_the_raw_rows_cover(monkeypatch, max_depth):
+    """cover_ is found on the bin codes; every training row's code goes the way its raw value goes (ties at an
+    edge, NaN, +-inf, categories), so it is the cover of the raw rows, summed from the definition."""
+    import fastboost.explain as explain
+
+    monkeypatch.setattr(explain, "COVER_BLOCK", 23)  # several blocks
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 4)).round(1)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[:3, 1] = [np.inf, -np.inf, np.inf]
+    X[:, 3] = rng.integers(0, 5, 120)  # categorical
+    X[::11, 3] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.isin(X[:, 3], [1, 3]) + 0.3 * rng.normal(size=120) > 0.5).astype(int)
+    sw = rng.choice([0.0, 0.5, 1.0, 3.0], size=120)
+    clf = fastboost.AdaBoostClassifier(8, max_depth=max_depth, categorical_features=[3]).fit(X, y, sample_weight=sw)
+    Xk = clf._check_predict_X(X)  # (categories as the kernels see them)
+    if clf.nodes_ is None:
+        for t, r in enumerate(clf.rounds_):
+            left = sum(sw[i] for i in range(120) if _left(Xk[i, r["feature"]], r))
+            np.testing.assert_allclose(clf.cover_[t], [left, sw.sum() - left], rtol=1e-12)
+    else:
+        for t in range(clf.nodes_.shape[0]):
+            np.testing.assert_allclose(clf.cover_[t], _ref_cover(Xk, clf.nodes_[t], sw), rtol=1e-12)
+    splits = clf.rounds_ if clf.nodes_ is None else clf.nodes_[clf.nodes_["left"] >= 0]
+    assert (splits["categorical"] == 1).any() and np.isin(splits["feature"], [0, 1]).any()

@@ -49,6 +49,22 @@ def test_predict_contrib_writes_named_columns_that_sum_to_the_margin(files, caps
     assert "not both" in capsys.readouterr().err
 
 
+def test_predict_contrib_streams_parquet(files):
+    """parquet input is read batch by batch, to CSV or parquet output: the CSV input's contributions."""
+    pytest.importorskip("pyarrow")
+    d = files
+    pd.read_csv(d / "rows.csv").to_parquet(d / "rows.parquet", index=False)
+    for model in ("model.fbm", "three.fbm"):
+        assert main(["predict", str(d / model), str(d / "rows.csv"), "--contrib", "-o", str(d / "ref.csv")]) == 0
+        ref = pd.read_csv(d / "ref.csv")
+        assert main(["predict", str(d / model), str(d / "rows.parquet"), "--contrib", "-o", str(d / "s.csv")]) == 0
+        assert main(["predict", str(d / model), str(d / "rows.parquet"), "--contrib", "-o",
+                     str(d / "s.parquet")]) == 0
+        for out in (pd.read_csv(d / "s.csv"), pd.read_parquet(d / "s.parquet")):
+            assert list(out.columns) == list(ref.columns)
+            np.testing.assert_array_equal(out.to_numpy(), ref.to_numpy())
+
+
 def test_export_onnx_and_treelite(files):
     ort = pytest.importorskip("onnxruntime")
     treelite = pytest.importorskip("treelite")

@@ -51,7 +51,7 @@ def test_outputs_sums_and_weight_update_match_naive(n):
     for alpha in (0.0, 0.3, -0.7, 4.0):
         w2 = w.copy()
         correct = yh > 0
-        z, s2 = update_weights(w2, p, yh, alpha, w[correct].sum(), w[~correct].sum(), block_sums)
+        z, s2 = update_weights(w2, p, yh, alpha, w[correct].sum(), w[~correct].sum(), block_sums, True)
         w_ref, z_ref, s2_ref = naive.update_weights_naive(w, p, yh, alpha)
         np.testing.assert_allclose(w2, w_ref, rtol=1e-12, atol=1e-300)
         np.testing.assert_allclose(z, z_ref, rtol=1e-12)

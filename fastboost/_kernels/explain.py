@@ -1,7 +1,9 @@
-"""Compiled explanation passes on raw (unbinned) X: each node's cover and per-feature contributions.
+"""Compiled explanation passes: each node's cover (on the training rows' bin codes) and per-feature
+contributions (on raw X).
 
-Cover is the summed sample weight of the training rows that reach a node (a stump's side), found by the
-same traversal as prediction (``predict.value_goes_left``). Contributions are the SHAP values of the raw margin:
+Cover is the summed sample weight of the training rows that reach a node (a stump's side), found on the
+binned rows the fit read (``update.goes_left``, as the fit's own row passes), so a fit from a ``Dataset``
+and one in memory share it. Contributions are the SHAP values of the raw margin:
 stumps in closed form, trees by path-dependent TreeSHAP (Lundberg et al. 2020, Algorithm 2) with the cover
 as the path weights.
 """
@@ -12,6 +14,7 @@ from numba import prange
 
 from .._config import jit, pjit
 from .predict import stump_output, value_goes_left
+from .update import goes_left
 
 #: Each tree's leaves as build_leaf_tables writes them (T trees, L leaf slots, D the depth):
 #: leaf_node, n_path, n_slots, target int64[T, L]; path, side, slot, slot_feature int64[T, L, D];
@@ -21,31 +24,34 @@ LeafTables = namedtuple("LeafTables", ["leaf_node", "path", "side", "slot", "slo
 
 
 @pjit
-def stump_cover(X, rounds, sw, block, out):
+def stump_cover(codes, rounds, missing_code, sw, block, out):
     """out[b, t, 0] / out[b, t, 1] = summed sw of the rows of block b (rows b * block ..) that stump t sends
-    left / right; threads over blocks. The caller adds the blocks in order, so the result does not depend on
-    the number of threads.
+    left / right, from the training rows' bin codes; threads over blocks. The caller adds the blocks in order,
+    so the result does not depend on the number of threads.
 
-    X       float32/float64[n_samples, n_features], NaN = missing  IN
-    rounds  ROUND_DTYPE[T]                                          IN
-    sw      float64[n_samples]  sample weights                     IN
-    block   rows per block                                          IN
-    out     float64[n_blocks, T, 2]  (zeros)                        IN/OUT
+    codes         uint8/uint16[n_features, n_samples]  binned training rows (feature-major)  IN
+    rounds        ROUND_DTYPE[T]  (feature, bin, missing_left, categorical, cat_left)        IN
+    missing_code  the bin code of missing values (and unknown categories)                    IN
+    sw            float64[n_samples]  sample weights                                         IN
+    block         rows per block                                                             IN
+    out           float64[n_blocks, T, 2]  (zeros)                                           IN/OUT
     """
-    n = X.shape[0]
+    n = codes.shape[1]
     for b in prange(out.shape[0]):
         r0 = b * block
         r1 = min(n, r0 + block)
         for t in range(rounds.shape[0]):
             r = rounds[t]
-            f = r.feature
+            codes_f = codes[r.feature]
+            k = r.bin
+            missing_left = r.missing_left
             categorical = r.categorical != 0
             cat_left = rounds[t].cat_left
             left = 0.0
             right = 0.0
             for i in range(r0, r1):
                 w = sw[i]
-                if value_goes_left(X[i, f], r.threshold, r.missing_left, categorical, cat_left):
+                if goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left):
                     left += w
                 else:
                     right += w
@@ -54,17 +60,19 @@ def stump_cover(X, rounds, sw, block, out):
 
 
 @pjit
-def tree_cover(X, nodes, sw, block, out):
-    """out[b, t, j] = summed sw of the rows of block b that pass node j of tree t: each row's weight added to
-    its leaf, a split's the sum of its children's; threads over blocks (the caller adds them in order).
+def tree_cover(codes, nodes, missing_code, sw, block, out):
+    """out[b, t, j] = summed sw of the rows of block b that pass node j of tree t, from the training rows'
+    bin codes: each row's weight added to its leaf, a split's the sum of its children's; threads over blocks
+    (the caller adds them in order).
 
-    X      float32/float64[n_samples, n_features]  IN
-    nodes  NODE_DTYPE[T, max_nodes]                IN
-    sw     float64[n_samples]                      IN
-    block  rows per block                          IN
-    out    float64[n_blocks, T, max_nodes]  (zeros; unused slots stay 0)  IN/OUT
+    codes         uint8/uint16[n_features, n_samples]  IN
+    nodes         NODE_DTYPE[T, max_nodes]             IN
+    missing_code  the bin code of missing values       IN
+    sw            float64[n_samples]                   IN
+    block         rows per block                       IN
+    out           float64[n_blocks, T, max_nodes]  (zeros; unused slots stay 0)  IN/OUT
     """
-    n = X.shape[0]
+    n = codes.shape[1]
     m = nodes.shape[1]
     levels = 0  # max_nodes = 2**(depth + 1) - 1
     while (2 << levels) - 1 < m:
@@ -81,8 +89,8 @@ def tree_cover(X, nodes, sw, block, out):
                     nd = tree[node]
                     left = nd.left
                     right = nd.right
-                    go_left = value_goes_left(X[i, max(nd.feature, 0)], nd.threshold, nd.missing_left,
-                                         nd.categorical != 0, nd.cat_left)
+                    go_left = goes_left(codes[max(nd.feature, 0), i], nd.bin, nd.missing_left, missing_code,
+                                        nd.categorical != 0, nd.cat_left)
                     child = right + (left - right) * np.int64(go_left)
                     node = node if left < 0 else child
                 acc[node] += sw[i]

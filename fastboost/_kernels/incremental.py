@@ -132,7 +132,7 @@ def next_histograms(hist, hist_side, side_output, other_output, alpha, w_correct
     s1 = down if side_output > 0 else up
     o0 = up if other_output > 0 else down
     o1 = down if other_output > 0 else up
-    combine(hist, hist_side, np.array([s0, s1]), np.array([o0, o1]))
+    combine(hist, hist_side, np.array([s0, s1]), np.array([o0, o1]), 1.0)  # (one specialisation)
 
 
 @jit

@@ -153,10 +153,10 @@ def _learn_stump(data, config, ws, model, t, m, categorical):
         r = model.rounds[t]
         if m >= 0:  # of the kept rows' sides
             k, small_left = side_rows(data.codes[r.feature], r.bin, r.missing_left, config.missing_code,
-                                      r.categorical != 0, r.cat_left, st.side_rows, st.kept[:m])
+                                      r.categorical != 0, r.cat_left[:], st.side_rows, st.kept[:m])
         else:
             k, small_left = side_rows(data.codes[r.feature], r.bin, r.missing_left, config.missing_code,
-                                      r.categorical != 0, r.cat_left, st.side_rows)
+                                      r.categorical != 0, r.cat_left[:], st.side_rows)
         build_histograms_rows(data.codes, rows.ylab, u, st.side_rows[:k], st.side_hist, config.hist_groups, feats)
         state.small_left = small_left
 
@@ -398,7 +398,9 @@ def update_tree_weights_real(data, config, ws, model, t, alpha):
         ts.factor[node, 1] = np.exp(-v) / z
         ts.factor[node, 0] = np.exp(v) / z
     rows = ws.rows
-    s2 = update_weights_table(rows.w, data.p, ts.leaf_of_row, rows.ylab, ts.factor, rows.block_sums, True)
+    # (no leaf classes: the same specialisation as the discrete leaves' call, ts.wrong left untouched)
+    s2 = update_weights_table(rows.w, data.p, ts.leaf_of_row, rows.ylab, ts.factor, rows.block_sums, True,
+                              np.empty(0, np.int64), ts.wrong)
     return z, s2
 
 
