@@ -241,7 +241,8 @@ def test_defaults_draw_nothing():
 @pytest.mark.parametrize("est", [
     AdaBoostClassifier(5, max_depth=2, colsample_bytree=0.5, subsample=0.7, weight_trim_rate=0.9),
     AdaBoostClassifier(5, bootstrap=True, subsample=0.5, weight_trim_rate=0.95),
-    AdaBoostClassifier(5, max_bins=None, colsample_bytree=0.5, subsample=0.7),
+    # (exact mode and categorical features with row sampling compile learner variants of their own: slow)
+    pytest.param(AdaBoostClassifier(5, max_bins=None, colsample_bytree=0.5, subsample=0.7), marks=pytest.mark.slow),
     AdaBoostClassifier(5, max_depth=2, colsample_bynode=0.5, interaction_constraints=[[0, 1], [1, 2, 3]]),
     SABoostClassifier(5, subsample=0.6, colsample_bytree=0.5),
     EBBoostClassifier(5, subsample=0.6, colsample_bytree=0.5),
@@ -281,8 +282,19 @@ def test_multiclass_and_categorical():
         for t in range(est.n_estimators_):
             for used in paths(est.nodes_[t]):
                 assert used <= {0, 1} or used <= {2, 3}
-    cat = AdaBoostClassifier(5, colsample_bytree=0.5, subsample=0.7, random_state=0).fit(df, y == 1)
+    cat = AdaBoostClassifier(5, colsample_bytree=0.5, colsample_bynode=0.5, random_state=0).fit(df, y == 1)
     assert np.isfinite(cat.decision_function(df)).all()
+
+
+@pytest.mark.slow
+def test_categorical_features_with_row_sampling():
+    pd = pytest.importorskip("pandas")
+    X, y = data(n=150)
+    df = pd.DataFrame(X[:, :4], columns=list("abcd"))
+    df["e"] = pd.Categorical(np.where(X[:, 4] > 2, "hi", "lo"))
+    for params in (dict(subsample=0.7), dict(bootstrap=True), dict(max_depth=2, subsample=0.6, colsample_bytree=0.5)):
+        m = AdaBoostClassifier(5, random_state=0, **params).fit(df, y)
+        assert np.isfinite(m.decision_function(df)).all() and (m.rounds_["n_seen"] < 150).all()
 
 
 @pytest.mark.parametrize("params, message", [
