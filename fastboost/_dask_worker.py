@@ -440,7 +440,7 @@ class WorkerShard:
             if self._replaying:
                 pass
             elif self.use_q:
-                build_histograms_q(self.codes, rows.ylab, u, rows.q, st.hist, st.histq)
+                build_histograms_q(self.codes, rows.ylab, u, rows.q, st.hist, st.histq, self._feats())
             else:
                 build_histograms(self.codes, rows.ylab, u, st.hist, int(c["hist_groups"]))
         updates = [done]
@@ -489,8 +489,12 @@ class WorkerShard:
             ts.node_range[0, 1] = n
             if not self._replaying:
                 rows_histograms(self._tree_rows(), ts.rows, 0, n, int(c["n_classes"]),
-                                int(c["min_samples_leaf"]) > 1, self.hist_now[0], int(c["hist_groups"]))
+                                int(c["min_samples_leaf"]) > 1, self.hist_now[0], int(c["hist_groups"]), self._feats())
         return done, self.hist_now[0].copy()
+
+    def _feats(self):
+        """Every feature (the Dask learners read every feature: no feature sampling there)."""
+        return np.arange(self.codes.shape[0], dtype=np.int64)
 
     def _tree_rows(self):
         """The rows a tree's passes read (``TreeRows``): codes, the learner's labels and weights, q and w."""
@@ -503,7 +507,7 @@ class WorkerShard:
         self._enter(seq)
         with self._kernels():
             split_level_rows(self._tree_rows(), self.config[0], splits, n_split, first_child, root, self.ws.tree,
-                             self.hist_now, self.hist_next, not self._replaying)
+                             self.hist_now, self.hist_next, not self._replaying, self._feats())
         self.hist_now, self.hist_next = self.hist_next, self.hist_now
         return self.hist_now[:2 * n_split].copy()
 

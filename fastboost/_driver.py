@@ -32,9 +32,11 @@ from ._types import (
     STOPPED_EARLY,
     SUMS_DTYPE,
     Y_DTYPE,
+    Limits,
     Model,
     Monotone,
     RowState,
+    SampleScratch,
     StumpScratch,
     TrainData,
     TreeScratch,
@@ -98,7 +100,8 @@ def pick_learner(config, categorical=True):
     else:
         kind = "tree" if c["n_classes"] == 2 else "tree_samme"
     learner = LEARNERS[kind]
-    return learner._replace(learn=learner.learn(bool(c["trim_rate"] > 0), bool(categorical)))
+    # weight trimming and row sampling share the learn variant that reads a chosen set of rows
+    return learner._replace(learn=learner.learn(bool(c["trim_rate"] > 0 or c["sample_rows"]), bool(categorical)))
 
 
 def pick_step_stop(rule, config):
@@ -126,7 +129,26 @@ def pick_rules(rule, config, validation, codes=np.uint8, categorical=True):
                                         validate))
 
 
-def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0, monotone=None):
+def make_sample_scratch(n, n_features, config, groups=None):
+    """The learner's feature and row draws' part of the Workspace (``SampleScratch``): every feature drawn until
+    a round draws (``_kernels/sampling.py``). groups: the interaction groups, a 0/1 array [n_groups, n_features]
+    (None: none)."""
+    c = config[0]
+    depth = int(c["max_depth"])
+    groups = np.zeros((0, n_features), np.uint8) if groups is None else np.ascontiguousarray(groups, np.uint8)
+    grouped = groups.any(axis=0).astype(np.uint8) if groups.shape[0] else np.ones(n_features, np.uint8)
+    feats = np.flatnonzero(grouped).astype(np.int64)
+    drawn = np.array([0, feats.shape[0]], np.int64)
+    feats = np.concatenate([feats, np.zeros(n_features - feats.shape[0], np.int64)])
+    slots = 2 ** (depth - 1) if depth else 1
+    return SampleScratch(
+        grouped=grouped, groups=groups, fmask=grouped.copy(), feats=feats, drawn=drawn,
+        node_groups=np.ones((max_nodes_of(depth), groups.shape[0]), np.uint8),
+        allowed=np.ones((slots, n_features), np.uint8),
+        hu=np.zeros(n if c["bootstrap"] else 0, np.float64))
+
+
+def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0, monotone=None, groups=None):
     """The scratch space and state of a fit (``Workspace``), allocated once: the per-row state, the round's
     sums and the loop state, the stump learner's and the tree learner's scratch, the validation passes'.
 
@@ -134,6 +156,7 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0, monotone=None)
     state (weights p, or QuadBoost's residuals; kept, not copied). monotone: int8[n_features], -1 / 0 / +1 per
     feature (None, or all 0: no constraint; config's ``monotone`` says whether any). Arrays a fit does not use have
     length 0 (or shape (1, 1, 1)): the tree scratch of a stump fit, q without EBBoost or least-squares trees.
+    groups: the interaction groups (``make_sample_scratch``).
     """
     c = config[0]
     n = y_idx.shape[0]
@@ -144,7 +167,7 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0, monotone=None)
     max_nodes = max_nodes_of(depth)
     slots = 2 ** (depth - 1) if depth else 1
     carried = c["hist_rebuild"] > 1  # the stumps' or the tree root's histograms carried from round to round
-    trim = c["trim_rate"] > 0.0
+    trim = c["trim_rate"] > 0.0 or c["sample_rows"]  # the learner reads chosen rows
     stump = depth == 0
     tree_n = 0 if stump else n
     state = np.zeros(1, STATE_DTYPE)
@@ -188,7 +211,8 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0, monotone=None)
     mono = Monotone(direction=np.ascontiguousarray(monotone if constrained else np.zeros(0), dtype=np.int8),
                     bounds=np.zeros((max_nodes if constrained and depth else 0, 2)))
     return Workspace(rows=rows, sums=np.zeros(1, SUMS_DTYPE), state=state, stump=stump_scratch, tree=tree_scratch,
-                     vblock_sums=np.empty((n_blocks(n_val), 4), np.float64), monotone=mono)
+                     vblock_sums=np.empty((n_blocks(n_val), 4), np.float64),
+                     limits=Limits(monotone=mono, sample=make_sample_scratch(n, n_features, config, groups)))
 
 
 def working_memory(n_samples, n_features, n_bins, config, n_val, capacity):

@@ -237,6 +237,9 @@ def _params_to_json(est, notes):
         if isinstance(value, dict):  # class_weight: {label: weight}
             out[name] = {"dict": [[_param_scalar(f"{name} key", k), _param_scalar(f"{name}[{k!r}]", w)]
                                   for k, w in value.items()]}
+        elif name == "interaction_constraints" and value is not None:  # groups of feature indices or names
+            out[name] = {"groups": [[_param_scalar(f"{name}[{j}]", x) for x in (np.asarray(g).tolist()
+                                     if isinstance(g, np.ndarray) else list(g))] for j, g in enumerate(value)]}
         elif name in ("categorical_features", "monotone_constraints") and isinstance(value, (list, tuple, np.ndarray)):
             # a mask, indices or names; a direction per feature
             out[name] = {"list": [_param_scalar(f"{name}[{i}]", x) for i, x in enumerate(np.asarray(value).tolist())]}
@@ -664,13 +667,17 @@ def _is_scalar(value):
 
 
 def _param_from_json(where, value):
-    """A parameter value: a JSON scalar, {"dict": [[key, value], ...]} for a dict (class_weight) or {"list": [...]}
-    for a list of scalars (categorical_features, monotone_constraints)."""
+    """A parameter value: a JSON scalar, {"dict": [[key, value], ...]} for a dict (class_weight,
+    monotone_constraints by name), {"list": [...]} for a list of scalars (categorical_features,
+    monotone_constraints) or {"groups": [[...], ...]} for lists of them (interaction_constraints)."""
     if _is_scalar(value):
         return value
     if isinstance(value, dict) and set(value) == {"list"} and isinstance(value["list"], list) and all(
             _is_scalar(item) for item in value["list"]):
         return list(value["list"])
+    if isinstance(value, dict) and set(value) == {"groups"} and isinstance(value["groups"], list) and all(
+            isinstance(g, list) and all(_is_scalar(item) for item in g) for g in value["groups"]):
+        return [list(g) for g in value["groups"]]
     if isinstance(value, dict) and set(value) == {"dict"} and isinstance(value["dict"], list) and all(
             isinstance(item, list) and len(item) == 2 and _is_scalar(item[0]) and _is_scalar(item[1])
             for item in value["dict"]):

@@ -273,6 +273,34 @@ class RandomState(Constraint):
                              f"instance, got {plain(value)} ({e}).") from None
 
 
+@dataclass(frozen=True)
+class InteractionGroups(Constraint):
+    """None, or a list of feature groups, each a non-empty list of feature indices or feature names."""
+
+    doc_type = "list of lists of int or str, or None"
+
+    def check(self, name, value, or_none=""):
+        if value is None:
+            return
+        if isinstance(value, (str, bytes, numbers.Number, dict)) or not hasattr(value, "__iter__"):
+            raise _type_error(name, "a list of feature groups (lists of feature indices or names), or None", value)
+        groups = list(value)
+        if not groups:
+            raise ValueError(f"{name} must hold at least one group of features (None: no constraint), got "
+                             f"{plain(value)}.")
+        for g in groups:
+            if isinstance(g, (str, bytes, numbers.Number, dict)) or not hasattr(g, "__iter__"):
+                raise ValueError(f"{name} must be a list of groups, each a list of feature indices or names; got "
+                                 f"the group {plain(g)}.")
+            items = list(g)
+            if not items:
+                raise ValueError(f"{name}: every group needs at least one feature; got an empty group.")
+            for f in items:
+                if _is_bool(f) or not isinstance(f, (numbers.Integral, str)):
+                    raise ValueError(f"{name}: a group holds feature indices (ints) or feature names (str); got "
+                                     f"{plain(f)} of type {type(f).__name__}.")
+
+
 # ----------------------------------------------------------------------------- the table
 @dataclass(frozen=True)
 class Param:
@@ -380,6 +408,34 @@ COMMON = {
         "With a validation set, stop after this many rounds without a new lowest validation error "
         "(the papers use 100). The validation set is ``eval_set``, or ``validation_fraction`` of the "
         "training rows (0.1 when it is None).")),
+    "interaction_constraints": Param(None, InteractionGroups(), (
+        "Groups of features that may interact, as LightGBM's and XGBoost's: a list of lists of feature indices "
+        "or names (``feature_names_in_``). Every root-to-leaf path of a tree splits only on features of one "
+        "group: a node may split on the features of the groups that hold every feature used above it. Features "
+        "in no group are never split on (as LightGBM). Decision stumps use one feature each, so for them this "
+        "only leaves out the features in no group. See docs/estimators.md, \"Sampling and interaction "
+        "constraints\".")),
+    "colsample_bytree": Param(1.0, Real(0.0, 1.0, "right"), (
+        "Fraction of the features each round's weak learner reads: max(1, round(fraction * m)) of the m "
+        "features (those some ``interaction_constraints`` group holds), drawn anew every round from "
+        "``random_state``. Histograms are built for the drawn features only, so a round costs about that "
+        "fraction of its histogram work. 1.0 reads every feature.")),
+    "colsample_bynode": Param(1.0, Real(0.0, 1.0, "right"), (
+        "Fraction of the round's features (``colsample_bytree``) each tree node may split on, drawn anew per "
+        "node from ``random_state`` (a stump is one node), among those the interaction constraints allow there. "
+        "1.0: every one.")),
+    "subsample": Param(1.0, Real(0.0, 1.0, "right"), (
+        "Fraction of the rows each round's weak learner is built from: each row independently with this "
+        "probability, drawn anew every round from ``random_state`` (as LightGBM's bagging and XGBoost's "
+        "subsample). With ``bootstrap=True``: round(subsample * n) draws with replacement. The round's sums, "
+        "its step and the weight update still run over every row; ``rounds_['n_seen']`` counts the rows read. "
+        "With ``weight_trim_rate`` the rows are drawn from those trimming keeps. 1.0 reads every row.")),
+    "bootstrap": Param(False, Bool(), (
+        "Boosting by resampling: each round's weak learner is built from rows drawn with replacement with "
+        "probability proportional to the learner's weights (round(subsample * n) draws), each drawn row "
+        "weighted by its count. Not with EBBoost's or QuadBoost's learners (their histograms hold another "
+        "quantity than the weights). A round whose hypothesis the rule rejects is learnt again from every row "
+        "(as weight trimming's).")),
     "n_jobs": Param(None, NJobs(), (
         "Threads for fit and predict: None for the cores this process may use (its CPU affinity; at most "
         "OMP_NUM_THREADS when that is set, as joblib sets it in its workers), a negative value as in joblib "
@@ -387,8 +443,9 @@ COMMON = {
         "other processes keep cores busy a fit runs its next rounds on the cores left (FASTBOOST_ADAPT_THREADS=0: "
         "always n_jobs). The fitted model does not depend on it.")),
     "random_state": Param(None, RandomState(), (
-        "Seeds the binning subsample (drawn above 200 000 rows) and the ``validation_fraction`` "
-        "split; boosting itself is deterministic.")),
+        "Seeds the binning subsample (drawn above 200 000 rows), the ``validation_fraction`` "
+        "split and the feature and row draws of ``colsample_bytree``, ``colsample_bynode``, ``subsample`` and "
+        "``bootstrap``; without these boosting itself is deterministic.")),
     "verbose": Param(0, Verbose(), (
         "When > 0 (or True), print a header, then a line every 1, 2 or 5 times a power of ten rounds (at "
         "most 20 a fit) with the round, the training error, the validation error, the cost and the time "
@@ -426,9 +483,9 @@ def _declare(*names, **own):
 
 
 _TREE = ("max_depth", "min_samples_leaf", "min_weight_fraction_leaf")
+_SAMPLING = ("interaction_constraints", "colsample_bytree", "colsample_bynode", "subsample", "bootstrap")
 _TAIL = ("max_bins", "categorical_features", "monotone_constraints", "feature_rank", "validation_fraction",
-         "n_iter_no_change", "n_jobs",
-         "random_state", "verbose")
+         "n_iter_no_change", *_SAMPLING, "n_jobs", "random_state", "verbose")
 
 #: public estimator class name -> {parameter: Param}, in the order of its ``__init__`` signature
 #: (``n_estimators`` positional, the others keyword-only).
@@ -447,8 +504,7 @@ ESTIMATOR_PARAMS = {
         "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
         "feature_rank", "criterion", "max_depth", "leaf", "min_samples_leaf",
         "min_weight_fraction_leaf", "max_bins", "categorical_features", "monotone_constraints", "validation_fraction",
-        "n_iter_no_change",
-        "n_jobs", "random_state", "verbose", criterion=_CRITERION_OR_REAL,
+        "n_iter_no_change", *_SAMPLING, "n_jobs", "random_state", "verbose", criterion=_CRITERION_OR_REAL,
         feature_rank=replace(COMMON["feature_rank"], default=2, doc=(
             "Use the best stump of the k-th best feature: features ranked by their best stump's "
             "criterion, ties by feature index; k beyond the number of features that can split uses "

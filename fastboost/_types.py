@@ -136,7 +136,7 @@ CONFIG_DTYPE = np.dtype([
     ("trim_rate", np.float64),       # weight trimming: the learner reads the rows holding this share of u (0: all)
     ("hist_rebuild", np.int64),      # build the stump (tree root) histograms from every row every this many rounds,
                                      # in between from the last round's (_kernels/incremental.py); 0: every round
-    ("monotone", np.bool_),          # some feature has a monotone constraint (ws.monotone.direction): every step
+    ("monotone", np.bool_),          # some feature has a monotone constraint (ws.limits.monotone.direction): every step
                                      # alpha, also a re-weighting pass's, stays >= 0
     # the algorithm
     ("lam", np.float64),             # VadaBoost's / EBBoost's variance penalty; QuadBoost's L1/L2 strength
@@ -154,6 +154,14 @@ CONFIG_DTYPE = np.dtype([
     # column generation (LPBoost), written between rounds by the master LP
     ("lp_beta", np.float64),         # the restricted master's dual value beta (-inf before the first column)
     ("lp_tol", np.float64),          # stop when the best new column's edge is <= lp_beta + lp_tol
+    # seeded feature and row sampling (_kernels/sampling.py); Workspace.limits.sample holds the interaction groups
+    ("sample_features", np.bool_),   # draw the features of each round / node (colsample_*, interaction groups)
+    ("sample_rows", np.bool_),       # draw the rows of each round (subsample < 1 or bootstrap)
+    ("colsample_bytree", np.float64),  # fraction of the features a round reads (0 or 1: all)
+    ("colsample_bynode", np.float64),  # fraction of the round's features a node may split on (0 or 1: all)
+    ("subsample", np.float64),       # fraction of the rows a round reads (bootstrap: draws per row; 0: 1)
+    ("bootstrap", np.bool_),         # draw the rows with replacement by the learner's weights
+    ("sample_seed", np.int64),       # the seed of every draw
 ], align=True)
 
 CRITERION_ERROR = 0  # weighted misclassification error: what the papers' learners minimise
@@ -255,6 +263,18 @@ TreeScratch = namedtuple("TreeScratch", [
     "wrong",        # int8[n or 0]  carried histograms: 1 where the round's tree is wrong, else 0
 ])
 
+#: The learner's feature and row draws (part of the Workspace; _kernels/sampling.py).
+SampleScratch = namedtuple("SampleScratch", [
+    "grouped",      # uint8[n_features]  1 for the features some interaction group holds (all without groups)
+    "groups",       # uint8[n_groups, n_features]  the interaction groups (n_groups 0: none)
+    "fmask",        # uint8[n_features]  1 for the features the round reads
+    "feats",        # int64[n_features]  their indices, increasing: feats[:drawn[1]]
+    "drawn",        # int64[2]  the round of the draws and the number of its features
+    "node_groups",  # uint8[max_nodes, n_groups]  the groups alive at each node of the round's tree
+    "allowed",      # uint8[slots, n_features]  scratch: the features each node of a level may split on
+    "hu",           # float64[n or 0]  bootstrap: the learner's weight of each drawn row (count * sum(u) / draws)
+])
+
 #: The rows a tree's passes read: binned codes, the learner's labels and weights, q and the boosting weights.
 TreeRows = namedtuple("TreeRows", [
     "codes",  # uint8 / uint16 [n_features, n]
@@ -272,6 +292,12 @@ Monotone = namedtuple("Monotone", [
                   # (discrete leaves: their class index), [0, 2] for stumps
 ])
 
+#: What the weak learner may choose: its monotone constraints and its drawn features and rows.
+Limits = namedtuple("Limits", [
+    "monotone",  # Monotone  the features' monotone constraints and the tree nodes' bounds
+    "sample",    # SampleScratch  the features and rows the learner may read, the interaction groups
+])
+
 #: Scratch space and the state of a fit, allocated once by ``_driver.make_workspace``: a part per meaning.
 Workspace = namedtuple("Workspace", [
     "rows",         # RowState  the per-row state
@@ -280,7 +306,7 @@ Workspace = namedtuple("Workspace", [
     "stump",        # StumpScratch
     "tree",         # TreeScratch
     "vblock_sums",  # float64[n_blocks(n_val), 4]  validation passes' partial sums
-    "monotone",     # Monotone  the features' monotone constraints and the tree nodes' bounds
+    "limits",       # Limits  what the learner may choose (monotone constraints, drawn features and rows)
 ])
 
 #: One split of a tree level (``tree.choose_level`` writes them, the level's row passes read them).

@@ -85,6 +85,26 @@ def constraints(text):
                                          f"(\"income:1,debt:-1\"), got {text!r}") from None
 
 
+def feature_groups(text):
+    """--interaction-constraints: groups of feature indices or names, as JSON ('[[0, 1], ["age", "income"]]') or
+    separated by ';' and ',' ('0,1,2;3,4')."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = [[int(f) if f.strip().lstrip("-").isdigit() else f.strip() for f in part.split(",") if f.strip()]
+                 for part in text.split(";") if part.strip()]
+    if not isinstance(value, list) or not all(isinstance(g, list) for g in value):
+        raise argparse.ArgumentTypeError(f"expected groups such as '0,1,2;3,4' or '[[0, 1], [2, 3]]', got {text!r}")
+    return value
+
+
+def flag(text):
+    """A flag option (given: True)."""
+    return bool(text)
+
+
 #: train options -> estimator parameter (each is passed only when given on the command line)
 TRAIN_PARAMS = {"n_estimators": int, "learning_rate": float, "max_depth": int, "lam": float, "gamma": float,
                 "schedule": str, "penalty": str, "alpha_max": float, "reweight_every": int, "nu": float,
@@ -92,7 +112,8 @@ TRAIN_PARAMS = {"n_estimators": int, "learning_rate": float, "max_depth": int, "
                 "leaf": str, "min_samples_leaf": int, "max_bins": bins, "monotone_constraints": constraints,
                 "feature_rank": int, "weight_trim_rate": float,
                 "validation_fraction": float, "n_iter_no_change": int, "class_weight": str, "n_jobs": int,
-                "random_state": int, "verbose": int}
+                "random_state": int, "verbose": int, "interaction_constraints": feature_groups,
+                "colsample_bytree": float, "colsample_bynode": float, "subsample": float, "bootstrap": flag}
 
 
 class UserError(Exception):
@@ -400,7 +421,10 @@ def build_parser():
                    help="parquet data: keep the binned codes in this file, and reuse them when it exists")
     p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="adaboost")
     for name, kind in TRAIN_PARAMS.items():
-        p.add_argument("--" + name.replace("_", "-"), type=kind, default=None, metavar=kind.__name__.upper())
+        if kind is flag:
+            p.add_argument("--" + name.replace("_", "-"), action="store_true", default=None)
+        else:
+            p.add_argument("--" + name.replace("_", "-"), type=kind, default=None, metavar=kind.__name__.upper())
     p.add_argument("--valid", help="a validation file with the same columns (early stopping keeps the best round)")
     p.add_argument("-o", "--output", default="model.fbm", help="where to save the model (default model.fbm)")
     p.set_defaults(func=train)

@@ -129,7 +129,7 @@ from ._binning import SUBSAMPLE, BinMapper, RowSample, sample_seed
 from ._cache import sources_digest
 from ._config import n_threads
 from ._dask_worker import PartitionLostError, RoundUpdate, WorkerShard, predict_block
-from ._driver import Model, max_nodes_of, pick_step_stop
+from ._driver import Model, make_sample_scratch, max_nodes_of, pick_step_stop
 from ._fit import Fit
 from ._kernels.learners import finish_tree_round
 from ._kernels.loop import record_round, record_validation
@@ -148,6 +148,7 @@ from ._types import (
     STOPPED_BY_RULE,
     STOPPED_EARLY,
     SUMS_DTYPE,
+    Limits,
     Monotone,
     StumpScratch,
 )
@@ -531,7 +532,8 @@ def _choose_stump(scratch, n_value_bins, thresholds, c, direction):
     """
     numeric = np.zeros(n_value_bins.shape[0], np.uint8)  # (categorical features are not taken on Dask)
     f, k, ml, left, right, threshold, qi, qj, _ = choose_stump(scratch, n_value_bins, numeric, thresholds, c,
-                                                               np.zeros(CAT_WORDS, np.uint64), direction)
+                                                               np.zeros(CAT_WORDS, np.uint64), direction,
+                                                               np.arange(n_value_bins.shape[0], dtype=np.int64))
     return int(f), int(k), int(ml), int(left), int(right), float(threshold), float(qi), float(qj)
 
 
@@ -643,7 +645,8 @@ class _TreeLearner:
         c = config[0]
         tree = model.nodes[t]
         reset_tree(tree)
-        total_u = root_weight(self.hist[0], c)
+        total_u = root_weight(self.hist[0], c, 0)
+        sample = make_sample_scratch(0, self.hist.shape[1], config)  # every feature (no feature sampling on Dask)
         min_weight = float(c["min_weight_fraction_leaf"]) * total_u
         max_depth = int(c["max_depth"])
         level_first, level_count, n_nodes = 0, 1, 1
@@ -651,7 +654,7 @@ class _TreeLearner:
         for depth in range(max_depth):
             n_split = int(choose_level(self.hist, level_first, level_count, n_nodes, tree, self.n_value_bins,
                                        self.categorical, self.thresholds, c, min_weight, self.splits,
-                                       self.monotone))
+                                       Limits(self.monotone, sample)))
             if n_split == 0:
                 break
             first_child = n_nodes
@@ -886,6 +889,10 @@ class _DaskBoostMixin:
         if getattr(self, "weight_trim_rate", None) is not None:
             raise NotImplementedError(f"{name} does not trim weights (weight_trim_rate) yet: it is a "
                                       "single-machine option; fit with weight_trim_rate=None.")
+        if self._sampling_on():
+            raise NotImplementedError(f"{name} reads every feature and row: interaction_constraints, "
+                                      "colsample_bytree, colsample_bynode, subsample and bootstrap are "
+                                      "single-machine options; fit with their defaults.")
         if self.max_bins is None or self.max_bins > MAX_BINS:
             raise NotImplementedError(f"{name} bins to at most {MAX_BINS} bins (max_bins={self.max_bins}): exact "
                                       "mode (max_bins=None or above 255) is a single-machine option.")

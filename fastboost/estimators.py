@@ -110,6 +110,35 @@ def _feature_names(X):
     return None
 
 
+def sampling_seed(random_state):
+    """The seed of the feature and row draws: from ``random_state`` (an int, a RandomState), or fresh for None."""
+    if random_state is None:
+        return int(np.random.default_rng().integers(np.iinfo(np.int32).max))
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def interaction_matrix(groups, n_features, names=None):
+    """``interaction_constraints`` as a 0/1 array [n_groups, n_features]: each group's features by index or by
+    name (``names``, the feature names of X); a clear ValueError for an index out of range or an unknown name."""
+    out = np.zeros((len(groups), n_features), np.uint8)
+    for j, group in enumerate(groups):
+        for f in group:
+            if isinstance(f, str):
+                if names is None:
+                    raise ValueError(f"interaction_constraints names the feature {f!r}, but X has no feature names "
+                                     "(fit on a DataFrame with string column names, or give feature indices).")
+                hits = np.flatnonzero(np.asarray(names, dtype=object) == f)
+                if hits.size == 0:
+                    raise ValueError(f"interaction_constraints names the feature {f!r}, which is not among X's "
+                                     f"feature names.")
+                f = int(hits[0])
+            elif not 0 <= int(f) < n_features:
+                raise ValueError(f"interaction_constraints holds the feature index {int(f)}, but X has {n_features} "
+                                 "features.")
+            out[j, int(f)] = 1
+    return out
+
+
 class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict for stump boosting; subclasses name their rule and its parameters."""
 
@@ -369,6 +398,10 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         direction = _monotone.resolve(self.monotone_constraints, X.shape[1], _feature_names(X_in), mask)
         per_class = {"class_weight": None, "categorical_features": mask,
                      "monotone_constraints": None if direction is None else direction.tolist()}
+        if getattr(self, "interaction_constraints", None) is not None:  # by index: the classes' X has no names
+            names = np.asarray(X_in.columns, dtype=object) if v.is_dataframe(X_in) else None
+            per_class["interaction_constraints"] = [
+                [int(f) for f in np.flatnonzero(g)] for g in self._interaction_groups(X.shape[1], names)]
         for k, c in enumerate(classes):
             if previous is not None:  # each class's model continues its own fit
                 model = previous[k].set_params(**{**self.get_params(), **per_class})
@@ -485,7 +518,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             hist_rebuild=self._hist_rebuild(rule, depth, n_classes, leaf_kind),
             additive=rule.additive, use_q=rule.use_q, u_is_w=rule.u_is_w, need_s2=rule.needs_s2,
             patience=self.n_iter_no_change or 0, learning_rate=self.learning_rate,
-            monotone=self._monotone_direction(n_features) is not None, **self._rule_fields(n_classes))
+            monotone=self._monotone_direction(n_features) is not None, **self._rule_fields(n_classes),
+            **self._sampling_fields(rule))
 
     def _monotone_direction(self, n_features):
         """``monotone_constraints`` as int8[n_features] (-1 / 0 / +1), or None without any constraint; checked
@@ -494,17 +528,50 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return _monotone.resolve(self.monotone_constraints, n_features, None if names is None else list(names),
                                  getattr(self, "is_categorical_", None))
 
+    def _sampling_on(self):
+        """Whether the fit draws features or rows, or has interaction constraints."""
+        return (getattr(self, "interaction_constraints", None) is not None
+                or getattr(self, "colsample_bytree", 1.0) < 1.0 or getattr(self, "colsample_bynode", 1.0) < 1.0
+                or getattr(self, "subsample", 1.0) < 1.0 or getattr(self, "bootstrap", False))
+
+    def _sampling_fields(self, rule):
+        """The configuration fields of feature and row sampling (``_kernels/sampling.py``); none by default."""
+        if not self._sampling_on():
+            return {}
+        if self.bootstrap and (rule.additive or rule.use_q):
+            raise ValueError(f"bootstrap=True is not available for {type(self).__name__}: its weak learner sums "
+                             "another quantity than the weights (EBBoost's w**2 / p, QuadBoost's residuals); use "
+                             "subsample < 1 without bootstrap.")
+        rows = self.subsample < 1.0 or self.bootstrap
+        features = (self.interaction_constraints is not None or self.colsample_bytree < 1.0
+                    or self.colsample_bynode < 1.0)
+        return dict(sample_features=features, sample_rows=rows, colsample_bytree=float(self.colsample_bytree),
+                    colsample_bynode=float(self.colsample_bynode), subsample=float(self.subsample),
+                    bootstrap=bool(self.bootstrap),
+                    sample_seed=sampling_seed(self.random_state) if (rows or self.colsample_bytree < 1.0
+                                                                     or self.colsample_bynode < 1.0) else 0)
+
+    def _interaction_groups(self, n_features, names=None):
+        """The interaction groups as a 0/1 array [n_groups, n_features] (None without constraints); names: the
+        feature names the groups may use (default ``feature_names_in_``)."""
+        groups = getattr(self, "interaction_constraints", None)
+        if groups is None:
+            return None
+        return interaction_matrix(groups, n_features, getattr(self, "feature_names_in_", None) if names is None
+                                  else names)
+
     def _hist_rebuild(self, rule, depth, n_classes, leaf_kind):
         """Rounds between histograms from every row (``_driver.HIST_REBUILD_EVERY``; in between the stumps' and
         the trees' root histograms come from the last round's) for the rules whose update multiplies each row's
         weight by a factor its class and side (stumps) or its being right or wrong (trees) decide, and whose
         learner reads w itself: not with a transform (VadaBoost), EBBoost's q histograms, QuadBoost's
         residuals, weights re-set between rounds (LPBoost, re-weighting passes), or trees with confidence-rated
-        leaves, a row count per leaf (min_samples_leaf > 1) or weight trimming. Trimmed stumps carry the
+        leaves, a row count per leaf (min_samples_leaf > 1) or weight trimming, nor with feature or row sampling
+        (or interaction constraints: every round reads its own features and rows). Trimmed stumps carry the
         histograms of their kept rows (``learners.trimmed_rows``).
         0: every round's histograms from every row."""
         if (rule.additive or rule.use_q or not rule.u_is_w or self._corrective
-                or self._reweight_every() is not None):
+                or self._reweight_every() is not None or self._sampling_on()):
             return 0
         if depth and (leaf_kind != LEAF_DISCRETE or self.min_samples_leaf > 1
                       or getattr(self, "weight_trim_rate", None) is not None):
@@ -572,7 +639,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         _driver.check_memory(type(self).__name__, _driver.working_memory(
             y_idx.shape[0], n_features, mapper.missing_code + 1, config, n_val, capacity))
         ws = _driver.make_workspace(y_idx, w, n_features, mapper.missing_code + 1, config, n_val,
-                                    self._monotone_direction(n_features))
+                                    self._monotone_direction(n_features), self._interaction_groups(n_features))
         # a totally corrective fit validates between rounds, after its master has re-weighted every voter
         loop_valid = _driver.no_validation_data(n_features, codes) if self._corrective else valid
         categorical = bool(data.categorical.any())
@@ -880,8 +947,9 @@ class AdaBoostClassifier(BaseBoostClassifier):
                  weight_trim_rate=None,
                  criterion="error", max_depth=1, leaf="discrete", multiclass="auto", min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype",
-                 monotone_constraints=None, feature_rank=1, validation_fraction=None,
-                 n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
+                 monotone_constraints=None, feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 interaction_constraints=None, colsample_bytree=1.0, colsample_bynode=1.0, subsample=1.0,
+                 bootstrap=False, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
 
@@ -905,8 +973,8 @@ class LazyBoostClassifier(AdaBoostClassifier):
                  weight_trim_rate=None, feature_rank=2,
                  criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  max_bins=MAX_BINS, categorical_features="from_dtype", monotone_constraints=None,
-                 validation_fraction=None,
-                 n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
+                 validation_fraction=None, n_iter_no_change=None, interaction_constraints=None, colsample_bytree=1.0,
+                 colsample_bynode=1.0, subsample=1.0, bootstrap=False, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
     def __sklearn_tags__(self):
@@ -938,9 +1006,9 @@ class VadaBoostClassifier(BaseBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None, lam=0.5,
                  criterion="error", max_depth=1, leaf="discrete", min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 max_bins=MAX_BINS, categorical_features="from_dtype", monotone_constraints=None,
-                 feature_rank=1, validation_fraction=None,
-                 n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
+                 max_bins=MAX_BINS, categorical_features="from_dtype", monotone_constraints=None, feature_rank=1,
+                 validation_fraction=None, n_iter_no_change=None, interaction_constraints=None, colsample_bytree=1.0,
+                 colsample_bynode=1.0, subsample=1.0, bootstrap=False, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
     def _rule_fields(self, n_classes):
@@ -975,9 +1043,9 @@ class EBBoostClassifier(BaseBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None, lam=0.5,
                  max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", monotone_constraints=None,
-                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
-                 n_jobs=None, random_state=None, verbose=0):
+                 categorical_features="from_dtype", monotone_constraints=None, feature_rank=1, validation_fraction=None,
+                 n_iter_no_change=None, interaction_constraints=None, colsample_bytree=1.0, colsample_bynode=1.0,
+                 subsample=1.0, bootstrap=False, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
     def _criterion_code(self):
@@ -1027,8 +1095,9 @@ class SABoostClassifier(BaseBoostClassifier):
                  weight_trim_rate=None, gamma="auto",
                  schedule="power", criterion="error", max_depth=1, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype",
-                 monotone_constraints=None, feature_rank=1,
-                 validation_fraction=None, n_iter_no_change=None, n_jobs=None, random_state=None, verbose=0):
+                 monotone_constraints=None, feature_rank=1, validation_fraction=None, n_iter_no_change=None,
+                 interaction_constraints=None, colsample_bytree=1.0, colsample_bynode=1.0, subsample=1.0,
+                 bootstrap=False, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
     #: gamma="auto" per schedule: a_t = 1 / sqrt(t) for "power", the earlier default 1.0 for the others
@@ -1081,9 +1150,9 @@ class QuadBoostClassifier(BaseBoostClassifier):
     def __init__(self, n_estimators=50, *, learning_rate="auto", class_weight=None, warm_start=False, penalty=None,
                  lam=0.0, alpha_max=1.0, reweight_every=None, reweight_at_end=True, criterion="error", max_depth=1,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", monotone_constraints=None,
-                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
-                 n_jobs=None, random_state=None, verbose=0):
+                 categorical_features="from_dtype", monotone_constraints=None, feature_rank=1, validation_fraction=None,
+                 n_iter_no_change=None, interaction_constraints=None, colsample_bytree=1.0, colsample_bynode=1.0,
+                 subsample=1.0, bootstrap=False, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
     def _rule_fields(self, n_classes):
@@ -1337,9 +1406,9 @@ class LPBoostClassifier(_RefitNu, BaseBoostClassifier):
 
     def __init__(self, n_estimators=100, *, nu="auto", capping=None, tol=1e-6, class_weight=None, criterion="error",
                  max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", monotone_constraints=None,
-                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
-                 n_jobs=None, random_state=None, verbose=0):
+                 categorical_features="from_dtype", monotone_constraints=None, feature_rank=1, validation_fraction=None,
+                 n_iter_no_change=None, interaction_constraints=None, colsample_bytree=1.0, colsample_bynode=1.0,
+                 subsample=1.0, bootstrap=False, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
     def _check_params(self):
@@ -1493,9 +1562,9 @@ class RLPBoostClassifier(_RefitNu, _ReweightedAdaBoost):
 
     def __init__(self, n_estimators=100, *, nu="auto", capping=None, learning_rate=1.0, class_weight=None,
                  criterion="error", max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", monotone_constraints=None,
-                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
-                 n_jobs=None, random_state=None, verbose=0):
+                 categorical_features="from_dtype", monotone_constraints=None, feature_rank=1, validation_fraction=None,
+                 n_iter_no_change=None, interaction_constraints=None, colsample_bytree=1.0, colsample_bynode=1.0,
+                 subsample=1.0, bootstrap=False, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
     def _check_solver(self):
@@ -1549,9 +1618,9 @@ class RQPBoostClassifier(_RefitWeights, _ReweightedAdaBoost):
 
     def __init__(self, n_estimators=100, *, C="auto", solver="lbfgs", learning_rate=1.0, class_weight=None,
                  criterion="error", max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_bins=MAX_BINS,
-                 categorical_features="from_dtype", monotone_constraints=None,
-                 feature_rank=1, validation_fraction=None, n_iter_no_change=None,
-                 n_jobs=None, random_state=None, verbose=0):
+                 categorical_features="from_dtype", monotone_constraints=None, feature_rank=1, validation_fraction=None,
+                 n_iter_no_change=None, interaction_constraints=None, colsample_bytree=1.0, colsample_bynode=1.0,
+                 subsample=1.0, bootstrap=False, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
     def _check_solver(self):

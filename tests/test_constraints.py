@@ -218,7 +218,8 @@ def test_constrained_stump_search_matches_naive(criterion, seed):
     n_value_bins = np.full(d, nvb, np.int64)
     direction = np.array([1, -1, 0, 1, -1, 0, 1, -1, 1], np.int8)
     value, bin_, ml = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
-    best_split_per_feature_q(hist, hist, n_value_bins, None, mc, criterion, 0.0, value, bin_, ml, direction)
+    best_split_per_feature_q(hist, hist, n_value_bins, None, mc, criterion, 0.0, value, bin_, ml, direction,
+                             np.arange(d))
     for f in range(d):
         v, k, m = naive.best_split_feature_naive(hist[f], nvb, mc, criterion, int(direction[f]))
         assert (bin_[f], ml[f]) == (k, m), f"feature {f}"

@@ -69,7 +69,7 @@ def test_one_step_equals_the_histograms_of_the_updated_weights():
     rows = np.empty(n, np.int64)
     m, small_left = side_rows(codes[f], k, 0, 20, False, NO_SET, rows)
     side = np.empty_like(hist)
-    build_histograms_rows(codes, y, w, rows[:m], side, 2)
+    build_histograms_rows(codes, y, w, rows[:m], side, 2, np.arange(codes.shape[0]))
     go_left = codes[f] <= k
     h = np.where(go_left, left_out, right_out)
     correct = h == np.where(y == 1, 1, -1)
@@ -138,7 +138,7 @@ def test_trimmed_histograms_stay_within_1e_12_of_their_kept_rows_after_900_round
     assert state["hist_ready"] == 1 and 0 < state["n_kept"] < X.shape[0]
     kept = ws.stump.kept[:state["n_kept"]]
     ref = np.empty_like(ws.stump.hist)
-    build_histograms_rows(data.codes, ws.rows.ylab, ws.rows.w, kept, ref, 2)
+    build_histograms_rows(data.codes, ws.rows.ylab, ws.rows.w, kept, ref, 2, np.arange(data.codes.shape[0]))
     np.testing.assert_allclose(ws.stump.hist, ref, rtol=1e-12, atol=1e-12 * ws.rows.w[kept].sum())
 
 
@@ -205,7 +205,7 @@ def test_one_tree_step_equals_the_root_histograms_of_the_updated_weights():
             factor[node, c] = np.exp(-alpha if leaf_class[node] == c else alpha) / z
     idx = np.empty(n, np.int64)
     hist = np.empty((d, 31, 3))
-    rows_histograms(TreeRows(codes, y, w, w, w), idx, 0, n, 2, False, hist, 2)
+    rows_histograms(TreeRows(codes, y, w, w, w), idx, 0, n, 2, False, hist, 2, np.arange(codes.shape[0]))
     w2 = w.copy()
     marks = np.full(n, 7, np.int8)
     block_sums = np.zeros((n_blocks(n), 4))
@@ -214,10 +214,10 @@ def test_one_tree_step_equals_the_root_histograms_of_the_updated_weights():
     np.testing.assert_allclose(w2, w * factor[leaf, y], rtol=0, atol=0)
     m, small_wrong = wrong_rows(marks, block_sums, idx)
     side = np.empty_like(hist)
-    rows_histograms(TreeRows(codes, y, w2, w2, w2), idx, 0, m, 2, False, side, 2)
+    rows_histograms(TreeRows(codes, y, w2, w2, w2), idx, 0, m, 2, False, side, 2, np.arange(codes.shape[0]))
     next_tree_histograms(hist, side, small_wrong, alpha, wi, wj)
     ref = np.empty_like(hist)
-    rows_histograms(TreeRows(codes, y, w2, w2, w2), idx, 0, n, 2, False, ref, 2)
+    rows_histograms(TreeRows(codes, y, w2, w2, w2), idx, 0, n, 2, False, ref, 2, np.arange(codes.shape[0]))
     np.testing.assert_allclose(hist, ref, rtol=1e-12, atol=1e-18)
 
 
@@ -248,7 +248,8 @@ def test_tree_root_histograms_stay_within_1e_12_of_a_full_build_after_1000_round
     assert ws.state[0]["hist_ready"] == 1
     ref = np.empty_like(ws.tree.root_hist)
     w = ws.rows.w
-    rows_histograms(TreeRows(data.codes, ws.rows.ylab, w, w, w), ws.tree.rows, 0, w.shape[0], 2, False, ref, 2)
+    rows_histograms(TreeRows(data.codes, ws.rows.ylab, w, w, w), ws.tree.rows, 0, w.shape[0], 2, False, ref, 2,
+                    np.arange(data.codes.shape[0]))
     scale = ref.sum(axis=(1, 2), keepdims=True)
     np.testing.assert_allclose(ws.tree.root_hist / scale, ref / scale, rtol=1e-12, atol=1e-12)
 

@@ -199,6 +199,7 @@ def test_split_independent_of_row_order():
 def test_fused_histograms_and_splits_equal_the_two_passes(max_bins):
     """histograms_and_splits (one parallel loop) gives build_histograms' histograms and
     best_split_per_feature's splits bit for bit, for every grouping, on uint8 and uint16 codes."""
+    from fastboost._driver import make_config
     from fastboost._kernels.histogram import histograms_and_splits
 
     _, mapper, codes, y, u = case(4097, max_bins)
@@ -212,7 +213,8 @@ def test_fused_histograms_and_splits_equal_the_two_passes(max_bins):
         for groups in (1, 2, 3, d):
             hist = np.full((d, mc + 1, 2), np.nan)
             value, bin_, ml = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
-            histograms_and_splits(codes, y, w, hist, groups, mapper.n_value_bins_, cat, mc, criterion, value, bin_,
+            config = make_config(hist_groups=groups, missing_code=mc, criterion=criterion)
+            histograms_and_splits(codes, y, w, hist, config[0], np.arange(d), mapper.n_value_bins_, cat, value, bin_,
                                   ml)
             np.testing.assert_array_equal(hist, ref_hist)
             for got, want in zip((value, bin_, ml), ref):

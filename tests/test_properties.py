@@ -3,7 +3,8 @@
 Each example draws an estimator with valid parameters (AdaBoost, VadaBoost, EBBoost, LazyBoost,
 SABoost, QuadBoost; max_depth 1-3 where the algorithm has trees; discrete or real leaves; criterion;
 lazy feature ranks; min_samples_leaf / min_weight_fraction_leaf; weight trimming; max_bins; validation
-sets), labels (ints, strings, bools, floats, 20-300 classes, a single class), columns (float64, float32, ints, bools,
+sets; seeded feature and row sampling and interaction constraints),
+labels (ints, strings, bools, floats, 20-300 classes, a single class), columns (float64, float32, ints, bools,
 pandas nullable Int64 / Float64 / boolean with NA, NaN, +-inf, huge and tiny values, ties, duplicate,
 constant and all-missing columns) and sample weights (none, zeros, tiny and huge scales, a class with
 no weight, and invalid ones: all zero, negative, NaN, inf, the wrong length). Then ``fit`` either
@@ -387,6 +388,16 @@ def estimators(draw, n_classes, n_rows):
     p["max_bins"] = draw(st.sampled_from([255, 255, 2, 3, 16]))
     p["n_jobs"] = draw(st.sampled_from([1, 1, None, 2]))  # threads spin on a busy machine: mostly 1
     p["random_state"] = draw(st.sampled_from([None, 0, 12345]))
+    if _rarely(draw, 4):  # seeded feature and row sampling, interaction constraints (seeded: a refit is the same)
+        p["colsample_bytree"] = draw(st.sampled_from([1.0, 0.5, 0.01]))
+        p["colsample_bynode"] = draw(st.sampled_from([1.0, 0.5]))
+        p["subsample"] = draw(st.sampled_from([1.0, 0.6, 0.02]))
+        if Est not in (EBBoostClassifier, QuadBoostClassifier):
+            p["bootstrap"] = draw(st.booleans())
+        if _rarely(draw, 3):
+            p["interaction_constraints"] = [[0]]
+        if p["random_state"] is None:
+            p["random_state"] = 7
     return Est(**p), samme
 
 

@@ -78,8 +78,8 @@ def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, 
     ts = ws.tree
     # the arguments' types are a numeric fit's (no categorical feature: None), so the test runs the kernel a
     # fit compiles rather than a variant of its own
-    n_nodes = grow_tree(TreeRows(codes, y, u, u if q is None else q, u), n_value_bins, None, thresholds, config[0], ts,
-                        tree, -1, False, ws.monotone)
+    rows = TreeRows(codes, y, u, u if q is None else q, u)
+    n_nodes = grow_tree(rows, n_value_bins, None, thresholds, config[0], ts, tree, -1, False, ws.limits, rows)
     return n_nodes, tree, ts.leaf_of_row, ts.leaf_u
 
 
@@ -183,11 +183,11 @@ def test_child_histograms_subtraction_equals_brute_force():
     idx[:1200].sort()
     idx[1200:].sort()
     parent = np.empty((1, 5, mc + 1, 4))
-    rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 3, True, parent[0], 2)
+    rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 3, True, parent[0], 2, np.arange(5))
     children = np.empty((2, 5, mc + 1, 4))
     # the smaller child (rows 1200..n) in slot 1, its sibling by subtraction in slot 0
     level_child_histograms(TreeRows(codes, y, u, u, u), idx, np.array([[1200, n, 1]]), 1, np.array([0]), parent,
-                           children, 3, True, 2)
+                           children, 3, True, 2, np.arange(5))
     for slot, rows in ((0, idx[:1200]), (1, idx[1200:])):
         want = naive.node_histogram_naive(codes, y, u, rows, mc + 1, 3)
         np.testing.assert_allclose(children[slot], want, rtol=1e-12, atol=1e-15)
@@ -209,15 +209,15 @@ def test_grouped_tree_histograms_bit_identical_to_per_feature(d):
         for start, stop, rows in ((0, n, np.arange(n)), (1100, n, idx)):
             fast = np.full((d, nb, 3), np.nan)
             slow = np.full((d, nb, 3), np.nan)
-            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, False, fast, groups)
-            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, True, slow, groups)
+            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, False, fast, groups, np.arange(d))
+            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, True, slow, groups, np.arange(d))
             assert fast[:, :, :2].tobytes() == slow[:, :, :2].tobytes()
             assert np.all(fast[:, :, 2] == 0.0)
         parent = np.empty((1, d, nb, 3))
-        rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 2, False, parent[0], groups)
+        rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 2, False, parent[0], groups, np.arange(d))
         fast = np.full((2, d, nb, 3), np.nan)
         level_child_histograms(TreeRows(codes, y, u, u, u), idx, np.array([[1100, n, 1]]), 1, np.array([0]), parent,
-                               fast, 2, False, groups)
+                               fast, 2, False, groups, np.arange(d))
         for slot, r in ((0, idx[:1100]), (1, idx[1100:])):
             want = naive.node_histogram_naive(codes, y, u, r, nb, 2)
             np.testing.assert_allclose(fast[slot, :, :, :2], want[:, :, :2], rtol=1e-12, atol=1e-15 * u.max())
@@ -522,8 +522,8 @@ def test_leaf_sums_from_the_histograms_equal_those_from_the_rows(seed, depth, ma
         assert ts.level_a.shape == (slots, d, mc + 1, n_classes + 1)
         rows = TreeRows(codes, y, u, u, u)
         if root_ready:
-            rows_histograms(rows, ts.rows, 0, n, n_classes, False, ts.level_a[0], 2)
-        n_nodes = grow_tree(rows, nvb, None, thresholds, config[0], ts, tree, -1, root_ready, ws.monotone)
+            rows_histograms(rows, ts.rows, 0, n, n_classes, False, ts.level_a[0], 2, np.arange(d))
+        n_nodes = grow_tree(rows, nvb, None, thresholds, config[0], ts, tree, -1, root_ready, ws.limits, rows)
         out.append((n_nodes, tree[:n_nodes], ts.leaf_of_row, ts.leaf_u[:n_nodes], ts.leaf_w[:n_nodes]))
     (na, ta, ra, ua, wa), (nb, tb, rb, ub, wb) = out
     assert na == nb

@@ -67,26 +67,44 @@ def row_at(rows, j):
 
 
 @jit
-def group_histograms(codes, f0, g, rows, y, u, out):
-    """out[k, b, c] = sum of u[i] over the rows i with codes[f0 + k, i] == b and y[i] == c, for k < g <= 4.
+def sub_group_count(n_groups, n_features, k):
+    """The groups of a pass over k of the n_features features (the round's drawn features): n_groups scaled
+    down in proportion (n_groups as it is for every feature), made valid for k."""
+    if k == n_features:
+        return group_count(n_groups, k)
+    return group_count(max(1, (n_groups * k + n_features - 1) // n_features), k)
+
+
+@jit(inline="always")
+def _slot(fidx, k, by_feature):
+    return fidx[k] if by_feature else k
+
+
+@jit
+def group_histograms(codes, fidx, rows, y, u, out, by_feature):
+    """out[o_k, b, c] = sum of u[i] over the rows i with codes[fidx[k], i] == b and y[i] == c, for
+    k < g = len(fidx) <= 4; o_k = fidx[k] (by_feature) or k.
 
     codes  uint8[n_features, n_samples]   IN
+    fidx   int64[g]  IN  the features (those of a group: consecutive, or the round's drawn ones)
     rows   None (every row, in order) or int64[m] (those rows, in the given order)   IN
     y      uint16[n_samples] class index 0/1; u float64[n_samples]   IN
-    out    float64[>= g, n_bins, 2]   OUT (out[:g] overwritten)
+    out    float64[>= g, n_bins, 2]   OUT (those g slots overwritten)
     ``rows is None`` is resolved when numba compiles, so the all-rows pass has no index load.
     """
-    out[:g] = 0.0
+    g = fidx.shape[0]
+    for k in range(g):
+        out[_slot(fidx, k, by_feature)] = 0.0
     m = codes.shape[1] if rows is None else rows.shape[0]
     if g == 4:
-        h0 = out[0].ravel()
-        h1 = out[1].ravel()
-        h2 = out[2].ravel()
-        h3 = out[3].ravel()
-        c0 = codes[f0]
-        c1 = codes[f0 + 1]
-        c2 = codes[f0 + 2]
-        c3 = codes[f0 + 3]
+        h0 = out[_slot(fidx, 0, by_feature)].ravel()
+        h1 = out[_slot(fidx, 1, by_feature)].ravel()
+        h2 = out[_slot(fidx, 2, by_feature)].ravel()
+        h3 = out[_slot(fidx, 3, by_feature)].ravel()
+        c0 = codes[fidx[0]]
+        c1 = codes[fidx[1]]
+        c2 = codes[fidx[2]]
+        c3 = codes[fidx[3]]
         for j in range(m):
             i = row_at(rows, j)
             w = u[i]
@@ -96,12 +114,12 @@ def group_histograms(codes, f0, g, rows, y, u, out):
             h2[2 * c2[i] + c] += w
             h3[2 * c3[i] + c] += w
     elif g == 3:
-        h0 = out[0].ravel()
-        h1 = out[1].ravel()
-        h2 = out[2].ravel()
-        c0 = codes[f0]
-        c1 = codes[f0 + 1]
-        c2 = codes[f0 + 2]
+        h0 = out[_slot(fidx, 0, by_feature)].ravel()
+        h1 = out[_slot(fidx, 1, by_feature)].ravel()
+        h2 = out[_slot(fidx, 2, by_feature)].ravel()
+        c0 = codes[fidx[0]]
+        c1 = codes[fidx[1]]
+        c2 = codes[fidx[2]]
         for j in range(m):
             i = row_at(rows, j)
             w = u[i]
@@ -110,10 +128,10 @@ def group_histograms(codes, f0, g, rows, y, u, out):
             h1[2 * c1[i] + c] += w
             h2[2 * c2[i] + c] += w
     elif g == 2:
-        h0 = out[0].ravel()
-        h1 = out[1].ravel()
-        c0 = codes[f0]
-        c1 = codes[f0 + 1]
+        h0 = out[_slot(fidx, 0, by_feature)].ravel()
+        h1 = out[_slot(fidx, 1, by_feature)].ravel()
+        c0 = codes[fidx[0]]
+        c1 = codes[fidx[1]]
         for j in range(m):
             i = row_at(rows, j)
             w = u[i]
@@ -121,8 +139,8 @@ def group_histograms(codes, f0, g, rows, y, u, out):
             h0[2 * c0[i] + c] += w
             h1[2 * c1[i] + c] += w
     elif g == 1:
-        h0 = out[0].ravel()
-        c0 = codes[f0]
+        h0 = out[_slot(fidx, 0, by_feature)].ravel()
+        c0 = codes[fidx[0]]
         for j in range(m):
             i = row_at(rows, j)
             h0[2 * c0[i] + y[i]] += u[i]
@@ -143,27 +161,35 @@ def build_histograms(codes, y, u, hist, n_groups):
     """
     d = codes.shape[0]
     ng = group_count(n_groups, d)
+    feats = np.arange(d)
     for j in prange(ng):
         f0, f1 = group_bounds(j, ng, d)
-        group_histograms(codes, f0, f1 - f0, None, y, u, hist[f0:f1])
+        group_histograms(codes, feats[f0:f1], None, y, u, hist, True)
 
 
 @pjit
-def histograms_and_splits(codes, y, u, hist, n_groups, n_value_bins, categorical, missing_code, criterion, value,
-                          bin_, missing_left):
-    """build_histograms and then, in the same parallel loop, each feature's best split
-    (``split.best_split_per_feature``): the thread that summed a group's histograms searches them while
-    they are in its cache, and a round has one parallel loop (one wait for the slowest thread) less.
-    The outputs equal the two separate calls bit for bit.
+def histograms_and_splits(codes, y, u, hist, config, feats, n_value_bins, categorical, value, bin_, missing_left):
+    """build_histograms of the features feats (int64[k], increasing: the round's) and then, in the same
+    parallel loop, each one's best split (``split.best_split_per_feature``): the thread that summed a group's
+    histograms searches them while they are in its cache, and a round has one parallel loop (one wait for
+    the slowest thread) less. The outputs equal the two separate calls bit for bit.
 
-    value, bin_, missing_left  float64 / int64 / int64 [n_features]  OUT  as best_split_per_feature's
+    config  the fit's configuration (hist_groups, missing_code, criterion)  IN
+    value, bin_, missing_left  float64 / int64 / int64 [n_features]  OUT  as best_split_per_feature's (value
+            inf for the features not in feats)
     """
     d = codes.shape[0]
-    ng = group_count(n_groups, d)
+    k = feats.shape[0]
+    missing_code = config.missing_code
+    criterion = config.criterion
+    if k < d:
+        value[:] = np.inf
+    ng = sub_group_count(config.hist_groups, d, k)
     for j in prange(ng):
-        f0, f1 = group_bounds(j, ng, d)
-        group_histograms(codes, f0, f1 - f0, None, y, u, hist[f0:f1])
-        for f in range(f0, f1):
+        g0, g1 = group_bounds(j, ng, k)
+        group_histograms(codes, feats[g0:g1], None, y, u, hist, True)
+        for p in range(g0, g1):
+            f = feats[p]
             if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
                 v, b, ml = best_split_one_feature_q(hist[f], hist[f], n_value_bins[f], missing_code, criterion,
                                                     0.0, None, 0)
@@ -176,15 +202,16 @@ def histograms_and_splits(codes, y, u, hist, n_groups, n_value_bins, categorical
 
 
 @pjit
-def build_histograms_rows(codes, y, u, rows, hist, n_groups):
-    """build_histograms over the rows ``rows`` only (int64[m], increasing: weight trimming); every bin is
-    summed over those rows in their order, so with every row of positive weight the result is
-    build_histograms'."""
+def build_histograms_rows(codes, y, u, rows, hist, n_groups, feats):
+    """build_histograms over the rows ``rows`` only (int64[m], increasing: weight trimming, row sampling) and
+    the features feats (int64[k], increasing; the others' histograms are not written); every bin is summed
+    over those rows in their order, so with every row of positive weight the result is build_histograms'."""
     d = codes.shape[0]
-    ng = group_count(n_groups, d)
+    k = feats.shape[0]
+    ng = sub_group_count(n_groups, d, k)
     for j in prange(ng):
-        f0, f1 = group_bounds(j, ng, d)
-        group_histograms(codes, f0, f1 - f0, rows, y, u, hist[f0:f1])
+        g0, g1 = group_bounds(j, ng, k)
+        group_histograms(codes, feats[g0:g1], rows, y, u, hist, True)
 
 
 @jit
@@ -215,20 +242,23 @@ def _histogram_one_feature_q(codes_f, y, u, q, hist_f, histq_f):
 
 
 @pjit
-def build_histograms_q(codes, y, u, q, hist, histq):
-    """build_histograms plus a second per-class histogram of q (EBBoost's w**2 / p); threads over features.
+def build_histograms_q(codes, y, u, q, hist, histq, feats):
+    """build_histograms plus a second per-class histogram of q (EBBoost's w**2 / p); threads over the features
+    feats (int64[k]; the others' histograms are not written).
 
     q      float64[n_samples]                    IN
     histq  float64[n_features, n_bins, 2]        OUT
     """
-    for f in prange(codes.shape[0]):
+    for p in prange(feats.shape[0]):
+        f = feats[p]
         _histogram_one_feature_q(codes[f], y, u, q, hist[f], histq[f])
 
 
 @pjit
-def build_histograms_q_rows(codes, y, u, q, rows, hist, histq):
-    """build_histograms_q over the rows ``rows`` only (int64[m], increasing: weight trimming)."""
-    for f in prange(codes.shape[0]):
+def build_histograms_q_rows(codes, y, u, q, rows, hist, histq, feats):
+    """build_histograms_q over the rows ``rows`` only (int64[m], increasing: weight trimming, row sampling)."""
+    for p in prange(feats.shape[0]):
+        f = feats[p]
         codes_f = codes[f]
         hist_f = hist[f]
         histq_f = histq[f]

@@ -26,6 +26,7 @@ from .._config import compiled, jit, typed
 from .._types import LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, TreeRows
 from .histogram import build_histograms_q, build_histograms_q_rows, build_histograms_rows, histograms_and_splits
 from .incremental import next_histograms, next_tree_histograms, side_rows, wrong_rows
+from .sampling import draw_round, sample_rows
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
 from .split import choose_stump, rescan_constrained, stump_from_feature_splits
 from .tree import (
@@ -56,16 +57,18 @@ def _learn_variant(body, trim, categorical):
     """The loop's learn function (LEARN_SIG) around one learner's body for one kind of fit, made once each.
 
     The body is called as ``(data, config, ws, model, t, m, categorical)``; a variant compiles only the
-    paths its fits take: without weight trimming (trim False) no row selection, without categorical
+    paths its fits take: without weight trimming or row sampling (trim False) no row selection, without categorical
     features (categorical False: the body gets None for them) no scan of categories. numba drops a
     branch on a closure's constant, or on an argument that is None, before it types the code, so
     neither path's kernels are compiled (a cold stump fit compiles about 10 s less). ``m`` is the
-    number of rows chosen (``trimmed_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
+    number of rows chosen (``round_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
+    First the round's features are drawn (``sampling.draw_round``; nothing to draw without feature sampling).
     The closure holds only constants (numba's on-disk cache keys a closure by them; a function in it
     would pickle differently in every process).
     """
     def learn(data, config, ws, model, t):
-        m = trimmed_rows(config, ws, t, ws.tree.rows if body == _TREE else ws.stump.kept) if trim else -1
+        draw_round(config, ws.limits.sample, t, body != _TREE)
+        m = round_rows(config, ws, t, ws.tree.rows if body == _TREE else ws.stump.kept) if trim else -1
         cats = data.categorical if categorical else None
         if body == _STUMP:
             _learn_stump(data, config, ws, model, t, m, cats)
@@ -76,6 +79,17 @@ def _learn_variant(body, trim, categorical):
 
     name = ("learn_stump", "learn_stump_q", "learn_tree")[body]
     return typed(LEARN_SIG, learn, name=f"{name}[trim={trim}, categorical={categorical}]")
+
+
+@jit
+def round_rows(config, ws, t, kept):
+    """The rows round t's learner reads: kept[:m] (increasing), m returned, -1 for every row. Weight trimming
+    first (``trimmed_rows``), then row sampling draws from the rows it kept (``sampling.sample_rows``). The
+    loop's retry of a rejected round (state.untrimmed) reads every row."""
+    m = trimmed_rows(config, ws, t, kept)
+    if config.sample_rows and ws.state[0].untrimmed == 0:
+        m = sample_rows(ws.rows.w if config.u_is_w else ws.rows.u, config, t, kept, m, ws.limits.sample.hu)
+    return m
 
 
 @jit
@@ -120,29 +134,31 @@ def trimmed_rows(config, ws, t, kept):
 def _learn_stump(data, config, ws, model, t, m, categorical):
     """The best stump on the learner's weights (histograms, split search, one pass for its sums).
 
-    With weight trimming (m >= 0) the histograms hold only the m rows in ws.stump.kept chosen by trimmed_rows
-    (built from them, or carried from the last round's); the stump's sums still run over every row."""
+    With weight trimming or row sampling (m >= 0) the histograms hold only the m rows in ws.stump.kept chosen by
+    round_rows (built from them, or carried from the last round's; with bootstrap by their counts); the stump's
+    sums still run over every row. Only the round's features (ws.limits.sample.feats) have histograms."""
     rows = ws.rows
     st = ws.stump
     u = rows.w if config.u_is_w else rows.u
     state = ws.state[0]
+    feats = ws.limits.sample.feats[:ws.limits.sample.drawn[1]]
     if state.hist_ready != 0 and (m >= 0 or t % config.hist_rebuild != 0):
         # the histograms came from the last round's (incremental.py): only the search is left
         searched = False
     elif m >= 0:
-        build_histograms_rows(data.codes, rows.ylab, u, st.kept[:m], st.hist, config.hist_groups)
+        hu = ws.limits.sample.hu if config.bootstrap else u
+        build_histograms_rows(data.codes, rows.ylab, hu, st.kept[:m], st.hist, config.hist_groups, feats)
         searched = False
     else:  # the histograms and each feature's best split in one parallel loop
-        histograms_and_splits(data.codes, rows.ylab, u, st.hist, config.hist_groups, data.n_value_bins,
-                              categorical, config.missing_code, config.criterion, st.fvalue, st.fbin,
-                              st.fmissing_left)
+        histograms_and_splits(data.codes, rows.ylab, u, st.hist, config, feats, data.n_value_bins, categorical,
+                              st.fvalue, st.fbin, st.fmissing_left)
         if config.monotone:  # (that search had no constraints: the constrained features' again, with theirs)
-            rescan_constrained(st.hist, data.n_value_bins, config.missing_code, config.criterion, ws.monotone.direction,
-                               st.fvalue, st.fbin, st.fmissing_left)
+            rescan_constrained(st.hist, data.n_value_bins, config.missing_code, config.criterion,
+                               ws.limits.monotone.direction, feats, st.fvalue, st.fbin, st.fmissing_left)
         searched = True
     state.hist_ready = 0
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
-    _finish_stump(data, config, ws, model, t, u, searched, categorical)
+    _finish_stump(data, config, ws, model, t, u, searched, categorical, feats)
     if config.hist_rebuild > 1:  # the smaller side's histograms, for the next round's (update_stump_weights)
         r = model.rounds[t]
         if m >= 0:  # of the kept rows' sides
@@ -151,7 +167,7 @@ def _learn_stump(data, config, ws, model, t, m, categorical):
         else:
             k, small_left = side_rows(data.codes[r.feature], r.bin, r.missing_left, config.missing_code,
                                       r.categorical != 0, r.cat_left[:], st.side_rows)
-        build_histograms_rows(data.codes, rows.ylab, u, st.side_rows[:k], st.side_hist, config.hist_groups)
+        build_histograms_rows(data.codes, rows.ylab, u, st.side_rows[:k], st.side_hist, config.hist_groups, feats)
         state.small_left = small_left
 
 
@@ -162,13 +178,14 @@ def _learn_stump_q(data, config, ws, model, t, m, categorical):
     rows = ws.rows
     st = ws.stump
     u = rows.w if config.u_is_w else rows.u
+    feats = ws.limits.sample.feats[:ws.limits.sample.drawn[1]]
     if m >= 0:
-        build_histograms_q_rows(data.codes, rows.ylab, u, rows.q, st.kept[:m], st.hist, st.histq)
+        build_histograms_q_rows(data.codes, rows.ylab, u, rows.q, st.kept[:m], st.hist, st.histq, feats)
     else:
         m = u.shape[0]
-        build_histograms_q(data.codes, rows.ylab, u, rows.q, st.hist, st.histq)
+        build_histograms_q(data.codes, rows.ylab, u, rows.q, st.hist, st.histq, feats)
     model.rounds[t].n_seen = m
-    _finish_stump(data, config, ws, model, t, u, False, categorical)
+    _finish_stump(data, config, ws, model, t, u, False, categorical, feats)
     if m < u.shape[0]:  # trimmed: the step's sums of q over every row, as those of u (not the kept rows' histq)
         s = ws.sums[0]
         s.qi, s.qj = correct_wrong_sums(rows.q, rows.yh, rows.block_sums)
@@ -183,17 +200,17 @@ learn_stump_q = functools.partial(_learn_variant, _STUMP_Q)
 
 
 @jit
-def _finish_stump(data, config, ws, model, t, u, searched, categorical):
-    """The stump from the round's histograms (searched: each feature's best split is in ws.stump.fvalue / fbin /
-    fmissing_left already), its sums over every row and its record."""
+def _finish_stump(data, config, ws, model, t, u, searched, categorical, feats):
+    """The stump from the round's histograms of the features feats (searched: each feature's best split is in
+    ws.stump.fvalue / fbin / fmissing_left already), its sums over every row and its record."""
     r = model.rounds[t]
-    direction = ws.monotone.direction
+    direction = ws.limits.monotone.direction
     if searched:
         f, k, ml, left, right, threshold, qi, qj, cat = stump_from_feature_splits(
-            ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left, direction)
+            ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left, direction, feats)
     else:
         f, k, ml, left, right, threshold, qi, qj, cat = choose_stump(
-            ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left, direction)
+            ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left, direction, feats)
     r.feature = f
     r.categorical = cat
     r.bin = k
@@ -250,6 +267,10 @@ def _learn_tree(data, config, ws, model, t, m, categorical):
     ts = ws.tree
     u = rows.w if config.u_is_w else rows.u
     trows = TreeRows(data.codes, rows.ylab, u, rows.q, rows.w)
+    # bootstrap: the tree grows on the drawn rows' counts; its leaves' sums come from u
+    grow_rows = TreeRows(data.codes, rows.ylab, ws.limits.sample.hu, rows.q, rows.w) if (config.bootstrap and m >= 0) \
+        else trows
+    feats = ws.limits.sample.feats[:ws.limits.sample.drawn[1]]
     tree = model.nodes[t]
     # weight trimming (m >= 0): the tree grows on the rows holding config.trim_rate of u; its leaves' sums (and
     # so the leaf values, the step and the update) still come from every row
@@ -257,15 +278,16 @@ def _learn_tree(data, config, ws, model, t, m, categorical):
     if carry:
         state = ws.state[0]
         if state.hist_ready == 0 or t % config.hist_rebuild == 0:
-            rows_histograms(trows, ts.rows, 0, u.shape[0], config.n_classes, False, ts.root_hist, config.hist_groups)
+            rows_histograms(trows, ts.rows, 0, u.shape[0], config.n_classes, False, ts.root_hist, config.hist_groups,
+                            feats)
         root = ts.level_a[0]
         for f in range(root.shape[0]):  # loops: a slice copy would compile numba's shape-mismatch error path
             for b in range(root.shape[1]):
                 for c in range(root.shape[2]):
                     root[f, b, c] = ts.root_hist[f, b, c]
         state.hist_ready = 0
-    n_nodes = grow_tree(trows, data.n_value_bins, categorical, data.thresholds, config, ts, tree, m, carry,
-                        ws.monotone)
+    n_nodes = grow_tree(grow_rows, data.n_value_bins, categorical, data.thresholds, config, ts, tree, m, carry,
+                        ws.limits, trows)
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
     if config.leaf == LEAF_VECTOR:
@@ -394,7 +416,7 @@ def _update_discrete_leaves(data, config, ws, model, t, alpha, factor):
     if carry:  # the next round's root histograms from this round's (incremental.py)
         k, small_wrong = wrong_rows(ts.wrong, rows.block_sums, ts.tmp)
         rows_histograms(TreeRows(data.codes, rows.ylab, rows.w, rows.q, rows.w), ts.tmp, 0, k, config.n_classes,
-                        False, ts.side_hist, config.hist_groups)
+                        False, ts.side_hist, config.hist_groups, ws.limits.sample.feats[:ws.limits.sample.drawn[1]])
         next_tree_histograms(ts.root_hist, ts.side_hist, small_wrong, alpha, s.wi, s.wj)
         ws.state[0].hist_ready = 1
     return z, s2

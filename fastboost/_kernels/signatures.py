@@ -23,9 +23,11 @@ from .._types import (
     ROUND_DTYPE,
     STATE_DTYPE,
     SUMS_DTYPE,
+    Limits,
     Model,
     Monotone,
     RowState,
+    SampleScratch,
     StumpScratch,
     TrainData,
     TreeScratch,
@@ -81,7 +83,12 @@ tree_scratch_t = types.NamedTuple([
     f8_3d, f8_3d, i1_1d,  # root_hist, side_hist, wrong
 ], TreeScratch)
 monotone_t = types.NamedTuple([i1_1d, f8_2d], Monotone)  # direction, bounds
-workspace_t = types.NamedTuple([row_state_t, sums_1d, state_1d, stump_scratch_t, tree_scratch_t, f8_2d, monotone_t],
+sample_scratch_t = types.NamedTuple([
+    u1_1d, u1_2d, u1_1d, i8_1d, i8_1d,  # grouped, groups, fmask, feats, drawn
+    u1_2d, u1_2d, f8_1d,  # node_groups, allowed, hu
+], SampleScratch)
+limits_t = types.NamedTuple([monotone_t, sample_scratch_t], Limits)
+workspace_t = types.NamedTuple([row_state_t, sums_1d, state_1d, stump_scratch_t, tree_scratch_t, f8_2d, limits_t],
                                Workspace)
 
 #: transform(data, config, ws): the learner's weights ws.rows.u (and q, ylab) from the boosting state ws.rows.w

@@ -332,7 +332,7 @@ def best_split_per_feature(hist, n_value_bins, categorical, missing_code, criter
     missing_left  int64[n_features]               OUT
     """
     best_split_per_feature_q(hist, hist, n_value_bins, categorical, missing_code, criterion, 0.0, value, bin_,
-                             missing_left, NO_CONSTRAINTS)
+                             missing_left, NO_CONSTRAINTS, np.arange(hist.shape[0]))
 
 
 @jit
@@ -343,9 +343,14 @@ def feature_direction(direction, f):
 
 @pjit
 def best_split_per_feature_q(hist, histq, n_value_bins, categorical, missing_code, criterion, lam, value, bin_,
-                             missing_left, direction):
-    """As :func:`best_split_per_feature`; EBBoost's criterion also reads histq (see best_split_one_feature_q)."""
-    for f in prange(hist.shape[0]):
+                             missing_left, direction, feats):
+    """As :func:`best_split_per_feature` for the features feats (int64[k], increasing; value inf for the others),
+    each with its monotone constraint (direction: int8[n_features], or length 0: none); EBBoost's criterion also
+    reads histq (see best_split_one_feature_q)."""
+    if feats.shape[0] < hist.shape[0]:
+        value[:] = np.inf
+    for p in prange(feats.shape[0]):
+        f = feats[p]
         mono = feature_direction(direction, f)
         if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
             v, b, ml = best_split_one_feature_q(hist[f], histq[f], n_value_bins[f], missing_code, criterion, lam,
@@ -359,10 +364,12 @@ def best_split_per_feature_q(hist, histq, n_value_bins, categorical, missing_cod
 
 
 @jit
-def rescan_constrained(hist, n_value_bins, missing_code, criterion, direction, value, bin_, missing_left):
+def rescan_constrained(hist, n_value_bins, missing_code, criterion, direction, feats, value, bin_, missing_left):
     """The constrained features' best stumps again, with their constraint (after a search without constraints,
-    ``histogram.histograms_and_splits``): value, bin_, missing_left [n_features] IN/OUT."""
-    for f in range(direction.shape[0]):
+    ``histogram.histograms_and_splits``), among the round's features feats (int64[k]; the others' histograms
+    are not built): value, bin_, missing_left [n_features] IN/OUT."""
+    for p in range(feats.shape[0]):
+        f = feats[p]
         mono = np.int64(direction[f])
         if mono != 0:
             v, b, ml = best_split_one_feature_q(hist[f], hist[f], n_value_bins[f], missing_code, criterion, 0.0, None,
@@ -432,7 +439,7 @@ def kth_best_feature(value, total, k):
 
 
 @jit
-def choose_stump(st, n_value_bins, categorical, thresholds, config, cat_left, direction):
+def choose_stump(st, n_value_bins, categorical, thresholds, config, cat_left, direction, feats):
     """The round's stump from its histograms: per-feature search, the feature_rank-th best feature, sides.
 
     st           StumpScratch  IN  hist, histq float64[n_features, n_bins, 2] (histq: w**2 / p sums, read by
@@ -442,6 +449,7 @@ def choose_stump(st, n_value_bins, categorical, thresholds, config, cat_left, di
     config       the fit's configuration (missing_code, criterion, lam, feature_rank)  IN
     cat_left     uint64[CAT_WORDS]  OUT  a categorical stump's left set (zeros otherwise)
     direction    int8[n_features or 0]  IN  monotone constraints (length 0: none; module docstring)
+    feats        int64[k >= 1]  IN  the features the stump may use (increasing; only their histograms are read)
     Returns (feature, bin, missing_left, left, right, threshold, Q_I, Q_J, is_categorical): the sides'
     outputs are the heavier class (EBBoost: opposite, with the polarity that makes A >= B, so
     alpha >= 0); without any feature that splits the weighted rows, the constant hypothesis
@@ -449,12 +457,12 @@ def choose_stump(st, n_value_bins, categorical, thresholds, config, cat_left, di
     set minus one.
     """
     best_split_per_feature_q(st.hist, st.histq, n_value_bins, categorical, config.missing_code, config.criterion,
-                             config.lam, st.fvalue, st.fbin, st.fmissing_left, direction)
-    return stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config, cat_left, direction)
+                             config.lam, st.fvalue, st.fbin, st.fmissing_left, direction, feats)
+    return stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config, cat_left, direction, feats)
 
 
 @jit
-def stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config, cat_left, direction):
+def stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config, cat_left, direction, feats):
     """choose_stump after its per-feature search: st.fvalue, st.fbin, st.fmissing_left hold every feature's best
     split (``best_split_per_feature_q``, or the fused ``histogram.histograms_and_splits``); st.fvalue is
     overwritten."""
@@ -469,11 +477,12 @@ def stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config,
     feature_rank = config.feature_rank
     cat_left[:] = 0
     is_cat = False
-    c0 = 0.0  # class weights of all rows (any feature's histogram holds them all)
+    f0 = feats[0]  # class weights of all rows (any built feature's histogram holds them all)
+    c0 = 0.0
     c1 = 0.0
     for b in range(missing_code + 1):
-        c0 += hist[0, b, 0]
-        c1 += hist[0, b, 1]
+        c0 += hist[f0, b, 0]
+        c1 += hist[f0, b, 1]
     f = kth_best_feature(fvalue, c0 + c1, feature_rank)
     qi = 0.0
     qj = 0.0
@@ -486,8 +495,8 @@ def stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config,
             q0 = 0.0
             q1 = 0.0
             for b in range(missing_code + 1):
-                q0 += histq[0, b, 0]
-                q1 += histq[0, b, 1]
+                q0 += histq[f0, b, 0]
+                q1 += histq[f0, b, 1]
             a, bb, wi, wj = eb_terms(0.0, 0.0, 0.0, 0.0, c0, c1, q0, q1, lam)  # +1 everywhere: "right" side
             left = 1 if a >= bb else -1
             qi = q1 if left > 0 else q0
@@ -755,25 +764,34 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
 
 @pjit
 def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, min_weight, value, bin_, missing_left,
-                 direction, delta):
+                 limits, delta):
     """Per-feature best splits of every active node of a level, threads over features (one launch per level).
 
     hist    float64[slots, n_features, n_bins, n_classes + 1]  IN   the level's node histograms
     categorical  uint8[n_features] or None  IN  1 for categorical features (None: none is)
     config  the fit's configuration (missing_code, n_classes, criterion, min_samples_leaf, leaf)  IN
     active  uint8[slots]  IN  1 for the nodes to split
-    value, bin_, missing_left  [slots, n_features]  OUT  as best_split_per_feature, per node
-    direction  int8[n_features or 0]  IN  monotone constraints (length 0: none); delta: the leaves' smoothing
+    value, bin_, missing_left  [slots, n_features]  OUT  as best_split_per_feature, per node (value inf where
+            the node may not split on the feature)
+    limits  Limits  IN  limits.monotone.direction: monotone constraints (int8[n_features or 0], length 0: none);
+            limits.sample.allowed: uint8[slots, n_features], 1 where node s may split on feature f
+            (sampling.node_features)
+    delta   the leaves' smoothing
     """
     missing_code = config.missing_code
     n_classes = config.n_classes
     criterion = config.criterion
     min_leaf = config.min_samples_leaf
     leaf = config.leaf
+    direction = limits.monotone.direction
+    allowed = limits.sample.allowed
     for f in prange(hist.shape[1]):
         mono = feature_direction(direction, f)
         for s in range(n_nodes):
             if not active[s]:
+                continue
+            if allowed[s, f] == 0:
+                value[s, f] = np.inf
                 continue
             if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
                 v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,

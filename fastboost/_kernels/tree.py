@@ -35,7 +35,8 @@ from numba import prange
 
 from .._config import jit, pjit
 from .._types import CRITERION_LS, LEAF_DISCRETE, LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, SPLIT_DTYPE
-from .histogram import GROUP, group_bounds, group_count, group_histograms, row_at
+from .histogram import GROUP, group_bounds, group_histograms, row_at, sub_group_count
+from .sampling import child_groups, node_features
 from .split import best_feature, categorical_left_set, impurity, level_splits
 from .update import BLOCK, block_total, goes_left
 
@@ -74,25 +75,27 @@ def _grouped_case(n_classes, with_count, hist_f):
 
 
 @jit
-def _group_rows_histograms(rows, f0, f1, idx, start, stop, out):
-    """out[k] (k < f1 - f0) = the tree histogram of features f0 + k over the rows idx[start:stop]
+def _group_rows_histograms(rows, fidx, idx, start, stop, out):
+    """out[fidx[k]] (k < len(fidx) <= GROUP) = the tree histogram of feature fidx[k] over the rows idx[start:stop]
     (all rows in order when that is the whole of idx) with the grouped kernel; count field 0."""
-    g = f1 - f0
+    g = fidx.shape[0]
     scratch = np.empty((GROUP, out.shape[1], 2))
     if start == 0 and stop == idx.shape[0]:
-        group_histograms(rows.codes, f0, g, None, rows.y, rows.u, scratch)
+        group_histograms(rows.codes, fidx, None, rows.y, rows.u, scratch, False)
     else:
-        group_histograms(rows.codes, f0, g, idx[start:stop], rows.y, rows.u, scratch)
+        group_histograms(rows.codes, fidx, idx[start:stop], rows.y, rows.u, scratch, False)
     for k in range(g):
+        f = fidx[k]
         for b in range(out.shape[1]):
-            out[k, b, 0] = scratch[k, b, 0]
-            out[k, b, 1] = scratch[k, b, 1]
-            out[k, b, 2] = 0.0
+            out[f, b, 0] = scratch[k, b, 0]
+            out[f, b, 1] = scratch[k, b, 1]
+            out[f, b, 2] = 0.0
 
 
 @pjit
-def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_groups):
-    """Tree histograms of the rows idx[start:stop]; threads over features, rows in order.
+def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_groups, feats):
+    """Tree histograms of the rows idx[start:stop] and the features feats (int64[k], increasing: the round's;
+    the others' are not written); threads over features, rows in order.
 
     rows   TreeRows  IN  codes, the class index y and the learner weights u (q is summed into the last field
            when hist has n_classes + 2 fields; w is not read)
@@ -102,14 +105,15 @@ def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_group
     n_groups  histogram.n_feature_groups(n_features, threads): the binary case runs the grouped kernel
     """
     d = rows.codes.shape[0]
+    k = feats.shape[0]
     grouped = _grouped_case(n_classes, with_count, hist)
-    ng = group_count(n_groups, d) if grouped else d  # (one feature a unit otherwise)
+    ng = sub_group_count(n_groups, d, k) if grouped else k  # (one feature a unit otherwise)
     for j in prange(ng):
-        f0, f1 = group_bounds(j, ng, d)
+        g0, g1 = group_bounds(j, ng, k)
         if grouped:
-            _group_rows_histograms(rows, f0, f1, idx, start, stop, hist[f0:f1])
+            _group_rows_histograms(rows, feats[g0:g1], idx, start, stop, hist)
         else:
-            _rows_histogram_one_feature(rows, f0, idx, start, stop, n_classes, with_count, hist[f0])
+            _rows_histogram_one_feature(rows, feats[g0], idx, start, stop, n_classes, with_count, hist[feats[g0]])
 
 
 @jit
@@ -122,30 +126,32 @@ def _subtract(hp, hs, hl):
 
 @pjit
 def level_child_histograms(rows, idx, small_range, n_split, parent_slot, hist_parent, hist_children, n_classes,
-                           with_count, n_groups):
+                           with_count, n_groups, feats):
     """Children histograms of a level, threads over features: for split j, the smaller child (slot 2j or
     2j+1, rows small_range[j]) is built from its rows and its sibling is the parent's minus it.
 
     rows         TreeRows           IN  as rows_histograms
     small_range  int64[n_split, 3]  IN  (start, stop, slot of the smaller child) per split node
     parent_slot  int64[n_split]     IN  the parent's slot in hist_parent
-    n_classes, with_count, n_groups     as rows_histograms
+    n_classes, with_count, n_groups, feats     as rows_histograms
     """
     d = rows.codes.shape[0]
+    k = feats.shape[0]
     grouped = _grouped_case(n_classes, with_count, hist_parent)
-    ng = group_count(n_groups, d) if grouped else d  # (one feature a unit otherwise)
+    ng = sub_group_count(n_groups, d, k) if grouped else k  # (one feature a unit otherwise)
     for jg in prange(ng):
-        f0, f1 = group_bounds(jg, ng, d)
+        g0, g1 = group_bounds(jg, ng, k)
         for j in range(n_split):
             small = small_range[j, 2]
             large = 4 * j + 1 - small  # the sibling's slot: 2j <-> 2j + 1
             if grouped:
-                _group_rows_histograms(rows, f0, f1, idx, small_range[j, 0], small_range[j, 1],
-                                       hist_children[small, f0:f1])
+                _group_rows_histograms(rows, feats[g0:g1], idx, small_range[j, 0], small_range[j, 1],
+                                       hist_children[small])
             else:
-                _rows_histogram_one_feature(rows, f0, idx, small_range[j, 0], small_range[j, 1], n_classes,
-                                            with_count, hist_children[small, f0])
-            for f in range(f0, f1):
+                _rows_histogram_one_feature(rows, feats[g0], idx, small_range[j, 0], small_range[j, 1], n_classes,
+                                            with_count, hist_children[small, feats[g0]])
+            for p in range(g0, g1):
+                f = feats[p]
                 _subtract(hist_parent[parent_slot[j], f], hist_children[small, f], hist_children[large, f])
 
 
@@ -320,12 +326,12 @@ def partition_level(codes, splits, n_split, missing_code, node_range, root, idx,
 
 
 @jit
-def _node_class_weights(hist, missing_code, n_classes, out):
-    """Class weights and positive-weight row count of a node from any feature's histogram (feature 0)."""
+def _node_class_weights(hist, missing_code, n_classes, out, f):
+    """Class weights and positive-weight row count of a node from any built feature's histogram (feature f)."""
     out[:] = 0.0
     for b in range(missing_code + 1):
         for k in range(hist.shape[2]):
-            out[k] += hist[0, b, k]
+            out[k] += hist[f, b, k]
 
 
 @jit
@@ -518,10 +524,11 @@ def reset_tree(tree):
 
 
 @jit
-def root_weight(hist_root, config):
-    """The learner weight sum(u) of all rows, from the root's histogram (min_weight_fraction_leaf's scale)."""
+def root_weight(hist_root, config, f):
+    """The learner weight sum(u) of all rows, from the root's histogram of a built feature f (min_weight_fraction_leaf's
+    scale)."""
     cw = np.zeros(hist_root.shape[2])
-    _node_class_weights(hist_root, config.missing_code, config.n_classes, cw)
+    _node_class_weights(hist_root, config.missing_code, config.n_classes, cw, f)
     total_u = 0.0
     for k in range(config.n_classes):
         total_u += cw[k]
@@ -574,7 +581,7 @@ def _child_bounds(hist_f, sp, config, delta, direction, bounds, first_child):
 
 @jit
 def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, categorical, thresholds, config,
-                 min_weight, splits, mono):
+                 min_weight, splits, limits):
     """The splits of one level from its node histograms: the decisions of a level, no rows touched.
 
     hist   float64[slots, n_features, n_bins, n_classes + 1]  IN  the histograms of the level's nodes
@@ -583,11 +590,16 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
     tree   OUT  each level node's weight; each split node's split, children, threshold and gain
     splits SPLIT_DTYPE[slots]  OUT  per split j: the node's slot and index, its feature, bin, missing_left and
            (categorical splits) the set of categories that go left
-    mono   Monotone  IN  the features' monotone constraints (direction of length 0: none); IN/OUT bounds: the
-           level's intervals (the root's set here), the children's written
+    limits Limits  IN/OUT  limits.monotone: the features' monotone constraints (direction of length 0: none) and
+           the level's intervals (bounds: the root's set here, the children's written); limits.sample: the
+           round's features (feats[:drawn[1]] built, fmask), the interaction groups alive at the level's nodes
+           (node_groups: set here for the root and the children), scratch
     Returns the number of splits (0: the level's nodes are all leaves). A node is split when it is not
-    empty or pure (least squares: has weight) and some split is valid.
+    empty or pure (least squares: has weight) and some split is valid; it splits on the features
+    sampling.node_features allows it.
     """
+    mono = limits.monotone
+    ss = limits.sample
     missing_code = config.missing_code
     n_classes = config.n_classes
     criterion = config.criterion
@@ -603,7 +615,7 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
     ls = criterion == CRITERION_LS
     any_active = False
     for s in range(level_count):
-        _node_class_weights(hist[s], missing_code, n_classes, cw)
+        _node_class_weights(hist[s], missing_code, n_classes, cw, ss.feats[0])
         total = 0.0
         top = 0.0
         for k in range(n_classes):
@@ -625,8 +637,12 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
     if not any_active:
         return 0
     delta = config.leaf_smoothing * tree[0].weight  # (the root's weight: finish_leaves' total_u)
+    if level_first == 0:  # the root: every interaction group alive
+        ss.node_groups[0, :] = 1
+    for s in range(level_count):
+        node_features(config, ss, level_first + s, ss.allowed[s])
     level_splits(hist, level_count, active, n_value_bins, categorical, config, min_weight, value, bin_, missing_left,
-                 direction, delta)
+                 limits, delta)
     n_split = 0
     for s in range(level_count):
         if not active[s]:
@@ -663,6 +679,7 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
         nd.gain = node_imp[s] - value[s, f]
         if constrained:
             _child_bounds(hist[s, f], sp, config, delta, direction[f], mono.bounds, nd.left)
+        child_groups(ss, level_first + s, f, nd.left, nd.right)
         n_split += 1
     return n_split
 
@@ -729,12 +746,12 @@ def _leaf_sums_from(hist_f, n_bins_code, missing_code, k, missing_left, categori
 
 @jit
 def split_level_rows(rows, config, splits, n_split, first_child, root, ts, hist_parent, hist_children,
-                     with_histograms):
+                     with_histograms, feats):
     """The rows' side of a level that is not the last: partition the split nodes' rows (children
     first_child + 2j, first_child + 2j + 1 of split j; ts.rows, ts.tmp, ts.node_range) and, with_histograms,
     build the children's histograms into hist_children[2j], hist_children[2j + 1] (the smaller child from its
     rows, its sibling by subtraction from hist_parent). root: the level is the root's (ts.rows not filled yet).
-    rows TreeRows IN; splits SPLIT_DTYPE[>= n_split] IN.
+    rows TreeRows IN; splits SPLIT_DTYPE[>= n_split] IN; feats int64[k] IN the features whose histograms are built.
     """
     node_range = ts.node_range
     n_left = np.empty(max(n_split, 1), np.int64)
@@ -759,7 +776,7 @@ def split_level_rows(rows, config, splits, n_split, first_child, root, ts, hist_
         parent_slot[j] = splits[j].slot
     if with_histograms:
         level_child_histograms(rows, ts.rows, small_range, n_split, parent_slot, hist_parent, hist_children,
-                               config.n_classes, config.min_samples_leaf > 1, config.hist_groups)
+                               config.n_classes, config.min_samples_leaf > 1, config.hist_groups, feats)
 
 
 @jit
@@ -836,7 +853,7 @@ def finish_leaves(tree, n_nodes, leaf_u, config, total_u, bounds):
 
 
 @jit
-def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_seen, root_ready, mono):
+def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_seen, root_ready, limits, leaf_rows):
     """Grow one tree on the learner weights rows.u into ``tree``; return its number of nodes.
 
     rows     TreeRows  IN  codes uint8 / uint16 [n_features, n_samples]; y uint16[n_samples] (class index
@@ -862,13 +879,16 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
     n_seen   >= 0: weight trimming, the tree grows on the rows ts.rows[:n_seen] only (IN, increasing); every
              row then goes to its leaf by the tree and the leaves' sums run over all rows
              (tree_leaves_all_rows), so the leaves' values and the round's sums are exact.
+    limits   Limits  IN/OUT  limits.sample: the features the round reads (histograms of feats[:drawn[1]] only) and
+             each node may split on (choose_level); limits.monotone: the features' monotone constraints (direction
+             of length 0: none), OUT its bounds, each node's interval (module docstring)
+    leaf_rows  TreeRows  IN  the rows whose u the leaves' sums add when the tree grows on a subset (n_seen >= 0): rows
+             with the learner's weights where rows.u holds bootstrap counts, else rows itself
     root_ready  ts.level_a[0] holds the root's histograms already (carried from the last round: incremental.py);
              then u is w, the leaves discrete, no row counts, and the leaves' sums come from the level histograms
              (hist_leaf_sums: bins, not rows, so they carry the histograms' rounding) and the pass over the
              rows only finds each row's leaf, unless a class is nearly absent from a leaf (a sum below
              NEAR_ZERO_SUM of the total, perhaps a rounding residue of zero): then they come from the rows
-    mono     Monotone  IN  the features' monotone constraints (direction of length 0: none); OUT its bounds,
-             each node's interval (module docstring)
     Growth alternates two sides, kept apart so that fastboost.dask runs the same functions with the
     rows on its workers and the decisions on the client: the rows' side (rows_histograms,
     split_level_rows, tree_leaves_rows) reads and partitions rows; the decisions' side (root_weight,
@@ -884,10 +904,13 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
     ts.node_range[0, 1] = n
     slots = hist_a.shape[0]
     splits = np.zeros(slots, SPLIT_DTYPE)  # the level's splits
+    ss = limits.sample
+    mono = limits.monotone
+    feats = ss.feats[:ss.drawn[1]]
     if not root_ready:
         rows_histograms(rows, ts.rows, 0, n, config.n_classes, config.min_samples_leaf > 1, hist_a[0],
-                        config.hist_groups)
-    total_u = root_weight(hist_a[0], config)
+                        config.hist_groups, feats)
+    total_u = root_weight(hist_a[0], config, feats[0])
     min_weight = config.min_weight_fraction_leaf * total_u
     level_first = 0  # node indices of the current level: level_first .. level_first + level_count - 1
     level_count = 1
@@ -898,7 +921,7 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
     from_hist = root_ready  # the leaves' sums from the level histograms (hist_leaf_sums), not from the rows
     for depth in range(config.max_depth):
         n_split = choose_level(hist_a, level_first, level_count, n_nodes, tree, n_value_bins, categorical,
-                               thresholds, config, min_weight, splits, mono)
+                               thresholds, config, min_weight, splits, limits)
         last = n_split == 0 or depth + 1 == config.max_depth
         if from_hist:
             hist_leaf_sums(hist_a, level_first, level_count, tree, config.missing_code, last, leaf_u, ts.leaf_w)
@@ -912,7 +935,7 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
             last_root = depth == 0 and not subset
             break
         split_level_rows(rows, config, splits, n_split, first_child, depth == 0 and not subset, ts, hist_a, hist_b,
-                         True)
+                         True, feats)
         level_first = first_child
         level_count = 2 * n_split
         hist_a, hist_b = hist_b, hist_a
@@ -920,7 +943,7 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
         n_first = n_nodes
     # leaves: row assignment and per-class sums (rows in increasing order within each leaf)
     if subset:
-        tree_leaves_all_rows(rows, config, tree, ts.leaf_of_row, leaf_u, ts.leaf_w)
+        tree_leaves_all_rows(leaf_rows, config, tree, ts.leaf_of_row, leaf_u, ts.leaf_w)
         total_u = 0.0
         for node in range(n_nodes):
             if tree[node].left < 0:

@@ -74,10 +74,11 @@ def profile_kernels(Xtr, ytr, args, per_round_s=None, say=log):
                      lambda: build_histograms(codes, ws.rows.ylab, u, ws.stump.hist, int(c["hist_groups"])), reps,
                      n * d)
         t_s = timeit("split search (choose_stump)", lambda: choose_stump(
-            ws.stump, mapper.n_value_bins_, mapper.categorical_, mapper.thresholds_, c, bits), reps)
+            ws.stump, mapper.n_value_bins_, mapper.categorical_, mapper.thresholds_, c, bits,
+            ws.limits.monotone.direction, ws.limits.sample.feats), reps)
         stump = np.zeros(1, ROUND_DTYPE)[0]
         f, k, ml, left, right = choose_stump(ws.stump, mapper.n_value_bins_, mapper.categorical_, mapper.thresholds_,
-                                             c, bits)[:5]
+                                             c, bits, ws.limits.monotone.direction, ws.limits.sample.feats)[:5]
         stump["feature"], stump["bin"], stump["missing_left"], stump["left"], stump["right"] = f, k, ml, left, right
         t_a = timeit("apply_stump", lambda: apply_stump(codes[f], stump, mapper.missing_code, ws.rows, u, ws.sums),
                      reps, n * (1 + 1 + 8 + 8 + 1))
