@@ -543,7 +543,7 @@ def test_clear_errors(client, ddata, data):
         est.fit(Xd, da.from_array(np.ones_like(y), chunks=(CHUNKS,)))
     y3 = da.from_array(np.where(X[:, 0] > 1.0, 2, y), chunks=(CHUNKS,))
     with pytest.raises(ValueError, match="SAMME.R, K-vector leaves.*not available on Dask.*multiclass='ovr'"):
-        fbd.DaskAdaBoostClassifier(n_estimators=5, leaf="real").fit(Xd, y3)
+        fbd.DaskAdaBoostClassifier(n_estimators=5, leaf="real", multiclass="joint").fit(Xd, y3)
     assert not hasattr(est, "rounds_")
 
 
