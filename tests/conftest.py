@@ -11,6 +11,12 @@ SCRIPTS = pathlib.Path(__file__).resolve().parents[1] / "scripts"
 # array-API mode is on; it must be set before SciPy is first imported.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
+# With the tests spread over one process per core, OpenMP threads that spin between parallel loops take the
+# core another process is using: let them sleep at once (fastboost reads this when its threads start; the
+# tests of the wait policy run their own processes with an environment of their own).
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("FASTBOOST_WAIT_POLICY", "passive")
+
 
 @pytest.fixture(scope="module")
 def replay_data():
