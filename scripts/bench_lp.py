@@ -43,8 +43,11 @@ import numpy as np
 
 SCRIPT = Path(__file__).resolve()
 ROOT = SCRIPT.parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # this checkout's fastboost, before any installed copy
+# this checkout's fastboost, before any installed copy; a child (--child) imports its parent's, named in
+# FASTBOOST_ROOT, so the two share one build and its compiled kernels
+FASTBOOST_ROOT = os.environ.get("FASTBOOST_ROOT", str(ROOT))
+if FASTBOOST_ROOT not in sys.path:
+    sys.path.insert(0, FASTBOOST_ROOT)
 
 DEFAULT_OUT = "bench-lp-results"
 DEFAULT_SIZES = [10_000, 100_000, 1_000_000]
@@ -260,7 +263,10 @@ def run_child(spec, workdir, hard_limit):
     spec_path = workdir / f"spec-{n}.json"
     spec_path.write_text(json.dumps(spec))
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(SCRIPT), "--child", str(spec_path)])
+    import fastboost
+
+    env = {**os.environ, "FASTBOOST_ROOT": str(Path(fastboost.__file__).resolve().parent.parent)}
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), "--child", str(spec_path)], env=env)
     killed, peak = None, None
     if hasattr(os, "wait4"):
         while True:

@@ -1,6 +1,7 @@
 import importlib.util
 import os
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -37,5 +38,9 @@ def load_script(name):
     """The module of ``scripts/<name>.py`` (the scripts are not a package), loaded under its own name."""
     spec = importlib.util.spec_from_file_location(f"{name}_script", SCRIPTS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    path = list(sys.path)
+    try:
+        spec.loader.exec_module(module)
+    finally:  # a script puts the checkout first on sys.path; processes this one starts later (Dask's workers)
+        sys.path[:] = path  # would inherit it and import (and compile) a second copy of fastboost
     return module
