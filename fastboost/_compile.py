@@ -87,9 +87,9 @@ def _groups():
         fit_predict(RLPBoostClassifier(3), X, y)
         fit_predict(RQPBoostClassifier(3, solver="lbfgs"), X, y)
 
-    # in the order they are started (the longest first, so that parallel processes end together); a group
-    # compiles only what the groups before it in this list have not (the rest loads from the cache), except
-    # while two run at once
+    # in the order they are started: the stumps (whose kernels most fits share) beside exact mode (two-byte
+    # codes: kernels of its own), then the longest first, so that parallel processes end together. A group
+    # compiles what no group before it compiled (the rest loads from the cache), except while two run at once
     groups = [("the loop and decision stumps (AdaBoost, lazy stumps)", stumps),
               ("exact mode (max_bins=None: two-byte codes)", exact),
               ("trees (two and K classes, confidence-rated, least squares)", trees),
@@ -130,28 +130,25 @@ def default_jobs():
 def compile_all(say=print, jobs=None):
     """Compile (or load from the cache) every kernel group; one line per group. Returns the seconds taken.
 
-    The first group (the loop and decision stumps, which every other fit uses) runs in this process; the
-    others then run in ``jobs`` worker processes at once (default: one per core this process may use), each
-    compiling what no group before it compiled and loading the rest from numba's on-disk cache, which
-    processes share safely (numba writes a cache file under a temporary name and renames it). ``jobs=1``
-    compiles every group in this process, one after the other.
+    The groups run in ``jobs`` worker processes at once (default: one per core this process may use), in the
+    order of :func:`_groups`; each compiles what no group before it compiled and loads the rest from numba's
+    on-disk cache, which processes share safely (numba writes a cache file under a temporary name and renames
+    it). ``jobs=1`` compiles every group in this process, one after the other.
     """
     start = time.perf_counter()
-    n = len(_groups())
     names = [name for name, _ in _groups()]
     jobs = default_jobs() if jobs is None else jobs
-    say(f"  {names[0]}: {_run_group(0):.1f} s")
     if jobs <= 1:
-        for i in range(1, n):
-            say(f"  {names[i]}: {_run_group(i):.1f} s")
+        for i, name in enumerate(names):
+            say(f"  {name}: {_run_group(i):.1f} s")
         return time.perf_counter() - start
     import concurrent.futures
     import multiprocessing
 
     # spawn: a fresh interpreter per worker (forking a process whose thread pool runs is unsafe)
-    with concurrent.futures.ProcessPoolExecutor(min(jobs, n - 1), mp_context=multiprocessing.get_context("spawn"),
-                                                initializer=_quiet_worker) as pool:
-        futures = {pool.submit(_run_group, i): i for i in range(1, n)}
+    with concurrent.futures.ProcessPoolExecutor(min(jobs, len(names)), initializer=_quiet_worker,
+                                                mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(_run_group, i): i for i in range(len(names))}
         for future in concurrent.futures.as_completed(futures):
             say(f"  {names[futures[future]]}: {future.result():.1f} s")
     return time.perf_counter() - start

@@ -123,3 +123,12 @@ def test_usage_errors_are_one_line_and_exit_2(files):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--target" in r.stderr, r.stderr
     r = run("--version", cwd=d)
     assert r.returncode == 0 and r.stdout.startswith("fastboost ")
+
+
+def test_compile_jobs_must_be_a_positive_integer(capsys):
+    for bad in ("0", "-1", "two"):
+        with pytest.raises(SystemExit) as e:
+            main(["compile", "--jobs", bad])
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert "--jobs" in err and ("expected an integer" in err), err
