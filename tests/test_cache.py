@@ -9,13 +9,19 @@ import pytest
 import fastboost._cache as cache
 
 
-def test_cache_files_dropped_exactly_when_kernel_sources_change(tmp_path, monkeypatch):
+@pytest.fixture
+def pkg(tmp_path, monkeypatch):
+    """A copy of the kernel sources that fastboost._cache reads as the package's."""
     pkg = tmp_path / "pkg"
     for name in cache._SOURCES:
         (pkg / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(cache._PACKAGE / name, pkg / name)
     monkeypatch.setattr(cache, "_PACKAGE", pkg)
     monkeypatch.setattr(cache, "_STAMP", pkg / "__pycache__" / "kernels.sha256")
+    return pkg
+
+
+def test_cache_files_dropped_exactly_when_kernel_sources_change(pkg):
     entry = pkg / "_kernels" / "__pycache__" / "loop.boost-1.py311.nbi"
     entry.parent.mkdir(parents=True)
 
@@ -32,17 +38,11 @@ def test_cache_files_dropped_exactly_when_kernel_sources_change(tmp_path, monkey
     assert not entry.exists()
 
 
-def test_with_numba_cache_dir_its_entries_are_dropped_when_kernel_sources_change(tmp_path, monkeypatch):
+def test_with_numba_cache_dir_its_entries_are_dropped_when_kernel_sources_change(pkg, tmp_path, monkeypatch):
     """NUMBA_CACHE_DIR: numba keeps the kernels in its own folders there (one per source folder); a stale
     loop there would link old callees too, so the same stamp check runs on those folders."""
     from numba.core import config
 
-    pkg = tmp_path / "pkg"
-    for name in cache._SOURCES:
-        (pkg / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(cache._PACKAGE / name, pkg / name)
-    monkeypatch.setattr(cache, "_PACKAGE", pkg)
-    monkeypatch.setattr(cache, "_STAMP", pkg / "__pycache__" / "kernels.sha256")
     monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "numba-cache"))
     dirs = cache.user_cache_dirs()
     assert len(dirs) == 2 and all(d.parent == tmp_path / "numba-cache" for d in dirs)
