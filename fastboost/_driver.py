@@ -236,7 +236,9 @@ def working_memory(n_samples, n_features, n_bins, config, n_val, capacity):
         incremental = c["hist_rebuild"] > 1
         parts[f"stump histograms ({n_features} features x {n_bins} bins)"] = (
             n_features * n_bins * 2 * 8 * (2 if (c["use_q"] or incremental) else 1))
-        per_row += 8 * (int(incremental) + int(c["trim_rate"] > 0.0))  # the rows of a side, the kept rows
+        per_row += 8 * (int(incremental) + int(c["trim_rate"] > 0.0 or c["sample_rows"]))  # a side's, the kept rows
+    if c["bootstrap"]:
+        per_row += 8  # each drawn row's learner weight
     parts[f"per-row arrays ({n_samples} rows)"] = n_samples * per_row
     if n_val:
         parts[f"validation margins ({n_val} rows x {1 if n_classes == 2 else n_classes})"] = (

@@ -80,6 +80,26 @@ def test_working_memory_counts_the_class_histograms():
     assert hist == 2 * 4 * 50 * 256 * 1001 * 8
 
 
+@pytest.mark.parametrize("fields", [{}, {"trim_rate": 0.9}, {"sample_rows": True},
+                                    {"sample_rows": True, "bootstrap": True},
+                                    {"max_depth": 3, "sample_rows": True, "bootstrap": True}])
+def test_working_memory_counts_every_per_row_array(fields):
+    """The estimate's per-row part is at least what make_workspace allocates per row (row sampling and
+    bootstrap included)."""
+    n, d, n_bins = 1000, 5, 16
+    config = driver.make_config(**{"n_classes": 2, "missing_code": n_bins - 1, **fields})
+    parts = driver.working_memory(n, d, n_bins, config, 0, 8)
+    estimate = next(v for k, v in parts.items() if k.startswith("per-row arrays"))
+    ws = driver.make_workspace(np.zeros(n, np.uint16), np.full(n, 1.0 / n), d, n_bins, config)
+
+    def per_row(x):
+        if isinstance(x, tuple):
+            return sum(per_row(v) for v in x)
+        return x.nbytes if isinstance(x, np.ndarray) and x.ndim == 1 and x.shape[0] == n else 0
+
+    assert estimate >= per_row(ws)
+
+
 def test_ctrl_c_returns_at_once_and_keeps_the_previous_model():
     X, y = make_twonorm(300_000, random_state=0)
     model = VadaBoostClassifier(n_estimators=4).fit(X[:500], y[:500])
