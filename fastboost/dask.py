@@ -632,8 +632,10 @@ class _TreeLearner:
         self.factor = np.zeros((max_nodes, 2))
         self.sums = np.zeros(1, SUMS_DTYPE)
         constrained = direction is not None
-        self.monotone = Monotone(np.ascontiguousarray(direction if constrained else np.zeros(0), np.int8),
-                                 np.zeros((max_nodes if constrained else 0, 2)))
+        monotone = Monotone(np.ascontiguousarray(direction if constrained else np.zeros(0), np.int8),
+                            np.zeros((max_nodes if constrained else 0, 2)))
+        # every feature (no feature sampling on Dask); its per-node scratch is reused round after round
+        self.limits = Limits(monotone, make_sample_scratch(0, d, config))
 
     def start(self, shards, pending):
         res = shards.call("tree_root", pending)
@@ -646,7 +648,6 @@ class _TreeLearner:
         tree = model.nodes[t]
         reset_tree(tree)
         total_u = root_weight(self.hist[0], c, 0)
-        sample = make_sample_scratch(0, self.hist.shape[1], config)  # every feature (no feature sampling on Dask)
         min_weight = float(c["min_weight_fraction_leaf"]) * total_u
         max_depth = int(c["max_depth"])
         level_first, level_count, n_nodes = 0, 1, 1
@@ -654,7 +655,7 @@ class _TreeLearner:
         for depth in range(max_depth):
             n_split = int(choose_level(self.hist, level_first, level_count, n_nodes, tree, self.n_value_bins,
                                        self.categorical, self.thresholds, c, min_weight, self.splits,
-                                       Limits(self.monotone, sample)))
+                                       self.limits))
             if n_split == 0:
                 break
             first_child = n_nodes
@@ -672,7 +673,7 @@ class _TreeLearner:
         self.leaf_w[:] = 0.0
         self.leaf_u[:n_nodes] = _ordered_sum([r[0] for r in res])
         self.leaf_w[:n_nodes] = _ordered_sum([r[1] for r in res])
-        finish_leaves(tree, n_nodes, self.leaf_u, c, total_u, self.monotone.bounds)
+        finish_leaves(tree, n_nodes, self.leaf_u, c, total_u, self.limits.monotone.bounds)
         finish_tree_round(tree, n_nodes, c, self.leaf_u, self.leaf_w, self.sums, model.rounds[t:t + 1][0],
                           self.factor)
         return self.sums
