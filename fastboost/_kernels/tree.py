@@ -852,7 +852,7 @@ def finish_leaves(tree, n_nodes, leaf_u, config, total_u, bounds):
         nd.weight = tw
 
 
-@jit
+@jit(inline="always")  # into the tree learner (learners._learn_variant says why)
 def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_seen, root_ready, limits, leaf_rows):
     """Grow one tree on the learner weights rows.u into ``tree``; return its number of nodes.
 
