@@ -226,3 +226,77 @@ def _bootstrap(u, seed, t, fraction, kept, m, hu):
             kept[k] = i
             k += 1
     return k
+
+
+@jit
+def shard_rows(u, config, t, segs, bounds, total, n_draws, kept, hu):
+    """sample_rows on a share of the rows (a Dask worker's): the same rows the whole fit's sample_rows draws
+    there, into kept[:m'] (increasing); returns m'.
+
+    u      float64[n]  IN  the learner's weights of these rows
+    segs   int64[k, 3]  IN  the rows' runs in the whole fit's row order: (first row here, end, its index in the
+           whole fit), increasing
+    bounds float64[k, 2]  IN  (bootstrap) each run's stretch [low, high) of the whole fit's cumulative sums of u
+           (high inf for the run holding the last row of positive weight); total: the whole sum; n_draws: the
+           whole fit's number of draws
+    kept   int64[n]  OUT;  hu  float64[n]  OUT (bootstrap)  as sample_rows'
+    Without bootstrap a row is kept when its draw (by its index in the whole fit) is below config.subsample.
+    With bootstrap every worker makes every draw, and a draw x = unit * total picks a row here when x lies in
+    one of these runs' stretches: the first row whose cumulative sum (added in row order from the run's low)
+    exceeds x (at most the run's last row of positive weight).
+    """
+    n = u.shape[0]
+    f = config.subsample if config.subsample > 0.0 else 1.0
+    k = segs.shape[0]
+    if not config.bootstrap:
+        key = stream_key(config.sample_seed, STREAM_ROWS, t, 0)
+        m = 0
+        for s in range(k):
+            lo = segs[s, 0]
+            for i in range(lo, segs[s, 1]):
+                if unit(key, segs[s, 2] + i - lo) < f:
+                    kept[m] = i
+                    m += 1
+        return m
+    for i in range(n):
+        hu[i] = 0.0
+    cum = np.empty(max(n, 1))
+    # the runs holding a row of positive weight (their lows increase): their index, last positive row, low
+    runs = np.empty(k, np.int64)
+    last = np.empty(k, np.int64)
+    lows = np.empty(k)
+    nr = 0
+    for s in range(k):
+        c = bounds[s, 0]
+        lp = -1
+        for i in range(segs[s, 0], segs[s, 1]):
+            c += max(u[i], 0.0)
+            cum[i] = c
+            if u[i] > 0.0:
+                lp = i
+        if lp >= 0:
+            runs[nr] = s
+            last[nr] = lp
+            lows[nr] = bounds[s, 0]
+            nr += 1
+    if nr > 0:
+        key = stream_key(config.sample_seed, STREAM_BOOT, t, 0)
+        for j in range(n_draws):
+            x = unit(key, j) * total
+            r = np.searchsorted(lows[:nr], x, side="right") - 1
+            if r < 0:
+                continue
+            s = runs[r]
+            if not x < bounds[s, 1]:
+                continue
+            lo = segs[s, 0]
+            p = lo + np.searchsorted(cum[lo:segs[s, 1]], x, side="right")
+            hu[min(p, last[r])] += 1.0
+    scale = total / max(n_draws, 1)
+    m = 0
+    for i in range(n):
+        if hu[i] > 0.0:
+            hu[i] *= scale
+            kept[m] = i
+            m += 1
+    return m
