@@ -8,9 +8,11 @@ rules, round record, prediction) with a ``fit`` that takes row-partitioned
 ``distributed.Client`` (the current one by default): stumps and trees (every
 depth, leaf kind and leaf-size limit), two or more classes (SAMME for
 AdaBoost's discrete leaves, one-vs-rest otherwise, as on one machine),
-``class_weight``, and a validation set (``eval_set`` as Dask collections, or
-``validation_fraction``) with early stopping. Categorical features are
-single-machine only (``fit`` says so).
+``class_weight``, monotone and interaction constraints, feature and row
+sampling (``colsample_bytree``, ``colsample_bynode``, ``subsample``,
+``bootstrap``), and a validation set (``eval_set`` as Dask collections, or
+``validation_fraction``) with early stopping. Categorical features and weight
+trimming are single-machine only (``fit`` says so).
 
 How a fit runs
 --------------
@@ -49,6 +51,21 @@ How a fit runs
    learner's weights are the boosting weights (AdaBoost, SABoost) the client
    takes U = W from the summed histograms instead and the workers run
    ``apply_stump`` at the start of the next call: one round trip a round.
+
+   Sampling: the client draws the round's features (``sampling.draw_round``;
+   a tree's nodes' in ``choose_level``) and sends them with the round's first
+   call; the workers build those features' histograms only. Row draws are
+   counter-based per row: each worker draws its rows by their index in the
+   whole data (its partitions' first rows, from the per-partition row counts),
+   so the rows equal the single-machine fit's for any partitioning. Bootstrap
+   maps draws to rows through the cumulative sums of the learner's weights in
+   row order: a first call (``weight_sums``, with the previous round's update)
+   returns each partition's sum, the client gives each partition its stretch
+   of the whole, and each worker makes every draw and keeps those that land on
+   its rows (``sampling.shard_rows``). On drawn rows, stump rounds take their
+   sums from ``apply`` (never from the histograms), and trees send every row
+   to its leaf for the leaves' sums. A rejected round learnt from drawn rows
+   is learnt again from every row, as in the compiled loop.
 
    Trees, one round trip per level, as ``grow_tree``: ``tree_root`` (the
    previous round's update and validation, then the root's histogram), then
@@ -1213,8 +1230,9 @@ def _dask_doc(base):
     ``fit(X, y, sample_weight=None, eval_set=None, *, client=None, bin_mapper=None,
     worker_timeout=None)`` takes dask arrays / DataFrames (an eval_set too); prediction takes
     NumPy, pandas or Dask input; ``to_local()`` returns the plain {base.__name__}. Stumps and
-    trees, two or more classes, validation sets and early stopping work as on one machine;
-    categorical features are single-machine only. A fit survives a lost worker.
+    trees, two or more classes, constraints, feature and row sampling, validation sets and
+    early stopping work as on one machine; categorical features and weight trimming are
+    single-machine only. A fit survives a lost worker.
 
     The single-machine documentation follows.
 

@@ -275,6 +275,76 @@ def test_dask_trees_and_classes_equal_single_machine(client, odd_data, case, wei
         np.testing.assert_array_equal(dask_model.predict(Xt).compute(), dask_model.predict(X[:500]))
 
 
+SAMPLING_CASES = {
+    "stumps-subsample-colsample": ("binary", "AdaBoostClassifier",
+                                   {"subsample": 0.5, "colsample_bytree": 0.6, "colsample_bynode": 0.7}),
+    "samme-depth2-bootstrap": ("three", "AdaBoostClassifier",
+                               {"max_depth": 2, "bootstrap": True, "subsample": 0.7, "colsample_bytree": 0.5}),
+    "stumps-bootstrap": ("binary", "AdaBoostClassifier", {"bootstrap": True}),
+    "eb-subsample": ("binary", "EBBoostClassifier", {"subsample": 0.5, "lam": 0.2}),
+    "vada-depth3-bootstrap-bynode": ("binary", "VadaBoostClassifier",
+                                     {"max_depth": 3, "bootstrap": True, "subsample": 0.8, "colsample_bynode": 0.5,
+                                      "lam": 0.3}),
+    "ada-depth3-interaction-subsample": ("binary", "AdaBoostClassifier",
+                                         {"max_depth": 3, "subsample": 0.6,
+                                          "interaction_constraints": [[0, 1, 2], [2, 3, 4, 5], [6, 7, 8, 9]]}),
+    "quad-depth2-subsample": ("binary", "QuadBoostClassifier", {"max_depth": 2, "subsample": 0.5, "lam": 0.01}),
+    "ovr-vada-colsample-interaction": ("three", "VadaBoostClassifier",
+                                       {"max_depth": 2, "subsample": 0.5, "colsample_bytree": 0.6, "lam": 0.2,
+                                        "interaction_constraints": [[0, 1, 2, 3, 4], [4, 5, 6, 7, 8, 9, 10]]}),
+    "real-depth2-bootstrap-monotone": ("binary", "AdaBoostClassifier",
+                                       {"max_depth": 2, "leaf": "real", "bootstrap": True,
+                                        "monotone_constraints": [1, -1] + [0] * 8}),
+}
+
+
+def assert_same_draws(dask_model, model, kw):
+    """The same rows read each round (rounds_["n_seen"], for each class's model), fewer than every row when rows
+    are drawn."""
+    for a, b in zip(getattr(dask_model, "estimators_", [dask_model]), getattr(model, "estimators_", [model])):
+        np.testing.assert_array_equal(a.rounds_["n_seen"], b.rounds_["n_seen"])
+        if kw.get("subsample", 1.0) < 1.0 or kw.get("bootstrap"):
+            assert (b.rounds_["n_seen"] < sum(ODD_CHUNKS)).all()
+
+
+@needs_dask
+@pytest.mark.parametrize("case", some_slow({c: (c,) for c in SAMPLING_CASES},
+                                           quick=["stumps-subsample-colsample", "samme-depth2-bootstrap"]))
+def test_dask_sampling_equals_single_machine(client, odd_data, case):
+    """Feature and row sampling and interaction constraints on uneven weighted partitions (one empty, one of one
+    row): the same drawn features and rows, so the single-machine model (its draws are counter-based: by the
+    seed, the round, the node and the feature or row index in the whole data)."""
+    import fastboost
+
+    which, name, kw = SAMPLING_CASES[case]
+    X, y, sw, Xd, yd, swd = odd_data[which]
+    kw = {**kw, "n_estimators": 12, "random_state": 5}
+    model = getattr(fastboost, name)(**kw).fit(X, y, sample_weight=sw)
+    dask_model = getattr(fbd, "Dask" + name)(**kw).fit(Xd, yd, sample_weight=swd)
+    assert_same_trees(dask_model, model)
+    assert_same_draws(dask_model, model, kw)
+
+
+@needs_dask
+@pytest.mark.parametrize("kw", some_slow({
+    "stumps-subsample": ({"subsample": 0.5, "colsample_bytree": 0.5},),
+    "depth2-bootstrap": ({"max_depth": 2, "bootstrap": True, "subsample": 0.6, "colsample_bynode": 0.5},),
+}, quick=["depth2-bootstrap"]))
+def test_dask_row_draws_follow_the_row_not_the_partition(client, odd_data, kw):
+    """Two partitionings of the same rows draw the same rows: both Dask fits are the single-machine fit, here
+    one fitted in two warm-started halves (a warm start draws what the whole fit draws)."""
+    X, y, sw, Xd, yd, swd = odd_data["binary"]
+    kw = {**kw, "random_state": 11}
+    local = AdaBoostClassifier(6, warm_start=True, **kw).fit(X, y, sample_weight=sw)
+    local.set_params(n_estimators=12).fit(X, y, sample_weight=sw)
+    other = (8000, 3, 8997)
+    for Xp, yp, swp in [(Xd, yd, swd), (da.from_array(X, chunks=(other, -1)), da.from_array(y, chunks=(other,)),
+                                        da.from_array(sw, chunks=(other,)))]:
+        dask_model = fbd.DaskAdaBoostClassifier(12, **kw).fit(Xp, yp, sample_weight=swp)
+        assert_same_trees(dask_model, local)
+        assert_same_draws(dask_model, local, kw)
+
+
 @needs_dask
 @pytest.mark.parametrize("case", some_slow({c: (c,) for c in ["ada-depth3", "samme-depth3", "ovr-vada",
                                                                  "quad-depth2-reweight"]}, quick=["samme-depth3"]))
