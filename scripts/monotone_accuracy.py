@@ -50,6 +50,9 @@ def additive(n, rng):
 PROBLEMS = {"twonorm": twonorm, "credit": credit, "additive": additive}
 MODELS = {
     "AdaBoost stumps, 300": lambda mc: AdaBoostClassifier(300, monotone_constraints=mc),
+    # (the same with shrinkage: AdaBoost's full discrete steps overshoot, and only the unconstrained model can
+    # take them back with a stump of the opposite polarity)
+    "AdaBoost stumps, 300, lr 0.3": lambda mc: AdaBoostClassifier(300, learning_rate=0.3, monotone_constraints=mc),
     "AdaBoost depth 3, 200": lambda mc: AdaBoostClassifier(200, max_depth=3, monotone_constraints=mc),
     "AdaBoost real depth 3, 200, lr 0.3": lambda mc: AdaBoostClassifier(200, max_depth=3, leaf="real",
                                                                         learning_rate=0.3, monotone_constraints=mc),

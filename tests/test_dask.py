@@ -657,7 +657,11 @@ def cluster3():
 LOSS_CASES = {"vada-stumps": (fbd.DaskVadaBoostClassifier if distributed else None, {"lam": 0.3}, False),
               "ada-stumps-one-round-trip": (fbd.DaskAdaBoostClassifier if distributed else None, {}, False),
               "ada-depth3-validation": (fbd.DaskAdaBoostClassifier if distributed else None,
-                                        {"max_depth": 3, "n_iter_no_change": 50}, True)}
+                                        {"max_depth": 3, "n_iter_no_change": 50}, True),
+              # the journal's bootstrap calls (weight_sums) and drawn features replayed too
+              "ada-depth2-bootstrap-colsample": (fbd.DaskAdaBoostClassifier if distributed else None,
+                                                 {"max_depth": 2, "bootstrap": True, "subsample": 0.7,
+                                                  "colsample_bytree": 0.6, "random_state": 1}, False)}
 
 
 @needs_dask
