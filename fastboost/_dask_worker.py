@@ -514,8 +514,8 @@ class WorkerShard:
             else:
                 build_histograms(self.codes, rows.ylab, u, st.hist, int(c["hist_groups"]))
         updates = [done]
-        hist = ws.stump.hist.copy()
-        histq = ws.stump.histq.copy() if self.use_q else None
+        hist = self._sent(ws.stump.hist)
+        histq = self._sent(ws.stump.histq) if self.use_q else None
         for child, future in pending:
             child_updates, child_hist, child_histq, child_m = self._child_result(child, future)
             updates.extend(child_updates)
@@ -524,6 +524,14 @@ class WorkerShard:
                 histq += child_histq
             m += child_m if m >= 0 else 0
         return updates, hist, histq, m
+
+    def _sent(self, hist, axis=0):
+        """A copy of histograms to send: of the round's drawn features only (along ``axis``) when features are
+        drawn (the client puts them in place), else of every feature."""
+        feats = self._feats_now
+        if feats.shape[0] == self.codes.shape[0]:
+            return hist.copy()
+        return np.take(hist, feats, axis=axis)
 
     def _all_rows(self):
         rows = getattr(self, "_every_row", None)
@@ -572,7 +580,7 @@ class WorkerShard:
                 rows_histograms(self._grow_rows(), ts.rows, 0, n if m < 0 else m, int(c["n_classes"]),
                                 int(c["min_samples_leaf"]) > 1, self.hist_now[0], int(c["hist_groups"]),
                                 self._feats_now)
-        return done, self.hist_now[0].copy(), m
+        return done, self._sent(self.hist_now[0]), m
 
     def _feats(self):
         """Every feature."""
@@ -599,7 +607,7 @@ class WorkerShard:
                              root and not self._subset, self.ws.tree, self.hist_now, self.hist_next,
                              not self._replaying, self._feats_now)
         self.hist_now, self.hist_next = self.hist_next, self.hist_now
-        return self.hist_now[:2 * n_split].copy()
+        return self._sent(self.hist_now[:2 * n_split], axis=1)
 
     def tree_leaves(self, seq, tree, n_nodes, n_first, splits, n_last, last_root):
         """Each row's leaf; the leaves' sums of u (and q) and of w by class: (leaf_u, leaf_w) [n_nodes, ...]."""

@@ -622,10 +622,23 @@ class _StumpLearner:
         self.no_histq = np.zeros((d, 1, 2), np.float64)
         self.sums = np.zeros(1, SUMS_DTYPE)
         self.ss = make_sample_scratch(0, d, config, groups)  # the round's features (every one without sampling)
+        self.hist = None  # the round's summed histograms
 
     def start(self, shards, pending, t, every_row=False):
         draw, updates, pending = _round_draw(shards, self.c, self.ss, t, pending, every_row, True, self.n_rows)
-        done, self.hist, histq, m = shards.histograms(pending, draw)
+        done, hist, histq, m = shards.histograms(pending, draw)
+        if draw.feats is not None and draw.feats.shape[0] < self.thresholds.shape[0]:
+            # the workers sent the drawn features' histograms only: put them in place (the others are not read)
+            if self.hist is None:
+                self.hist = np.zeros((self.thresholds.shape[0],) + hist.shape[1:])
+                self.sampled_histq = np.zeros((self.thresholds.shape[0],) + histq.shape[1:]) if histq is not None \
+                    else None
+            self.hist[draw.feats] = hist
+            if histq is not None:
+                self.sampled_histq[draw.feats] = histq
+                histq = self.sampled_histq
+        else:
+            self.hist = hist
         self.histq = self.no_histq if histq is None else histq
         self.n_seen = self.n_rows if m < 0 else m
         return done if updates is None else updates
@@ -698,7 +711,9 @@ class _TreeLearner:
         draw, updates, pending = _round_draw(shards, self.config[0], self.limits.sample, t, pending, every_row,
                                              False, self.n_rows)
         res = shards.call("tree_root", pending, draw)
-        self.hist[0] = _ordered_sum([r[1] for r in res])
+        # (with drawn features the workers send theirs only; the others are not read)
+        self.feats = draw.feats if draw.feats is not None else slice(None)
+        self.hist[0][self.feats] = _ordered_sum([r[1] for r in res])
         self.subset = res[0][2] >= 0  # the tree grows on the drawn rows; its leaves' sums come from every row
         self.n_seen = sum(r[2] for r in res) if self.subset else self.n_rows
         return [r[0] for r in res] if updates is None else updates
@@ -726,7 +741,7 @@ class _TreeLearner:
                 n_first, n_last, last_root = first_child, n_split, depth == 0
                 break
             res = shards.call("tree_level", self.splits, n_split, first_child, depth == 0)
-            self.hist[:2 * n_split] = _ordered_sum(res)
+            self.hist[:2 * n_split, self.feats] = _ordered_sum(res)
             level_first, level_count = first_child, 2 * n_split
         if n_first < 0:
             n_first = n_nodes

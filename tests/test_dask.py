@@ -328,6 +328,11 @@ def test_dask_sampling_equals_single_machine(client, odd_data, case):
     assert_same_draws(dask_model, model, kw)
     if "rejected" in case:
         assert (model.rounds_["n_seen"] == sum(ODD_CHUNKS)).any()
+    if case == "stumps-subsample-colsample":  # the workers send the drawn features' histograms only (4 of 10)
+        stats = dask_model.dask_stats_
+        boosting = stats["bytes_received"] - stats["bytes_received_binning"]
+        every = 12 * len(stats["workers"]) * 10 * (dask_model.bin_mapper_.missing_code + 1) * 2 * 8
+        assert 0.4 * every <= boosting < 0.6 * every
 
 
 @needs_dask
