@@ -76,7 +76,9 @@ How a fit runs
    leaves (``finish_leaves``) and the round's sums.
 
    Bytes per round: histograms (features x bins x (classes + 1) float64 per
-   node and worker) plus a few numbers, never O(rows). From
+   node and worker; the round's drawn features only with ``colsample_bytree``
+   / ``colsample_bynode``) plus a few numbers (bootstrap: one per partition),
+   never O(rows). From
    ``_TREE_MIN_WORKERS`` (9) workers on, stump histograms are summed up a tree
    of workers (fan-out 4, fixed order) and the client receives a single
    histogram per round.
