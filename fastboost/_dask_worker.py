@@ -39,7 +39,7 @@ from ._kernels.histogram import (
 )
 from ._kernels.learners import no_validation
 from ._kernels.reweight import add_voter, voter_correlation
-from ._kernels.sampling import shard_rows
+from ._kernels.sampling import STREAM_BOOT, sample_rows, unit_draws
 from ._kernels.tree import rows_histograms, split_level_rows, tree_leaves_all_rows, tree_leaves_rows
 from ._kernels.update import apply_stump, correct_wrong_sums
 from ._types import X_BINNED_DTYPE, Y_DTYPE, Model, TrainData, TreeRows, ValidData
@@ -81,7 +81,7 @@ RoundUpdate = namedtuple("RoundUpdate", ["alpha", "w_correct", "w_wrong", "round
 #: (int64[k], increasing; None: every one); ``rows`` whether its rows are drawn (``subsample`` / ``bootstrap``);
 #: bootstrap's ``bounds`` (float64[n_partitions, 2], each training partition's stretch [low, high) of the
 #: cumulative sums of the learner's weights, in partition order; None without bootstrap), ``total`` (their sum)
-#: and ``n_draws`` (see ``fastboost._kernels.sampling.shard_rows``).
+#: and ``n_draws`` (see ``WorkerShard._bootstrap``).
 RoundDraw = namedtuple("RoundDraw", ["t", "feats", "rows", "bounds", "total", "n_draws"],
                        defaults=[None, False, None, 0.0, 0])
 
@@ -474,9 +474,43 @@ class WorkerShard:
         self._subset = draw is not None and draw.rows
         if not self._subset:
             return -1
-        bounds = np.zeros((0, 2)) if draw.bounds is None else draw.bounds[self.part_ids]
-        return shard_rows(self._u(), self.config[0], draw.t, self.segs, bounds.reshape(-1, 2), draw.total,
-                          draw.n_draws, kept, self.ws.limits.sample.hu)
+        if self.config[0]["bootstrap"]:
+            return self._bootstrap(draw, kept)
+        # each row by its index in the whole fit: the single-machine draw (sample_rows) of those indices
+        m = 0
+        for lo, hi, first in self.segs:
+            kept[m:m + hi - lo] = np.arange(first, first + hi - lo)
+            m += hi - lo
+        m = sample_rows(self._u(), self.config[0], int(draw.t), kept, m, self.ws.limits.sample.hu)
+        drawn = kept[:m]  # (indices in the whole fit, increasing) -> this shard's rows
+        run = np.searchsorted(self.segs[:, 2], drawn, side="right") - 1
+        drawn += self.segs[run, 0] - self.segs[run, 2]
+        return m
+
+    def _bootstrap(self, draw, kept):
+        """Bootstrap's rows here: every draw of the whole fit (``sampling.unit_draws``: the single-machine
+        draws), x = unit * total; a draw in a run's stretch [low, high) picks the run's first row whose
+        cumulative sum of max(u, 0), added in row order from low, exceeds x (at most its last row of positive
+        weight), as the single-machine ``sampling.sample_rows``. kept[:m] the drawn rows (m returned); each
+        one's learner weight, count * total / draws, in ws.limits.sample.hu."""
+        c = self.config[0]
+        u = np.maximum(self._u(), 0.0)
+        hu = self.ws.limits.sample.hu
+        hu[:] = 0.0
+        x = np.empty(draw.n_draws)
+        unit_draws(int(c["sample_seed"]), STREAM_BOOT, int(draw.t), 0, int(draw.n_draws), x)
+        x *= draw.total
+        for (lo, hi, _), (low, high) in zip(self.segs, draw.bounds[self.part_ids]):
+            positive = np.flatnonzero(u[lo:hi] > 0.0)
+            mine = x[(x >= low) & (x < high)] if positive.shape[0] else x[:0]
+            if mine.shape[0]:
+                cum = np.cumsum(np.concatenate(([low], u[lo:hi])))[1:]  # (added in row order, from low)
+                at = np.minimum(np.searchsorted(cum, mine, side="right"), positive[-1])
+                hu[lo:hi] += np.bincount(at, minlength=hi - lo)
+        hu *= draw.total / draw.n_draws
+        drawn = np.flatnonzero(hu > 0.0)
+        kept[:drawn.shape[0]] = drawn
+        return drawn.shape[0]
 
     def histograms(self, seq, update, draw=None):
         """[previous round's update,] transform, histograms of this shard's rows, plus those of its subtree;

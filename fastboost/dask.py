@@ -62,7 +62,7 @@ How a fit runs
    row order: a first call (``weight_sums``, with the previous round's update)
    returns each partition's sum, the client gives each partition its stretch
    of the whole, and each worker makes every draw and keeps those that land on
-   its rows (``sampling.shard_rows``). On drawn rows, stump rounds take their
+   its rows (``WorkerShard._bootstrap``). On drawn rows, stump rounds take their
    sums from ``apply`` (never from the histograms), and trees send every row
    to its leaf for the leaves' sums. A rejected round learnt from drawn rows
    is learnt again from every row, as in the compiled loop.
