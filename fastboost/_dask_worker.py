@@ -378,7 +378,7 @@ class WorkerShard:
         self.one = make_model(1, self.depth)  # the round the workers' update and validation read
         self.hist_now = self.ws.tree.level_a  # trees: the current level's histograms (swapped level by level)
         self.hist_next = self.ws.tree.level_b
-        self._u_ready = False  # the learner's weights u of the round are set (the transform ran after the update)
+        self._u_ready = False  # u is set for the round's next call (bootstrap: weight_sums, then the histograms)
         self._feats_now = self._feats()  # the round's features
         self._subset = False  # the round's learner reads its drawn rows only (kept[:m])
 
@@ -445,14 +445,16 @@ class WorkerShard:
             lost.address = child._address  # pickled with the exception: the client names this worker
             raise lost from error
 
-    def _learner_weights(self, update):
-        """[The previous round's update,] then the transform (once a round): the learner's weights u; returns
-        the update's results (or None)."""
+    def _learner_weights(self, update, keep=False):
+        """[The previous round's update,] then the transform: the learner's weights u; returns the update's
+        results (or None). keep: u stays set for the round's next call (bootstrap's ``weight_sums``), which
+        then skips the transform; otherwise every call transforms (w may have changed between calls: QuadBoost's
+        re-weighting passes)."""
         done = None if update is None else self._update(update)
         c = self.config[0]
         if not c["u_is_w"] and not self._u_ready:
             self.rule.transform(self.data, c, self.ws)
-        self._u_ready = True
+        self._u_ready = keep
         return done
 
     def _u(self):
@@ -464,7 +466,7 @@ class WorkerShard:
         [(partition id, sum of the learner's weights max(u, 0) over its rows)])."""
         self._enter(seq)
         with self._kernels():
-            done = self._learner_weights(update)
+            done = self._learner_weights(update, keep=True)
         u = np.maximum(self._u(), 0.0)
         return done, [(part, float(u[a:b].sum())) for part, (a, b, _) in zip(self.part_ids, self.segs)]
 
