@@ -81,7 +81,7 @@ RoundUpdate = namedtuple("RoundUpdate", ["alpha", "w_correct", "w_wrong", "round
 #: (int64[k], increasing; None: every one); ``rows`` whether its rows are drawn (``subsample`` / ``bootstrap``);
 #: bootstrap's ``bounds`` (float64[n_partitions, 2], each training partition's stretch [low, high) of the
 #: cumulative sums of the learner's weights, in partition order; None without bootstrap), ``total`` (their sum)
-#: and ``n_draws`` (see ``WorkerShard._bootstrap``).
+#: and ``n_draws`` (see ``draw_shard_rows``).
 RoundDraw = namedtuple("RoundDraw", ["t", "feats", "rows", "bounds", "total", "n_draws"],
                        defaults=[None, False, None, 0.0, 0])
 
@@ -476,43 +476,8 @@ class WorkerShard:
         self._subset = draw is not None and draw.rows
         if not self._subset:
             return -1
-        if self.config[0]["bootstrap"]:
-            return self._bootstrap(draw, kept)
-        # each row by its index in the whole fit: the single-machine draw (sample_rows) of those indices
-        m = 0
-        for lo, hi, first in self.segs:
-            kept[m:m + hi - lo] = np.arange(first, first + hi - lo)
-            m += hi - lo
-        m = sample_rows(self._u(), self.config[0], int(draw.t), kept, m, self.ws.limits.sample.hu)
-        drawn = kept[:m]  # (indices in the whole fit, increasing) -> this shard's rows
-        run = np.searchsorted(self.segs[:, 2], drawn, side="right") - 1
-        drawn += self.segs[run, 0] - self.segs[run, 2]
-        return m
-
-    def _bootstrap(self, draw, kept):
-        """Bootstrap's rows here: every draw of the whole fit (``sampling.unit_draws``: the single-machine
-        draws), x = unit * total; a draw in a run's stretch [low, high) picks the run's first row whose
-        cumulative sum of max(u, 0), added in row order from low, exceeds x (at most its last row of positive
-        weight), as the single-machine ``sampling.sample_rows``. kept[:m] the drawn rows (m returned); each
-        one's learner weight, count * total / draws, in ws.limits.sample.hu."""
-        c = self.config[0]
-        u = np.maximum(self._u(), 0.0)
-        hu = self.ws.limits.sample.hu
-        hu[:] = 0.0
-        x = np.empty(draw.n_draws)
-        unit_draws(int(c["sample_seed"]), STREAM_BOOT, int(draw.t), 0, int(draw.n_draws), x)
-        x *= draw.total
-        for (lo, hi, _), (low, high) in zip(self.segs, draw.bounds[self.part_ids]):
-            positive = np.flatnonzero(u[lo:hi] > 0.0)
-            mine = x[(x >= low) & (x < high)] if positive.shape[0] else x[:0]
-            if mine.shape[0]:
-                cum = np.cumsum(np.concatenate(([low], u[lo:hi])))[1:]  # (added in row order, from low)
-                at = np.minimum(np.searchsorted(cum, mine, side="right"), positive[-1])
-                hu[lo:hi] += np.bincount(at, minlength=hi - lo)
-        hu *= draw.total / draw.n_draws
-        drawn = np.flatnonzero(hu > 0.0)
-        kept[:drawn.shape[0]] = drawn
-        return drawn.shape[0]
+        return draw_shard_rows(self._u(), self.config[0], self.segs, self.part_ids, draw, kept,
+                               self.ws.limits.sample.hu)
 
     def histograms(self, seq, update, draw=None):
         """[previous round's update,] transform, histograms of this shard's rows, plus those of its subtree;
@@ -728,6 +693,47 @@ class WorkerShard:
                 out.append((part, ordered_sum(parts)))
                 start += size
         return out
+
+
+def draw_shard_rows(u, c, segs, part_ids, draw, kept, hu):
+    """The rows of a round's draw (``draw``, a RoundDraw with rows) among a shard's rows: the rows the
+    single-machine ``sampling.sample_rows`` draws there. Returns m, the drawn rows in kept[:m] (increasing).
+
+    u     float64[n]  the learner's weights of the shard's rows;  c  the fit's configuration record
+    segs  int64[k, 3]  the shard's runs of rows, one per partition ``part_ids[j]``: (first row here, end, its
+          index in the whole fit), in the whole fit's order
+    hu    float64[n]  OUT (bootstrap)  each drawn row's learner weight, count * total / draws
+    Without bootstrap each row is drawn by its index in the whole fit (sample_rows on those indices). With
+    bootstrap every draw of the whole fit is made (``sampling.unit_draws``), x = unit * total; a draw in a
+    partition's stretch [low, high) of draw.bounds picks the partition's first row whose cumulative sum of
+    max(u, 0), added in row order from low, exceeds x (at most its last row of positive weight).
+    """
+    if not c["bootstrap"]:
+        m = 0
+        for lo, hi, first in segs:
+            kept[m:m + hi - lo] = np.arange(first, first + hi - lo)
+            m += hi - lo
+        m = sample_rows(u, c, int(draw.t), kept, m, hu)
+        drawn = kept[:m]  # (indices in the whole fit, increasing) -> the shard's rows
+        run = np.searchsorted(segs[:, 2], drawn, side="right") - 1
+        drawn += segs[run, 0] - segs[run, 2]
+        return m
+    u = np.maximum(u, 0.0)
+    hu[:] = 0.0
+    x = np.empty(draw.n_draws)
+    unit_draws(int(c["sample_seed"]), STREAM_BOOT, int(draw.t), 0, int(draw.n_draws), x)
+    x *= draw.total
+    for (lo, hi, _), (low, high) in zip(segs, draw.bounds[list(part_ids)]):
+        positive = np.flatnonzero(u[lo:hi] > 0.0)
+        mine = x[(x >= low) & (x < high)] if positive.shape[0] else x[:0]
+        if mine.shape[0]:
+            cum = np.cumsum(np.concatenate(([low], u[lo:hi])))[1:]  # (added in row order, from low)
+            at = np.minimum(np.searchsorted(cum, mine, side="right"), positive[-1])
+            hu[lo:hi] += np.bincount(at, minlength=hi - lo)
+    hu *= draw.total / draw.n_draws
+    drawn = np.flatnonzero(hu > 0.0)
+    kept[:drawn.shape[0]] = drawn
+    return drawn.shape[0]
 
 
 def predict_block(X, model, method):

@@ -62,7 +62,7 @@ How a fit runs
    row order: a first call (``weight_sums``, with the previous round's update)
    returns each partition's sum, the client gives each partition its stretch
    of the whole, and each worker makes every draw and keeps those that land on
-   its rows (``WorkerShard._bootstrap``). On drawn rows, stump rounds take their
+   its rows (``_dask_worker.draw_shard_rows``). On drawn rows, stump rounds take their
    sums from ``apply`` (never from the histograms), and trees send every row
    to its leaf for the leaves' sums. A rejected round learnt from drawn rows
    is learnt again from every row, as in the compiled loop.
@@ -571,19 +571,25 @@ def _round_draw(shards, c, ss, t, pending, every_row, stump, n_rows):
     if not (rows and c["bootstrap"]):
         return RoundDraw(t, feats, rows), None, pending
     res = shards.call("weight_sums", pending)
-    parts = sorted(p for r in res for p in r[1])
-    sums = [s for _, s in parts]
-    positive = [j for j, total in enumerate(sums) if total > 0.0]
+    bounds, total = _partition_stretches([s for _, s in sorted(p for r in res for p in r[1])])
+    fraction = float(c["subsample"]) if c["subsample"] > 0.0 else 1.0
+    n_draws = max(1, int(fraction * n_rows + 0.5))
+    return RoundDraw(t, feats, True, bounds, total, n_draws), [r[0] for r in res], None
+
+
+def _partition_stretches(sums):
+    """Each partition's stretch [low, high) of the cumulative sums of the learner's weights (``sums``: each
+    partition's sum of max(u, 0), in partition order, which is the rows' order), high inf for the last
+    partition of positive weight; returns (float64[n_partitions, 2], the total)."""
+    positive = [j for j, s in enumerate(sums) if s > 0.0]
     last = positive[-1] if positive else -1
     bounds = np.zeros((len(sums), 2))
     low = 0.0
-    for j, total in enumerate(sums):  # (partition order: the rows' order)
-        high = low + total
+    for j, s in enumerate(sums):
+        high = low + s
         bounds[j] = (low, np.inf if j == last else high)
         low = high
-    fraction = float(c["subsample"]) if c["subsample"] > 0.0 else 1.0
-    n_draws = max(1, int(fraction * n_rows + 0.5))
-    return RoundDraw(t, feats, True, bounds, low, n_draws), [r[0] for r in res], None
+    return bounds, low
 
 
 #: the stump learner's scratch the client does not use (trimming's and carried histograms' rows)

@@ -336,6 +336,54 @@ def test_dask_sampling_equals_single_machine(client, odd_data, case):
 
 
 @needs_dask
+@settings(max_examples=40, deadline=None)
+@given(sizes=st.lists(st.integers(0, 30), min_size=1, max_size=6).filter(lambda s: sum(s) > 0),
+       n_shards=st.integers(1, 3), bootstrap=st.booleans(), fraction=st.sampled_from([0.3, 0.8, 1.0]),
+       t=st.integers(0, 50), seed=st.integers(0, 2 ** 16))
+def test_shard_row_draws_are_the_single_machine_draws(sizes, n_shards, bootstrap, fraction, t, seed):
+    """Rows split into partitions (empty ones, ones of zero weight) held by shards (partition j on shard
+    j mod n_shards): the rows each shard draws (draw_shard_rows, with the client's stretches) are, together,
+    the rows sampling.sample_rows draws from all of them, with the same bootstrap weights. Integer weights
+    (zeros and ties included) make every cumulative sum exact, so the two agree exactly."""
+    from fastboost._algorithms import RULES
+    from fastboost._dask_worker import RoundDraw, draw_shard_rows
+    from fastboost._kernels.sampling import sample_rows
+
+    if fraction == 1.0 and not bootstrap:
+        fraction = 0.5
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    u = rng.integers(0, 4, n).astype(np.float64)
+    u[: sizes[0]] *= rng.integers(0, 2)  # (the first partition sometimes all zero)
+    est = AdaBoostClassifier(subsample=fraction, bootstrap=bootstrap, random_state=seed)
+    config = est._config(RULES[est._algorithm], BinMapper(255).fit(np.zeros((2, 1))), 2, 1, n)
+    c = config[0]
+    kept, hu = np.empty(n, np.int64), np.zeros(n)
+    m = sample_rows(u, c, t, kept, -1, hu)
+    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    bounds, total = fbd._partition_stretches([u[starts[j]:starts[j + 1]].clip(0).sum() for j in range(len(sizes))])
+    n_draws = max(1, int(fraction * n + 0.5))
+    draw = RoundDraw(t, None, True, bounds if bootstrap else None, total, n_draws)
+    rows, weights = [], []
+    for shard in range(n_shards):
+        parts = [j for j in range(len(sizes)) if j % n_shards == shard]
+        if not parts:
+            continue
+        here = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in parts]).astype(np.int64)
+        local = np.cumsum([0] + [sizes[j] for j in parts])
+        segs = np.array([[local[i], local[i + 1], starts[j]] for i, j in enumerate(parts)], np.int64).reshape(-1, 3)
+        k, h = np.empty(here.shape[0], np.int64), np.zeros(here.shape[0])
+        got = draw_shard_rows(u[here], c, segs, parts, draw, k, h)
+        rows.append(here[k[:got]])
+        weights.append(h[k[:got]])
+    rows, weights = np.concatenate(rows), np.concatenate(weights)
+    order = np.argsort(rows)
+    np.testing.assert_array_equal(rows[order], kept[:m])
+    if bootstrap:
+        np.testing.assert_array_equal(weights[order], hu[kept[:m]])
+
+
+@needs_dask
 @pytest.mark.parametrize("kw", some_slow({
     "stumps-subsample": ({"subsample": 0.5, "colsample_bytree": 0.5},),
     "depth2-bootstrap": ({"max_depth": 2, "bootstrap": True, "subsample": 0.6, "colsample_bynode": 0.5},),
