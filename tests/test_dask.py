@@ -336,7 +336,7 @@ def test_dask_sampling_equals_single_machine(client, odd_data, case):
 
 
 @needs_dask
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(sizes=st.lists(st.integers(0, 30), min_size=1, max_size=6).filter(lambda s: sum(s) > 0),
        n_shards=st.integers(1, 3), bootstrap=st.booleans(), fraction=st.sampled_from([0.3, 0.8, 1.0]),
        t=st.integers(0, 50), seed=st.integers(0, 2 ** 16))
