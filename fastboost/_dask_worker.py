@@ -30,11 +30,18 @@ from ._binning import sample_keys
 from ._cache import sources_digest
 from ._config import n_threads, resolve_n_jobs
 from ._driver import make_model, make_workspace, pick_learner
-from ._kernels.histogram import build_histograms, build_histograms_q, n_feature_groups
+from ._kernels.histogram import (
+    build_histograms,
+    build_histograms_q,
+    build_histograms_q_rows,
+    build_histograms_rows,
+    n_feature_groups,
+)
 from ._kernels.learners import no_validation
 from ._kernels.reweight import add_voter, voter_correlation
-from ._kernels.tree import rows_histograms, split_level_rows, tree_leaves_rows
-from ._kernels.update import apply_stump
+from ._kernels.sampling import STREAM_BOOT, sample_rows, unit_draws
+from ._kernels.tree import rows_histograms, split_level_rows, tree_leaves_all_rows, tree_leaves_rows
+from ._kernels.update import apply_stump, correct_wrong_sums
 from ._types import X_BINNED_DTYPE, Y_DTYPE, Model, TrainData, TreeRows, ValidData
 from .explain import cover_parts, ordered_sum
 
@@ -68,6 +75,15 @@ POLL_SECONDS = 1.0
 #: (apply_stump) before the update, so the round needs no call of its own.
 RoundUpdate = namedtuple("RoundUpdate", ["alpha", "w_correct", "w_wrong", "round", "tree", "leaf_w", "factor",
                                          "apply"], defaults=[False])
+
+
+#: What a round's learner reads (None in a call: every feature and row): ``t`` the round; ``feats`` its features
+#: (int64[k], increasing; None: every one); ``rows`` whether its rows are drawn (``subsample`` / ``bootstrap``);
+#: bootstrap's ``bounds`` (float64[n_partitions, 2], each training partition's stretch [low, high) of the
+#: cumulative sums of the learner's weights, in partition order; None without bootstrap), ``total`` (their sum)
+#: and ``n_draws`` (see ``draw_shard_rows``).
+RoundDraw = namedtuple("RoundDraw", ["t", "feats", "rows", "bounds", "total", "n_draws"],
+                       defaults=[None, False, None, 0.0, 0])
 
 
 class PartitionLostError(RuntimeError):
@@ -290,9 +306,10 @@ class WorkerShard:
             val.append((part, self._swv[j].sum()))
         return out, val
 
-    def bin(self, seq, mapper, q_sum, config, vq_sum=None):
+    def bin(self, seq, mapper, q_sum, config, vq_sum=None, first_rows=None):
         """Map X (and the validation rows) to codes with the broadcast mapper, drop X, set up the boosting
-        state; return count_nonzero(p)."""
+        state; return count_nonzero(p). first_rows: int64[n_partitions], the index of each training
+        partition's first row in the whole fit's rows (the row draws' indices; None: no row draws)."""
         self._enter(seq)
         sizes = [X.shape[0] for X in self._X]
         n = int(sum(sizes))
@@ -311,6 +328,10 @@ class WorkerShard:
         q = np.concatenate(self._sw) if n else np.empty(0)
         self.sw = np.concatenate(self._cw) if n else np.empty(0)  # the class-weighted sample weights
         self.part_sizes = sizes
+        # this shard's runs of rows in the whole fit's order: (first row here, end, index in the whole fit)
+        starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self.segs = np.array([[starts[j], starts[j + 1], 0 if first_rows is None else first_rows[part]]
+                              for j, part in enumerate(self.part_ids)], np.int64).reshape(-1, 3)
         self._y = self._sw = self._cw = None
         self.p = q / q_sum  # as fastboost._validation.as_distribution: (sw / max) / sum(sw / max)
         # the same configuration, data, workspace and learner functions as the single-machine loop
@@ -357,6 +378,9 @@ class WorkerShard:
         self.one = make_model(1, self.depth)  # the round the workers' update and validation read
         self.hist_now = self.ws.tree.level_a  # trees: the current level's histograms (swapped level by level)
         self.hist_next = self.ws.tree.level_b
+        self._u_ready = False  # u is set for the round's next call (bootstrap: weight_sums, then the histograms)
+        self._feats_now = self._feats()  # the round's features
+        self._subset = False  # the round's learner reads its drawn rows only (kept[:m])
 
     def target(self, seq, k, config):
         """One-vs-rest: start the fit of class k against the rest (config: that fit's), validation margins reset."""
@@ -378,6 +402,7 @@ class WorkerShard:
         """The previous round's update and validation (see :class:`fastboost.dask.RoundUpdate`); returns
         this shard's part of the update's (a, b), and of the weighted validation error (or NaN)."""
         ws = self.ws
+        self._u_ready = False
         if update.apply:
             self._apply(update.round[0])
         sums = ws.sums[0]
@@ -420,39 +445,100 @@ class WorkerShard:
             lost.address = child._address  # pickled with the exception: the client names this worker
             raise lost from error
 
-    def histograms(self, seq, update):
-        """[previous round's update,] transform, histograms of this shard's rows, plus those of its subtree.
+    def _learner_weights(self, update, keep=False):
+        """[The previous round's update,] then the transform: the learner's weights u; returns the update's
+        results (or None). keep: u stays set for the round's next call (bootstrap's ``weight_sums``), which
+        then skips the transform; otherwise every call transforms (w may have changed between calls: QuadBoost's
+        re-weighting passes)."""
+        done = None if update is None else self._update(update)
+        c = self.config[0]
+        if not c["u_is_w"] and not self._u_ready:
+            self.rule.transform(self.data, c, self.ws)
+        self._u_ready = keep
+        return done
+
+    def _u(self):
+        rows = self.ws.rows
+        return rows.w if self.config[0]["u_is_w"] else rows.u
+
+    def weight_sums(self, seq, update):
+        """Bootstrap's first call of a round: [previous round's update,] transform; returns (the update's results,
+        [(partition id, sum of the learner's weights max(u, 0) over its rows)])."""
+        self._enter(seq)
+        with self._kernels():
+            done = self._learner_weights(update, keep=True)
+        u = np.maximum(self._u(), 0.0)
+        return done, [(part, float(u[a:b].sum())) for part, (a, b, _) in zip(self.part_ids, self.segs)]
+
+    def _draw(self, draw, kept):
+        """The round's features (self._feats_now) and rows (kept[:m], m returned; -1: every row) by ``draw``."""
+        self._feats_now = self._feats() if draw is None or draw.feats is None else draw.feats
+        self._subset = draw is not None and draw.rows
+        if not self._subset:
+            return -1
+        return draw_shard_rows(self._u(), self.config[0], self.segs, self.part_ids, draw, kept,
+                               self.ws.limits.sample.hu)
+
+    def histograms(self, seq, update, draw=None):
+        """[previous round's update,] transform, histograms of this shard's rows, plus those of its subtree;
+        ``draw`` (a RoundDraw, or None): the round's features and rows.
 
         Returns (the update's results of every shard of the subtree, this one first then each child's
-        subtree in order; the subtree's summed hist; histq or None). The children start first and
-        run in parallel with this shard; their sums are added in child order, never by arrival.
+        subtree in order; the subtree's summed hist; histq or None; its number of drawn rows, or -1 without
+        row draws). The children start first and run in parallel with this shard; their sums are added in
+        child order, never by arrival.
         """
         self._enter(seq)
-        pending = [(child, child.histograms(seq, update)) for child in self.children]
+        pending = [(child, child.histograms(seq, update, draw)) for child in self.children]
         ws = self.ws
         c = self.config[0]
         with self._kernels():
-            done = None if update is None else self._update(update)
-            if not c["u_is_w"]:
-                self.rule.transform(self.data, c, ws)
+            done = self._learner_weights(update)
             rows, st = ws.rows, ws.stump
-            u = rows.w if c["u_is_w"] else rows.u
+            u = self._u()
+            m = self._draw(draw, st.kept)
+            feats = self._feats_now
             if self._replaying:
                 pass
+            elif m >= 0:  # the drawn rows (bootstrap: by their counts)
+                hu = ws.limits.sample.hu if c["bootstrap"] else u
+                if self.use_q:
+                    build_histograms_q_rows(self.codes, rows.ylab, u, rows.q, st.kept[:m], st.hist, st.histq, feats)
+                else:
+                    build_histograms_rows(self.codes, rows.ylab, hu, st.kept[:m], st.hist, int(c["hist_groups"]),
+                                          feats)
             elif self.use_q:
-                build_histograms_q(self.codes, rows.ylab, u, rows.q, st.hist, st.histq, self._feats())
+                build_histograms_q(self.codes, rows.ylab, u, rows.q, st.hist, st.histq, feats)
+            elif feats.shape[0] < self.codes.shape[0]:  # the drawn features only
+                build_histograms_rows(self.codes, rows.ylab, u, self._all_rows(), st.hist, int(c["hist_groups"]),
+                                      feats)
             else:
                 build_histograms(self.codes, rows.ylab, u, st.hist, int(c["hist_groups"]))
         updates = [done]
-        hist = ws.stump.hist.copy()
-        histq = ws.stump.histq.copy() if self.use_q else None
+        hist = self._sent(ws.stump.hist)
+        histq = self._sent(ws.stump.histq) if self.use_q else None
         for child, future in pending:
-            child_updates, child_hist, child_histq = self._child_result(child, future)
+            child_updates, child_hist, child_histq, child_m = self._child_result(child, future)
             updates.extend(child_updates)
             hist += child_hist
             if self.use_q:
                 histq += child_histq
-        return updates, hist, histq
+            m += child_m if m >= 0 else 0
+        return updates, hist, histq, m
+
+    def _sent(self, hist, axis=0):
+        """A copy of histograms to send: of the round's drawn features only (along ``axis``) when features are
+        drawn (the client puts them in place), else of every feature."""
+        feats = self._feats_now
+        if feats.shape[0] == self.codes.shape[0]:
+            return hist.copy()
+        return np.take(hist, feats, axis=axis)
+
+    def _all_rows(self):
+        rows = getattr(self, "_every_row", None)
+        if rows is None or rows.shape[0] != self.y.shape[0]:
+            rows = self._every_row = np.arange(self.y.shape[0], dtype=np.int64)
+        return rows
 
     def _apply(self, r):
         """apply_stump of the stump r (a round record) on this shard's rows: y*h and the sums in ws.sums."""
@@ -461,40 +547,52 @@ class WorkerShard:
         apply_stump(self.codes[r["feature"]], r, self.missing_code, ws.rows, u, ws.sums)
 
     def apply(self, seq, f, k, ml, left, right):
-        """apply_stump on this shard's rows: its (U_I, U_J, W_I, W_J)."""
+        """apply_stump on this shard's rows: its (U_I, U_J, W_I, W_J, Q_I, Q_J) (the sums of q, EBBoost's,
+        only after a round on drawn rows; else 0)."""
         self._enter(seq)
         ws = self.ws
         r = np.zeros(1, self.one.rounds.dtype)[0]
         r["feature"], r["bin"], r["missing_left"], r["left"], r["right"] = f, k, ml, left, right
         with self._kernels():
             self._apply(r)
+            qi = qj = 0.0
+            if self.use_q and self._subset:  # (as the single-machine learner: the step's sums of q over every row)
+                qi, qj = correct_wrong_sums(ws.rows.q, ws.rows.yh, ws.rows.block_sums)
         s = ws.sums[0]
-        return np.array([s["ui"], s["uj"], s["wi"], s["wj"]])
+        return np.array([s["ui"], s["uj"], s["wi"], s["wj"], qi, qj])
 
     # ------------------------------------------------------------------ one tree (see tree.grow_tree)
-    def tree_root(self, seq, update):
-        """[previous round's update,] transform, the root's histogram of this shard's rows: (update results,
-        float64[n_features, n_bins, n_classes + 1])."""
+    def tree_root(self, seq, update, draw=None):
+        """[previous round's update,] transform, the round's features and rows (``draw``, a RoundDraw, or None:
+        every one), the root's histogram of this shard's rows: (update results, float64[n_features, n_bins,
+        n_classes + 1], the number of drawn rows or -1 without row draws)."""
         self._enter(seq)
         ws = self.ws
         c = self.config[0]
         n = self.y.shape[0]
         with self._kernels():
-            done = None if update is None else self._update(update)
-            if not c["u_is_w"]:
-                self.rule.transform(self.data, c, ws)
+            done = self._learner_weights(update)
             ts = ws.tree
+            m = self._draw(draw, ts.rows)  # (the tree grows on ts.rows[:m], as the single-machine learner's)
             self.hist_now, self.hist_next = ts.level_a, ts.level_b
             ts.node_range[0, 0] = 0
-            ts.node_range[0, 1] = n
+            ts.node_range[0, 1] = n if m < 0 else m
             if not self._replaying:
-                rows_histograms(self._tree_rows(), ts.rows, 0, n, int(c["n_classes"]),
-                                int(c["min_samples_leaf"]) > 1, self.hist_now[0], int(c["hist_groups"]), self._feats())
-        return done, self.hist_now[0].copy()
+                rows_histograms(self._grow_rows(), ts.rows, 0, n if m < 0 else m, int(c["n_classes"]),
+                                int(c["min_samples_leaf"]) > 1, self.hist_now[0], int(c["hist_groups"]),
+                                self._feats_now)
+        return done, self._sent(self.hist_now[0]), m
 
     def _feats(self):
-        """Every feature (the Dask learners read every feature: no feature sampling there)."""
+        """Every feature."""
         return np.arange(self.codes.shape[0], dtype=np.int64)
+
+    def _grow_rows(self):
+        """The rows a tree grows on: ``_tree_rows``, with bootstrap's counts for u on a round of drawn rows."""
+        rows = self._tree_rows()
+        if self._subset and self.config[0]["bootstrap"]:
+            rows = rows._replace(u=self.ws.limits.sample.hu)
+        return rows
 
     def _tree_rows(self):
         """The rows a tree's passes read (``TreeRows``): codes, the learner's labels and weights, q and w."""
@@ -505,11 +603,12 @@ class WorkerShard:
         """Partition the rows of the level's split nodes (``splits``, SPLIT_DTYPE); the children's histograms,
         [2 n_split, ...]."""
         self._enter(seq)
-        with self._kernels():
-            split_level_rows(self._tree_rows(), self.config[0], splits, n_split, first_child, root, self.ws.tree,
-                             self.hist_now, self.hist_next, not self._replaying, self._feats())
+        with self._kernels():  # (on drawn rows the root's rows are ts.rows[:m], not the positions)
+            split_level_rows(self._grow_rows(), self.config[0], splits, n_split, first_child,
+                             root and not self._subset, self.ws.tree, self.hist_now, self.hist_next,
+                             not self._replaying, self._feats_now)
         self.hist_now, self.hist_next = self.hist_next, self.hist_now
-        return self.hist_now[:2 * n_split].copy()
+        return self._sent(self.hist_now[:2 * n_split], axis=1)
 
     def tree_leaves(self, seq, tree, n_nodes, n_first, splits, n_last, last_root):
         """Each row's leaf; the leaves' sums of u (and q) and of w by class: (leaf_u, leaf_w) [n_nodes, ...]."""
@@ -518,7 +617,11 @@ class WorkerShard:
         ts.leaf_u[:] = 0.0
         ts.leaf_w[:] = 0.0
         with self._kernels():
-            tree_leaves_rows(self._tree_rows(), self.config[0], tree, n_nodes, n_first, splits, n_last, last_root, ts)
+            if self._subset:  # a tree grown on drawn rows: every row to its leaf by the tree
+                tree_leaves_all_rows(self._tree_rows(), self.config[0], tree, ts.leaf_of_row, ts.leaf_u, ts.leaf_w)
+            else:
+                tree_leaves_rows(self._tree_rows(), self.config[0], tree, n_nodes, n_first, splits, n_last,
+                                 last_root, ts)
         return ts.leaf_u[:n_nodes].copy(), ts.leaf_w[:n_nodes].copy()
 
     def update(self, seq, update):
@@ -590,6 +693,47 @@ class WorkerShard:
                 out.append((part, ordered_sum(parts)))
                 start += size
         return out
+
+
+def draw_shard_rows(u, c, segs, part_ids, draw, kept, hu):
+    """The rows of a round's draw (``draw``, a RoundDraw with rows) among a shard's rows: the rows the
+    single-machine ``sampling.sample_rows`` draws there. Returns m, the drawn rows in kept[:m] (increasing).
+
+    u     float64[n]  the learner's weights of the shard's rows;  c  the fit's configuration record
+    segs  int64[k, 3]  the shard's runs of rows, one per partition ``part_ids[j]``: (first row here, end, its
+          index in the whole fit), in the whole fit's order
+    hu    float64[n]  OUT (bootstrap)  each drawn row's learner weight, count * total / draws
+    Without bootstrap each row is drawn by its index in the whole fit (sample_rows on those indices). With
+    bootstrap every draw of the whole fit is made (``sampling.unit_draws``), x = unit * total; a draw in a
+    partition's stretch [low, high) of draw.bounds picks the partition's first row whose cumulative sum of
+    max(u, 0), added in row order from low, exceeds x (at most its last row of positive weight).
+    """
+    if not c["bootstrap"]:
+        m = 0
+        for lo, hi, first in segs:
+            kept[m:m + hi - lo] = np.arange(first, first + hi - lo)
+            m += hi - lo
+        m = sample_rows(u, c, int(draw.t), kept, m, hu)
+        drawn = kept[:m]  # (indices in the whole fit, increasing) -> the shard's rows
+        run = np.searchsorted(segs[:, 2], drawn, side="right") - 1
+        drawn += segs[run, 0] - segs[run, 2]
+        return m
+    u = np.maximum(u, 0.0)
+    hu[:] = 0.0
+    x = np.empty(draw.n_draws)
+    unit_draws(int(c["sample_seed"]), STREAM_BOOT, int(draw.t), 0, int(draw.n_draws), x)
+    x *= draw.total
+    for (lo, hi, _), (low, high) in zip(segs, draw.bounds[list(part_ids)]):
+        positive = np.flatnonzero(u[lo:hi] > 0.0)
+        mine = x[(x >= low) & (x < high)] if positive.shape[0] else x[:0]
+        if mine.shape[0]:
+            cum = np.cumsum(np.concatenate(([low], u[lo:hi])))[1:]  # (added in row order, from low)
+            at = np.minimum(np.searchsorted(cum, mine, side="right"), positive[-1])
+            hu[lo:hi] += np.bincount(at, minlength=hi - lo)
+    hu *= draw.total / draw.n_draws
+    drawn = np.flatnonzero(hu > 0.0)
+    kept[:drawn.shape[0]] = drawn
+    return drawn.shape[0]
 
 
 def predict_block(X, model, method):

@@ -8,9 +8,11 @@ rules, round record, prediction) with a ``fit`` that takes row-partitioned
 ``distributed.Client`` (the current one by default): stumps and trees (every
 depth, leaf kind and leaf-size limit), two or more classes (SAMME for
 AdaBoost's discrete leaves, one-vs-rest otherwise, as on one machine),
-``class_weight``, and a validation set (``eval_set`` as Dask collections, or
-``validation_fraction``) with early stopping. Categorical features are
-single-machine only (``fit`` says so).
+``class_weight``, monotone and interaction constraints, feature and row
+sampling (``colsample_bytree``, ``colsample_bynode``, ``subsample``,
+``bootstrap``), and a validation set (``eval_set`` as Dask collections, or
+``validation_fraction``) with early stopping. Categorical features and weight
+trimming are single-machine only (``fit`` says so).
 
 How a fit runs
 --------------
@@ -50,6 +52,21 @@ How a fit runs
    takes U = W from the summed histograms instead and the workers run
    ``apply_stump`` at the start of the next call: one round trip a round.
 
+   Sampling: the client draws the round's features (``sampling.draw_round``;
+   a tree's nodes' in ``choose_level``) and sends them with the round's first
+   call; the workers build those features' histograms only. Row draws are
+   counter-based per row: each worker draws its rows by their index in the
+   whole data (its partitions' first rows, from the per-partition row counts),
+   so the rows equal the single-machine fit's for any partitioning. Bootstrap
+   maps draws to rows through the cumulative sums of the learner's weights in
+   row order: a first call (``weight_sums``, with the previous round's update)
+   returns each partition's sum, the client gives each partition its stretch
+   of the whole, and each worker makes every draw and keeps those that land on
+   its rows (``_dask_worker.draw_shard_rows``). On drawn rows, stump rounds take their
+   sums from ``apply`` (never from the histograms), and trees send every row
+   to its leaf for the leaves' sums. A rejected round learnt from drawn rows
+   is learnt again from every row, as in the compiled loop.
+
    Trees, one round trip per level, as ``grow_tree``: ``tree_root`` (the
    previous round's update and validation, then the root's histogram), then
    per level the client chooses the splits (``choose_level``) and
@@ -59,7 +76,9 @@ How a fit runs
    leaves (``finish_leaves``) and the round's sums.
 
    Bytes per round: histograms (features x bins x (classes + 1) float64 per
-   node and worker) plus a few numbers, never O(rows). From
+   node and worker; the round's drawn features only with ``colsample_bytree``
+   / ``colsample_bynode``) plus a few numbers (bootstrap: one per partition),
+   never O(rows). From
    ``_TREE_MIN_WORKERS`` (9) workers on, stump histograms are summed up a tree
    of workers (fan-out 4, fixed order) and the client receives a single
    histogram per round.
@@ -128,11 +147,12 @@ from ._algorithms import RULES, quad_penalty
 from ._binning import SUBSAMPLE, BinMapper, RowSample, sample_seed
 from ._cache import sources_digest
 from ._config import n_threads
-from ._dask_worker import PartitionLostError, RoundUpdate, WorkerShard, predict_block
+from ._dask_worker import PartitionLostError, RoundDraw, RoundUpdate, WorkerShard, predict_block
 from ._driver import Model, make_sample_scratch, max_nodes_of, pick_step_stop
 from ._fit import Fit
 from ._kernels.learners import finish_tree_round
 from ._kernels.loop import record_round, record_validation
+from ._kernels.sampling import draw_round
 from ._kernels.split import choose_stump
 from ._kernels.tree import choose_level, finish_leaves, reset_tree, root_weight
 from ._types import (
@@ -354,14 +374,16 @@ class _Shards:
             vxf, vyf, vswf, fraction, seed, j, workers=[addr], allow_other_workers=False, actor=True, pure=False,
             key=f"fastboost-shard-{self.token}-{j}{suffix}")
 
-    def histograms(self, update):
-        """The round's first round trip: (every shard's update results, summed hist, summed histq or None)."""
+    def histograms(self, update, draw=None):
+        """The round's first round trip (or second, after bootstrap's ``weight_sums``): (every shard's update
+        results, summed hist, summed histq or None, the number of drawn rows or -1 without row draws)."""
         if self.tree:
-            return self.call("histograms", update, only=[0])[0]
-        res = self.call("histograms", update)
+            return self.call("histograms", update, draw, only=[0])[0]
+        res = self.call("histograms", update, draw)
         updates = [u for r in res for u in r[0]]
         histq = _ordered_sum([r[2] for r in res]) if res[0][2] is not None else None
-        return updates, _ordered_sum([r[1] for r in res]), histq
+        m = sum(r[3] for r in res) if res[0][3] >= 0 else -1
+        return updates, _ordered_sum([r[1] for r in res]), histq, m
 
     def release_inputs(self):
         for f in self._inputs:
@@ -523,18 +545,51 @@ def _ordered_sum(arrays):
     return total
 
 
-def _choose_stump(scratch, n_value_bins, thresholds, c, direction):
-    """The stump of a round from the summed histograms (in ``scratch``, a StumpScratch) under the configuration
-    record ``c`` and the monotone constraints ``direction`` (int8, length 0: none): the loop's own compiled
-    ``choose_stump``.
+def _choose_stump(scratch, n_value_bins, thresholds, c, direction, feats):
+    """The stump of a round from the summed histograms (in ``scratch``, a StumpScratch) of the features
+    ``feats`` (int64[k], increasing) under the configuration record ``c`` and the monotone constraints
+    ``direction`` (int8, length 0: none): the loop's own compiled ``choose_stump``.
 
     Returns (f, k, missing_left, left, right, threshold, Q_I, Q_J) as Python scalars.
     """
     numeric = np.zeros(n_value_bins.shape[0], np.uint8)  # (categorical features are not taken on Dask)
     f, k, ml, left, right, threshold, qi, qj, _ = choose_stump(scratch, n_value_bins, numeric, thresholds, c,
-                                                               np.zeros(CAT_WORDS, np.uint64), direction,
-                                                               np.arange(n_value_bins.shape[0], dtype=np.int64))
+                                                               np.zeros(CAT_WORDS, np.uint64), direction, feats)
     return int(f), int(k), int(ml), int(left), int(right), float(threshold), float(qi), float(qj)
+
+
+def _round_draw(shards, c, ss, t, pending, every_row, stump, n_rows):
+    """What round t's learner reads (a ``RoundDraw``), drawn as the single-machine learner draws it: the features
+    (``sampling.draw_round`` into the client's SampleScratch ``ss``) and whether the rows are drawn (not when
+    ``every_row``: the retry of a rejected round). Bootstrap draws by the cumulative sums of the learner's
+    weights in row order, so it first asks every shard (``weight_sums``, which also applies the pending update)
+    for each partition's sum, and gives each partition its stretch of the whole. Returns (the draw, that call's
+    update results or None, the update still pending)."""
+    draw_round(c, ss, t, stump)
+    feats = ss.feats[:ss.drawn[1]].copy() if c["sample_features"] else None
+    rows = bool(c["sample_rows"]) and not every_row
+    if not (rows and c["bootstrap"]):
+        return RoundDraw(t, feats, rows), None, pending
+    res = shards.call("weight_sums", pending)
+    bounds, total = _partition_stretches([s for _, s in sorted(p for r in res for p in r[1])])
+    fraction = float(c["subsample"]) if c["subsample"] > 0.0 else 1.0
+    n_draws = max(1, int(fraction * n_rows + 0.5))
+    return RoundDraw(t, feats, True, bounds, total, n_draws), [r[0] for r in res], None
+
+
+def _partition_stretches(sums):
+    """Each partition's stretch [low, high) of the cumulative sums of the learner's weights (``sums``: each
+    partition's sum of max(u, 0), in partition order, which is the rows' order), high inf for the last
+    partition of positive weight; returns (float64[n_partitions, 2], the total)."""
+    positive = [j for j, s in enumerate(sums) if s > 0.0]
+    last = positive[-1] if positive else -1
+    bounds = np.zeros((len(sums), 2))
+    low = 0.0
+    for j, s in enumerate(sums):
+        high = low + s
+        bounds[j] = (low, np.inf if j == last else high)
+        low = high
+    return bounds, low
 
 
 #: the stump learner's scratch the client does not use (trimming's and carried histograms' rows)
@@ -558,11 +613,13 @@ class _StumpLearner:
     the summed histograms, with the workers' ``apply_stump`` fused into the next round's call (one round
     trip a round; the sums then add the same weights by bin instead of by row)."""
 
-    def __init__(self, mapper, config, fused=False, direction=None):
+    def __init__(self, mapper, config, fused=False, direction=None, groups=None, n_rows=0):
         c = config[0]
         self.c = c
         self.direction = np.zeros(0, np.int8) if direction is None else np.ascontiguousarray(direction, np.int8)
-        self.fused = fused
+        self.fused = fused and not c["sample_rows"]  # (U = W from the histograms only when they hold every row)
+        self.n_rows = n_rows
+        self.n_seen = n_rows
         self.missing_code = mapper.missing_code
         self.n_value_bins = np.ascontiguousarray(mapper.n_value_bins_, dtype=np.int64)
         self.thresholds = mapper.thresholds_
@@ -572,17 +629,34 @@ class _StumpLearner:
         self.fmissing_left = np.empty(d, np.int64)
         self.no_histq = np.zeros((d, 1, 2), np.float64)
         self.sums = np.zeros(1, SUMS_DTYPE)
+        self.ss = make_sample_scratch(0, d, config, groups)  # the round's features (every one without sampling)
+        self.hist = None  # the round's summed histograms
 
-    def start(self, shards, pending):
-        updates, self.hist, histq = shards.histograms(pending)
+    def start(self, shards, pending, t, every_row=False):
+        draw, updates, pending = _round_draw(shards, self.c, self.ss, t, pending, every_row, True, self.n_rows)
+        done, hist, histq, m = shards.histograms(pending, draw)
+        if draw.feats is not None and draw.feats.shape[0] < self.thresholds.shape[0]:
+            # the workers sent the drawn features' histograms only: put them in place (the others are not read)
+            if self.hist is None:
+                self.hist = np.zeros((self.thresholds.shape[0],) + hist.shape[1:])
+                self.sampled_histq = np.zeros((self.thresholds.shape[0],) + histq.shape[1:]) if histq is not None \
+                    else None
+            self.hist[draw.feats] = hist
+            if histq is not None:
+                self.sampled_histq[draw.feats] = histq
+                histq = self.sampled_histq
+        else:
+            self.hist = hist
         self.histq = self.no_histq if histq is None else histq
-        return updates
+        self.n_seen = self.n_rows if m < 0 else m
+        return done if updates is None else updates
 
     def finish(self, shards, model, t):
         scratch = StumpScratch(self.hist, self.histq, self.fvalue, self.fbin, self.fmissing_left, _NO_ROWS,
                                _NO_ROWS, _NO_HIST)
         f, k, ml, left, right, threshold, qi, qj = _choose_stump(scratch, self.n_value_bins, self.thresholds, self.c,
-                                                                 self.direction)
+                                                                 self.direction,
+                                                                 self.ss.feats[:self.ss.drawn[1]])
         if self.fused:  # U = W: the weights of the rows the stump gets right / wrong, from the histograms
             hist = self.hist[f]
             bins = np.arange(hist.shape[0])
@@ -592,7 +666,9 @@ class _StumpLearner:
             uj = float(hist[positive, 0].sum() + hist[~positive, 1].sum())
             wi, wj = ui, uj
         else:
-            ui, uj, wi, wj = _ordered_sum(shards.call("apply", f, k, ml, left, right))
+            ui, uj, wi, wj, qi_all, qj_all = _ordered_sum(shards.call("apply", f, k, ml, left, right))
+            if self.c["use_q"] and self.n_seen < self.n_rows:  # drawn rows: the step's sums of q over every row
+                qi, qj = qi_all, qj_all
         self.sums[0] = (ui, uj, wi, wj, qi, qj, 1.0, 0.0)
         r = model.rounds[t]
         r["feature"], r["bin"], r["missing_left"], r["left"], r["right"], r["threshold"] = (
@@ -612,9 +688,11 @@ class _TreeLearner:
     splits with the same compiled ``choose_level``; the workers partition their rows, and at the end send
     the leaves' sums, from which the client sets the leaves (``finish_leaves``) and the round's sums."""
 
-    def __init__(self, mapper, config, direction=None):
+    def __init__(self, mapper, config, direction=None, groups=None, n_rows=0):
         c = config[0]
         self.config = config
+        self.n_rows = n_rows
+        self.n_seen = n_rows
         depth = int(c["max_depth"])
         n_classes = int(c["n_classes"])
         ls = int(c["leaf"]) == LEAF_LSQ
@@ -634,20 +712,27 @@ class _TreeLearner:
         constrained = direction is not None
         monotone = Monotone(np.ascontiguousarray(direction if constrained else np.zeros(0), np.int8),
                             np.zeros((max_nodes if constrained else 0, 2)))
-        # every feature (no feature sampling on Dask); its per-node scratch is reused round after round
-        self.limits = Limits(monotone, make_sample_scratch(0, d, config))
+        # the round's features and the nodes' (interaction groups, colsample_bynode), reused round after round
+        self.limits = Limits(monotone, make_sample_scratch(0, d, config, groups))
 
-    def start(self, shards, pending):
-        res = shards.call("tree_root", pending)
-        self.hist[0] = _ordered_sum([r[1] for r in res])
-        return [r[0] for r in res]
+    def start(self, shards, pending, t, every_row=False):
+        draw, updates, pending = _round_draw(shards, self.config[0], self.limits.sample, t, pending, every_row,
+                                             False, self.n_rows)
+        res = shards.call("tree_root", pending, draw)
+        # (with drawn features the workers send theirs only; the others are not read)
+        self.feats = draw.feats if draw.feats is not None else slice(None)
+        self.hist[0][self.feats] = _ordered_sum([r[1] for r in res])
+        self.subset = res[0][2] >= 0  # the tree grows on the drawn rows; its leaves' sums come from every row
+        self.n_seen = sum(r[2] for r in res) if self.subset else self.n_rows
+        return [r[0] for r in res] if updates is None else updates
 
     def finish(self, shards, model, t):
         config = self.config
         c = config[0]
         tree = model.nodes[t]
         reset_tree(tree)
-        total_u = root_weight(self.hist[0], c, 0)
+        ss = self.limits.sample
+        total_u = root_weight(self.hist[0], c, ss.feats[0])
         min_weight = float(c["min_weight_fraction_leaf"]) * total_u
         max_depth = int(c["max_depth"])
         level_first, level_count, n_nodes = 0, 1, 1
@@ -664,7 +749,7 @@ class _TreeLearner:
                 n_first, n_last, last_root = first_child, n_split, depth == 0
                 break
             res = shards.call("tree_level", self.splits, n_split, first_child, depth == 0)
-            self.hist[:2 * n_split] = _ordered_sum(res)
+            self.hist[:2 * n_split, self.feats] = _ordered_sum(res)
             level_first, level_count = first_child, 2 * n_split
         if n_first < 0:
             n_first = n_nodes
@@ -673,6 +758,12 @@ class _TreeLearner:
         self.leaf_w[:] = 0.0
         self.leaf_u[:n_nodes] = _ordered_sum([r[0] for r in res])
         self.leaf_w[:n_nodes] = _ordered_sum([r[1] for r in res])
+        if self.subset:  # (as grow_tree on drawn rows: the leaves' total, in node order)
+            total_u = 0.0
+            for node in range(n_nodes):
+                if tree[node]["left"] < 0:
+                    for k in range(int(c["n_classes"])):
+                        total_u += float(self.leaf_u[node, k])
         finish_leaves(tree, n_nodes, self.leaf_u, c, total_u, self.limits.monotone.bounds)
         finish_tree_round(tree, n_nodes, c, self.leaf_u, self.leaf_w, self.sums, model.rounds[t:t + 1][0],
                           self.factor)
@@ -753,7 +844,7 @@ class DaskRounds:
             if t >= fit.model.rounds.shape[0]:  # grow the record (a huge n_estimators costs nothing up front)
                 fit.grow(min(fit.target, 2 * fit.model.rounds.shape[0]))
             model = fit.model
-            updates = learner.start(shards, pending)
+            updates = learner.start(shards, pending, t)
             if pending is not None:
                 pending = None
                 if self._account(model, t - 1, updates):
@@ -762,11 +853,17 @@ class DaskRounds:
             sums = learner.finish(shards, model, t)
             alpha = self.step(sums[0], t + 1, c) * c["learning_rate"]  # as the compiled loop
             decision = self.stop(alpha, sums[0], t + 1, c)
+            if decision == REJECT and learner.n_seen < self.n_rows:
+                # (as the compiled loop) a hypothesis learnt from drawn rows was rejected: learn from every row
+                learner.start(shards, None, t, every_row=True)
+                sums = learner.finish(shards, model, t)
+                alpha = self.step(sums[0], t + 1, c) * c["learning_rate"]
+                decision = self.stop(alpha, sums[0], t + 1, c)
             if decision == REJECT:
                 state["stop"] = STOPPED_BY_RULE
                 break
             record_round(model.rounds, t, alpha, sums, bool(self.rule.additive))
-            model.rounds[t]["n_seen"] = self.n_rows  # (no weight trimming on Dask: the learner reads every row)
+            model.rounds[t]["n_seen"] = learner.n_seen  # (the drawn rows, or every row)
             pending = learner.update(model, t, alpha, sums)
             done = t + 1
             if decision == ACCEPT_STOP:
@@ -843,7 +940,9 @@ class _DaskBoostMixin:
                 validate_data(self, X=meta, reset=True, skip_check_array=True)  # (the names monotone_constraints reads)
                 fit_classes = 2 if ovr else n_classes
                 config = self._config(rule, mapper, fit_classes, n_features, 1)
-                binned = shards.call("bin", mapper, q_sum, config, vq_sum)
+                # each training partition's first row in the whole fit's rows (the row draws' indices)
+                first_rows = np.concatenate([[0], np.cumsum(d.n_rows)[:-1]]).astype(np.int64)
+                binned = shards.call("bin", mapper, q_sum, config, vq_sum, kwargs={"first_rows": first_rows})
                 n_nonzero = sum(b[0] for b in binned)
                 config = self._config(rule, mapper, fit_classes, n_features, n_nonzero)
                 shards.release_inputs()
@@ -853,7 +952,8 @@ class _DaskBoostMixin:
                     self._dask_one_vs_rest(shards, mapper, n_nonzero, config, d.classes, meta)
                 else:
                     shards.call("target", None, config)
-                    model = self._dask_boost(shards, mapper, n_nonzero, config, val is not None)
+                    model = self._dask_boost(shards, mapper, n_nonzero, config, val is not None,
+                                             self._interaction_groups(n_features))
                     cover = _dask_cover(shards, model)
                 t2 = time.perf_counter()
             stats = {
@@ -890,10 +990,6 @@ class _DaskBoostMixin:
         if getattr(self, "weight_trim_rate", None) is not None:
             raise NotImplementedError(f"{name} does not trim weights (weight_trim_rate) yet: it is a "
                                       "single-machine option; fit with weight_trim_rate=None.")
-        if self._sampling_on():
-            raise NotImplementedError(f"{name} reads every feature and row: interaction_constraints, "
-                                      "colsample_bytree, colsample_bynode, subsample and bootstrap are "
-                                      "single-machine options; fit with their defaults.")
         if self.max_bins is None or self.max_bins > MAX_BINS:
             raise NotImplementedError(f"{name} bins to at most {MAX_BINS} bins (max_bins={self.max_bins}): exact "
                                       "mode (max_bins=None or above 255) is a single-machine option.")
@@ -942,7 +1038,8 @@ class _DaskBoostMixin:
                                          monotone_constraints=None if direction is None else direction.tolist())
             sub._n_rows = self._n_rows
             shards.call("target", k, config)
-            model = sub._dask_boost(shards, mapper, n_nonzero, config, self._has_validation)
+            model = sub._dask_boost(shards, mapper, n_nonzero, config, self._has_validation,
+                                    self._interaction_groups(meta.shape[1]))
             validate_data(sub, X=meta, reset=True, skip_check_array=True)
             sub.classes_ = np.array([0, 1])
             sub._set_rounds(model)
@@ -1061,7 +1158,7 @@ class _DaskBoostMixin:
         return BinMapper(self.max_bins, random_state=self.random_state).fit(sample, weights), q_sum, vq_sum
 
     # ------------------------------------------------------------------ boosting (the loop's rules, round by round)
-    def _dask_boost(self, shards, mapper, n_nonzero, config, has_validation=False):
+    def _dask_boost(self, shards, mapper, n_nonzero, config, has_validation=False, groups=None):
         """The rounds through a fit object whose rows are on the workers (``DaskRounds``): stumps in one or two
         round trips, trees in one per level plus the leaves; returns the kept records."""
         rule = RULES[self._algorithm]
@@ -1070,8 +1167,8 @@ class _DaskBoostMixin:
         self._has_validation = has_validation
         fused = bool(rule.u_is_w and not rule.additive and not rule.use_q) and self._fuse_rounds
         direction = self._monotone_direction(mapper.thresholds_.shape[0])
-        learner = (_TreeLearner(mapper, config, direction) if int(c["max_depth"])
-                   else _StumpLearner(mapper, config, fused, direction))
+        learner = (_TreeLearner(mapper, config, direction, groups, self._n_rows) if int(c["max_depth"])
+                   else _StumpLearner(mapper, config, fused, direction, groups, self._n_rows))
         engine = DaskRounds(shards, learner, rule, config, self._n_rows, has_validation, self._round_callback)
         fit = Fit(type(self).__name__, rule, config, engine, n_nonzero=n_nonzero,
                   capacity=min(self.n_estimators, _CAPACITY), has_validation=has_validation,
@@ -1156,8 +1253,9 @@ def _dask_doc(base):
     ``fit(X, y, sample_weight=None, eval_set=None, *, client=None, bin_mapper=None,
     worker_timeout=None)`` takes dask arrays / DataFrames (an eval_set too); prediction takes
     NumPy, pandas or Dask input; ``to_local()`` returns the plain {base.__name__}. Stumps and
-    trees, two or more classes, validation sets and early stopping work as on one machine;
-    categorical features are single-machine only. A fit survives a lost worker.
+    trees, two or more classes, constraints, feature and row sampling, validation sets and
+    early stopping work as on one machine; categorical features and weight trimming are
+    single-machine only. A fit survives a lost worker.
 
     The single-machine documentation follows.
 

@@ -275,6 +275,134 @@ def test_dask_trees_and_classes_equal_single_machine(client, odd_data, case, wei
         np.testing.assert_array_equal(dask_model.predict(Xt).compute(), dask_model.predict(X[:500]))
 
 
+SAMPLING_CASES = {
+    "stumps-subsample-colsample": ("binary", "AdaBoostClassifier",
+                                   {"subsample": 0.5, "colsample_bytree": 0.6, "colsample_bynode": 0.7}),
+    "samme-depth2-bootstrap": ("three", "AdaBoostClassifier",
+                               {"max_depth": 2, "bootstrap": True, "subsample": 0.7, "colsample_bytree": 0.5}),
+    "stumps-bootstrap": ("binary", "AdaBoostClassifier", {"bootstrap": True}),
+    # a few rows a round: some rounds' stumps are rejected and learnt again from every row (n_seen: every row)
+    "stumps-rejected-then-every-row": ("binary", "AdaBoostClassifier", {"subsample": 0.001, "n_estimators": 30}),
+    "eb-subsample": ("binary", "EBBoostClassifier", {"subsample": 0.5, "lam": 0.2}),
+    "vada-depth3-bootstrap-bynode": ("binary", "VadaBoostClassifier",
+                                     {"max_depth": 3, "bootstrap": True, "subsample": 0.8, "colsample_bynode": 0.5,
+                                      "lam": 0.3}),
+    "ada-depth3-interaction-subsample": ("binary", "AdaBoostClassifier",
+                                         {"max_depth": 3, "subsample": 0.6,
+                                          "interaction_constraints": [[0, 1, 2], [2, 3, 4, 5], [6, 7, 8, 9]]}),
+    "quad-depth2-subsample": ("binary", "QuadBoostClassifier", {"max_depth": 2, "subsample": 0.5, "lam": 0.01}),
+    "ovr-vada-colsample-interaction": ("three", "VadaBoostClassifier",
+                                       {"max_depth": 2, "subsample": 0.5, "colsample_bytree": 0.6, "lam": 0.2,
+                                        "interaction_constraints": [[0, 1, 2, 3, 4], [4, 5, 6, 7, 8, 9, 10]]}),
+    "real-depth2-bootstrap-monotone": ("binary", "AdaBoostClassifier",
+                                       {"max_depth": 2, "leaf": "real", "bootstrap": True,
+                                        "monotone_constraints": [1, -1] + [0] * 8}),
+}
+
+
+def assert_same_draws(dask_model, model, kw):
+    """The same rows read each round (rounds_["n_seen"], for each class's model), fewer than every row when rows
+    are drawn."""
+    for a, b in zip(getattr(dask_model, "estimators_", [dask_model]), getattr(model, "estimators_", [model])):
+        np.testing.assert_array_equal(a.rounds_["n_seen"], b.rounds_["n_seen"])
+        if kw.get("subsample", 1.0) < 1.0 or kw.get("bootstrap"):
+            assert (b.rounds_["n_seen"] < sum(ODD_CHUNKS)).any()
+
+
+@needs_dask
+@pytest.mark.parametrize("case", some_slow({c: (c,) for c in SAMPLING_CASES},
+                                           quick=["stumps-subsample-colsample", "samme-depth2-bootstrap",
+                                                  "stumps-rejected-then-every-row"]))
+def test_dask_sampling_equals_single_machine(client, odd_data, case):
+    """Feature and row sampling and interaction constraints on uneven weighted partitions (one empty, one of one
+    row): the same drawn features and rows, so the single-machine model (its draws are counter-based: by the
+    seed, the round, the node and the feature or row index in the whole data)."""
+    import fastboost
+
+    which, name, kw = SAMPLING_CASES[case]
+    X, y, sw, Xd, yd, swd = odd_data[which]
+    kw = {"n_estimators": 12, **kw, "random_state": 5}
+    model = getattr(fastboost, name)(**kw).fit(X, y, sample_weight=sw)
+    dask_model = getattr(fbd, "Dask" + name)(**kw).fit(Xd, yd, sample_weight=swd)
+    assert_same_trees(dask_model, model)
+    assert_same_draws(dask_model, model, kw)
+    if "rejected" in case:
+        assert (model.rounds_["n_seen"] == sum(ODD_CHUNKS)).any()
+    if case == "stumps-subsample-colsample":  # the workers send the drawn features' histograms only (4 of 10)
+        stats = dask_model.dask_stats_
+        boosting = stats["bytes_received"] - stats["bytes_received_binning"]
+        every = 12 * len(stats["workers"]) * 10 * (dask_model.bin_mapper_.missing_code + 1) * 2 * 8
+        assert 0.4 * every <= boosting < 0.6 * every
+
+
+@needs_dask
+@settings(max_examples=25, deadline=None)
+@given(sizes=st.lists(st.integers(0, 30), min_size=1, max_size=6).filter(lambda s: sum(s) > 0),
+       n_shards=st.integers(1, 3), bootstrap=st.booleans(), fraction=st.sampled_from([0.3, 0.8, 1.0]),
+       t=st.integers(0, 50), seed=st.integers(0, 2 ** 16))
+def test_shard_row_draws_are_the_single_machine_draws(sizes, n_shards, bootstrap, fraction, t, seed):
+    """Rows split into partitions (empty ones, ones of zero weight) held by shards (partition j on shard
+    j mod n_shards): the rows each shard draws (draw_shard_rows, with the client's stretches) are, together,
+    the rows sampling.sample_rows draws from all of them, with the same bootstrap weights. Integer weights
+    (zeros and ties included) make every cumulative sum exact, so the two agree exactly."""
+    from fastboost._algorithms import RULES
+    from fastboost._dask_worker import RoundDraw, draw_shard_rows
+    from fastboost._kernels.sampling import sample_rows
+
+    if fraction == 1.0 and not bootstrap:
+        fraction = 0.5
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    u = rng.integers(0, 4, n).astype(np.float64)
+    u[: sizes[0]] *= rng.integers(0, 2)  # (the first partition sometimes all zero)
+    est = AdaBoostClassifier(subsample=fraction, bootstrap=bootstrap, random_state=seed)
+    config = est._config(RULES[est._algorithm], BinMapper(255).fit(np.zeros((2, 1))), 2, 1, n)
+    c = config[0]
+    kept, hu = np.empty(n, np.int64), np.zeros(n)
+    m = sample_rows(u, c, t, kept, -1, hu)
+    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    bounds, total = fbd._partition_stretches([u[starts[j]:starts[j + 1]].clip(0).sum() for j in range(len(sizes))])
+    n_draws = max(1, int(fraction * n + 0.5))
+    draw = RoundDraw(t, None, True, bounds if bootstrap else None, total, n_draws)
+    rows, weights = [], []
+    for shard in range(n_shards):
+        parts = [j for j in range(len(sizes)) if j % n_shards == shard]
+        if not parts:
+            continue
+        here = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in parts]).astype(np.int64)
+        local = np.cumsum([0] + [sizes[j] for j in parts])
+        segs = np.array([[local[i], local[i + 1], starts[j]] for i, j in enumerate(parts)], np.int64).reshape(-1, 3)
+        k, h = np.empty(here.shape[0], np.int64), np.zeros(here.shape[0])
+        got = draw_shard_rows(u[here], c, segs, parts, draw, k, h)
+        rows.append(here[k[:got]])
+        weights.append(h[k[:got]])
+    rows, weights = np.concatenate(rows), np.concatenate(weights)
+    order = np.argsort(rows)
+    np.testing.assert_array_equal(rows[order], kept[:m])
+    if bootstrap:
+        np.testing.assert_array_equal(weights[order], hu[kept[:m]])
+
+
+@needs_dask
+@pytest.mark.parametrize("kw", some_slow({
+    "stumps-subsample": ({"subsample": 0.5, "colsample_bytree": 0.5},),
+    "depth2-bootstrap": ({"max_depth": 2, "bootstrap": True, "subsample": 0.6, "colsample_bynode": 0.5},),
+}, quick=["depth2-bootstrap"]))
+def test_dask_row_draws_follow_the_row_not_the_partition(client, odd_data, kw):
+    """Two partitionings of the same rows draw the same rows: both Dask fits are the single-machine fit, here
+    one fitted in two warm-started halves (a warm start draws what the whole fit draws)."""
+    X, y, sw, Xd, yd, swd = odd_data["binary"]
+    kw = {**kw, "random_state": 11}
+    local = AdaBoostClassifier(6, warm_start=True, **kw).fit(X, y, sample_weight=sw)
+    local.set_params(n_estimators=12).fit(X, y, sample_weight=sw)
+    other = (8000, 3, 8997)
+    for Xp, yp, swp in [(Xd, yd, swd), (da.from_array(X, chunks=(other, -1)), da.from_array(y, chunks=(other,)),
+                                        da.from_array(sw, chunks=(other,)))]:
+        dask_model = fbd.DaskAdaBoostClassifier(12, **kw).fit(Xp, yp, sample_weight=swp)
+        assert_same_trees(dask_model, local)
+        assert_same_draws(dask_model, local, kw)
+
+
 @needs_dask
 @pytest.mark.parametrize("case", some_slow({c: (c,) for c in ["ada-depth3", "samme-depth3", "ovr-vada",
                                                                  "quad-depth2-reweight"]}, quick=["samme-depth3"]))
@@ -582,7 +710,11 @@ def cluster3():
 LOSS_CASES = {"vada-stumps": (fbd.DaskVadaBoostClassifier if distributed else None, {"lam": 0.3}, False),
               "ada-stumps-one-round-trip": (fbd.DaskAdaBoostClassifier if distributed else None, {}, False),
               "ada-depth3-validation": (fbd.DaskAdaBoostClassifier if distributed else None,
-                                        {"max_depth": 3, "n_iter_no_change": 50}, True)}
+                                        {"max_depth": 3, "n_iter_no_change": 50}, True),
+              # the journal's bootstrap calls (weight_sums) and drawn features replayed too
+              "ada-depth2-bootstrap-colsample": (fbd.DaskAdaBoostClassifier if distributed else None,
+                                                 {"max_depth": 2, "bootstrap": True, "subsample": 0.7,
+                                                  "colsample_bytree": 0.6, "random_state": 1}, False)}
 
 
 @needs_dask

@@ -352,16 +352,6 @@ def test_command_line_options(tmp_path):
             assert used <= {0, 1, 2} or used <= {2, 3, 4}
 
 
-def test_dask_estimators_say_they_read_every_row():
-    da = pytest.importorskip("dask.array")
-    from fastboost.dask import DaskAdaBoostClassifier
-
-    X, y = data(n=40, d=4)
-    est = DaskAdaBoostClassifier(2, colsample_bytree=0.5)
-    with pytest.raises(NotImplementedError, match="single-machine options"):
-        est._dask_inputs(da.from_array(np.nan_to_num(X), chunks=20), da.from_array(y, chunks=20), None, None, None)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("params", [dict(colsample_bytree=0.3, subsample=0.5),
                                     dict(max_depth=3, colsample_bytree=0.5, colsample_bynode=0.5, bootstrap=True)])
