@@ -5,8 +5,9 @@ import contextlib
 import numba
 import numpy as np
 
+from fastboost import _steps
 from fastboost._kernels.binning import map_to_bins
-from fastboost._kernels.predict import add_stump, decision_function
+from fastboost._kernels.predict import add_steps, add_stump
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from .kernel_cases import CRITERIA, case, kernel_best_splits, kernel_hist, random_rounds
@@ -29,6 +30,7 @@ def test_kernels_bit_identical_with_1_and_2_threads():
     rng = np.random.default_rng(17)
     w = rng.random(codes.shape[1]) ** 3  # non-dyadic: summation order would show
     rounds = random_rounds(rng, mapper, 25)
+    tables = _steps.build(_steps.splits(rounds, None, None, 2))
     results = []
     for k in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
         with numba_threads(k):
@@ -38,8 +40,8 @@ def test_kernels_bit_identical_with_1_and_2_threads():
             res["hist"] = kernel_hist(codes, y, w, 256)
             for c in CRITERIA:
                 res[f"split{c}"] = kernel_best_splits(res["hist"], mapper.n_value_bins_, 255, c)
-            res["df"] = np.empty(X.shape[0])
-            decision_function(np.ascontiguousarray(X), rounds, res["df"])
+            res["df"] = np.zeros((X.shape[0], 1, 1))
+            add_steps(np.ascontiguousarray(X), tables, res["df"])
             res["staged"] = np.zeros(X.shape[0])
             add_stump(np.ascontiguousarray(X), rounds, 3, res["staged"])
         results.append(res)

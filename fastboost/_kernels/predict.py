@@ -1,4 +1,6 @@
 """Compiled prediction on raw (unbinned) X, straight from the fitted records (``rounds_``, ``nodes_``)."""
+from collections import namedtuple
+
 import numpy as np
 from numba import prange
 
@@ -26,23 +28,71 @@ def stump_output(x, threshold, missing_left, left, right, categorical, cat_left)
     return right + (left - right) * np.int64(go_left)
 
 
+#: Per-feature step tables of a stump ensemble (``fastboost._steps`` builds them; K outputs, F numeric and C
+#: categorical feature entries): the ensemble's sum on each interval between a feature's sorted distinct
+#: thresholds, and on each category.
+#:   feature int64[F], column int64[F]: the feature of each numeric entry and the output column it adds to
+#:   start int64[F + 1]: entry j's thresholds are thresholds[start[j]:start[j + 1]] (sorted, distinct, not NaN)
+#:   thresholds float64[S]
+#:   values float64[S + 2 F, K]: entry j's m + 1 interval sums (interval i: the values above exactly i of its
+#:       m thresholds), then its sum for NaN, at rows start[j] + 2 j ..
+#:   cat_feature int64[C], cat_column int64[C]: the feature and output column of each categorical entry
+#:   cat_values float64[C, CAT_SLOTS, K]: the sum on each category index 0 .. 255, then on missing / unknown
+StepTables = namedtuple("StepTables", ["feature", "column", "start", "thresholds", "values", "cat_feature",
+                                       "cat_column", "cat_values"])
+#: rows of a categorical entry's table: the category indices 0 .. 255, then missing and unknown categories
+CAT_SLOTS = 257
+
+
+@jit
+def lower_bound(t, lo, m, x):
+    """The number of the m sorted values t[lo:lo + m] below x (0 for NaN), without branches on the data."""
+    if m == 0:
+        return 0
+    base = lo
+    while m > 1:
+        half = m >> 1
+        base = base + half if t[base + half] < x else base
+        m -= half
+    return base - lo + np.int64(t[base] < x)
+
+
 @pjit
-def decision_function(X, rounds, out):
-    """out[i] = sum_t alpha_t * h_t(X[i]) for the stumps of ``rounds``, threads over rows.
+def add_steps(X, tables, out):
+    """out[i, k, column] += each table entry's value at X[i] (threads over rows; per row the numeric entries in
+    order, then the categorical ones, so the sums do not depend on the number of threads).
 
     X       float32 or float64 [n_samples, n_features], NaN = missing  IN
-    rounds  ROUND_DTYPE[T]                                             IN
-    out     float64[n_samples]                                         OUT
-    Rounds are added in order, so the result equals the last staged margin bit for bit.
+    tables  StepTables                                                IN
+    out     float64[n_samples, K, n_columns]                          IN/OUT
+    A numeric entry's interval is found by binary search over its thresholds (x <= threshold goes left, as
+    ``value_goes_left``: an x equal to a threshold lies in the interval below it); NaN has its own value. A
+    categorical entry reads x as a category index as ``value_goes_left`` does (NaN, and indices outside
+    0 .. 255, read the missing slot).
     """
-    n = X.shape[0]
-    for i in prange(n):
-        acc = 0.0
-        for t in range(rounds.shape[0]):
-            r = rounds[t]
-            acc += r.alpha * stump_output(X[i, r.feature], r.threshold, r.missing_left, r.left, r.right,
-                                           r.categorical != 0, rounds[t].cat_left)
-        out[i] = acc
+    feature, column, start, thresholds, values = (tables.feature, tables.column, tables.start, tables.thresholds,
+                                                  tables.values)
+    cat_feature, cat_column, cat_values = tables.cat_feature, tables.cat_column, tables.cat_values
+    K = values.shape[1]
+    for i in prange(X.shape[0]):
+        for j in range(feature.shape[0]):
+            x = np.float64(X[i, feature[j]])
+            lo = start[j]
+            m = start[j + 1] - lo
+            s = lower_bound(thresholds, lo, m, x)
+            s = m + 1 if np.isnan(x) else s
+            row = lo + 2 * j + s
+            c = column[j]
+            for k in range(K):
+                out[i, k, c] += values[row, k]
+        for j in range(cat_feature.shape[0]):
+            x = np.float64(X[i, cat_feature[j]])
+            s = CAT_SLOTS - 1
+            if x > -1.0 and x < 256.0:  # (truncated toward 0, the indices 0 .. 255; NaN fails both)
+                s = np.int64(x)
+            c = cat_column[j]
+            for k in range(K):
+                out[i, k, c] += cat_values[j, s, k]
 
 
 @pjit

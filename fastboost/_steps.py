@@ -1,0 +1,198 @@
+"""Stump ensembles as per-feature step functions: the tables ``add_steps`` predicts from.
+
+A stump ensemble (``rounds_`` without trees, or trees of depth 1) is a sum of step functions of single
+features: the stumps on feature f add up to one step function whose steps are at f's distinct thresholds.
+Its value on each interval between them (x <= threshold goes left), on NaN (each stump's missing side) and,
+for a categorical feature, on each category index, summed once here, makes ``decision_function`` a binary
+search per feature and row (O(d log T) a row instead of O(T)). The tables are derived from the fitted records
+(never saved), built on first use and kept per estimator while its records stay the same.
+
+The values equal the stump-by-stump sums up to the order of summation: a decision value may differ from the
+round-by-round (staged) one in its last bits.
+"""
+import threading
+import weakref
+from collections import namedtuple
+
+import numpy as np
+
+from ._kernels.predict import CAT_SLOTS, StepTables, add_steps
+from ._types import CAT_WORDS, NO_VALUES
+
+#: The splits of a stump ensemble, one per non-constant stump: feature, threshold, missing_left, categorical
+#: (int64 / float64[S]), cat_left uint64[S, CAT_WORDS], and what each side adds to the K outputs: left, right
+#: float64[S, K]; constant the K outputs' sum of the constant stumps (and root-only trees); index int64[S] the
+#: round of each split.
+Splits = namedtuple("Splits", ["feature", "threshold", "missing_left", "categorical", "cat_left", "left", "right",
+                               "constant", "index"])
+
+
+def is_stump_model(est):
+    """True for a fitted single model (not one-vs-rest) whose rounds are stumps: no trees, or trees of depth 1."""
+    nodes = est.nodes_
+    return nodes is None or nodes.shape[1] == 3
+
+
+def splits(rounds, nodes, values, n_classes):
+    """The Splits of a stump model: ``rounds`` (ROUND_DTYPE) alone, or with ``nodes`` (NODE_DTYPE[T, 3]) whose
+    leaves hold a value (two classes), name a class (SAMME), or index ``values`` (K-vector leaves: float64[T, 3,
+    K]; NO_VALUES otherwise); the outputs are alpha times the leaves', as ``add_stump`` / ``add_trees`` add."""
+    alpha = rounds["alpha"].astype(np.float64)
+    if nodes is None:
+        rec = rounds
+        left = (alpha * rounds["left"])[:, None]
+        right = (alpha * rounds["right"])[:, None]
+    else:
+        T = nodes.shape[0]
+        K = values.shape[2] if values.shape[0] else (1 if n_classes == 2 else n_classes)
+        rows = np.arange(T)
+
+        def leaf(node):
+            """alpha_t times the K outputs of leaf ``node[t]`` of each tree t."""
+            if values.shape[0]:
+                return alpha[:, None] * values[rows, node]
+            if n_classes == 2:
+                return (alpha * nodes["value"][rows, node])[:, None]
+            out = np.zeros((T, K))
+            out[rows, nodes["class_"][rows, node]] = alpha
+            return out
+
+        rec = nodes[:, 0]
+        split = rec["left"] >= 0
+        li = np.where(split, rec["left"], 0)
+        ri = np.where(split, rec["right"], 0)
+        left, right = leaf(li), leaf(ri)
+        left[~split] = right[~split]  # a root-only tree: its one leaf, whichever side
+    kept = (left != right).any(axis=1)
+    total = np.zeros(left.shape[1])
+    for t in np.flatnonzero(~kept):  # round order
+        total += left[t]
+    return Splits(feature=rec["feature"][kept].astype(np.int64), threshold=rec["threshold"][kept].astype(np.float64),
+                  missing_left=rec["missing_left"][kept] != 0, categorical=rec["categorical"][kept] != 0,
+                  cat_left=np.ascontiguousarray(rec["cat_left"][kept], dtype=np.uint64).reshape(-1, CAT_WORDS),
+                  left=np.ascontiguousarray(left[kept]), right=np.ascontiguousarray(right[kept]), constant=total,
+                  index=np.flatnonzero(kept).astype(np.int64))
+
+
+def _numeric_entry(th, missing_left, left, right):
+    """(sorted distinct thresholds, values float64[m + 2, K]) of one feature's numeric stumps: the sum on each
+    interval i (x above exactly i thresholds), then on NaN."""
+    ok = ~np.isnan(th)
+    u = np.unique(th[ok])
+    m = u.shape[0]
+    j = np.full(th.shape[0], -1, np.int64)  # a stump goes left on the intervals 0 .. j (NaN threshold: none)
+    j[ok] = np.searchsorted(u, th[ok])
+    K = left.shape[1]
+    lsum = np.zeros((m + 1, K))
+    rsum = np.zeros((m + 1, K))
+    np.add.at(lsum, j + 1, left)
+    np.add.at(rsum, j + 1, right)
+    out = np.empty((m + 2, K))
+    # interval i: the left sides of the stumps with j >= i, the right sides of those with j < i
+    above = np.cumsum(lsum[::-1], axis=0)[::-1]  # above[q] = sum of lsum[q:]
+    out[:m] = above[1:m + 1]
+    out[m] = 0.0
+    out[:m + 1] += np.cumsum(rsum, axis=0)
+    out[m + 1] = np.where(missing_left[:, None], left, right).sum(axis=0)
+    return u, out
+
+
+def _category_entry(cat_left, missing_left, left, right):
+    """values float64[CAT_SLOTS, K] of one feature's categorical stumps: the sum on each category index, then on
+    missing and unknown categories."""
+    codes = np.arange(CAT_SLOTS - 1)
+    goes_left = ((cat_left[:, codes >> 6] >> (codes & 63).astype(np.uint64)) & np.uint64(1)) != 0
+    out = np.empty((CAT_SLOTS, left.shape[1]))
+    out[:-1] = np.where(goes_left[:, :, None], left[:, None, :], right[:, None, :]).sum(axis=0)
+    out[-1] = np.where(missing_left[:, None], left, right).sum(axis=0)
+    return out
+
+
+def build(sp, offsets=None, per_feature=False):
+    """The StepTables of Splits ``sp``. per_feature: each feature's entry adds to output column = its feature
+    (contributions), else all to column 0. offsets: float64[n_features, K] subtracted from each feature's entries
+    (its numeric entry; its categorical one when it has no numeric stumps), e.g. its stumps' expectations."""
+    K = sp.left.shape[1]
+    num = ~sp.categorical
+    feats = np.unique(sp.feature[num])
+    start = [0]
+    thresholds, values = [], []
+    for f in feats:
+        sel = num & (sp.feature == f)
+        u, vals = _numeric_entry(sp.threshold[sel], sp.missing_left[sel], sp.left[sel], sp.right[sel])
+        if offsets is not None:
+            vals -= offsets[f]
+        thresholds.append(u)
+        values.append(vals)
+        start.append(start[-1] + u.shape[0])
+    cat_feats = np.unique(sp.feature[sp.categorical])
+    cat_values = np.zeros((cat_feats.shape[0], CAT_SLOTS, K))
+    for j, f in enumerate(cat_feats):
+        sel = sp.categorical & (sp.feature == f)
+        cat_values[j] = _category_entry(sp.cat_left[sel], sp.missing_left[sel], sp.left[sel], sp.right[sel])
+        if offsets is not None and f not in feats:
+            cat_values[j] -= offsets[f]
+    feats = feats.astype(np.int64)
+    cat_feats = cat_feats.astype(np.int64)
+    return StepTables(feature=feats, column=feats.copy() if per_feature else np.zeros_like(feats),
+                      start=np.asarray(start, np.int64),
+                      thresholds=np.concatenate(thresholds) if thresholds else np.zeros(0),
+                      values=np.ascontiguousarray(np.concatenate(values)) if values else np.zeros((0, K)),
+                      cat_feature=cat_feats, cat_column=cat_feats.copy() if per_feature else np.zeros_like(cat_feats),
+                      cat_values=cat_values)
+
+
+#: the tables of each estimator: {estimator: (its records' bytes, Splits, StepTables)}, dropped with it
+_CACHE = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def _records(est):
+    """The fitted records the tables derive from, as bytes (a changed record, e.g. ``refit_weights``' new
+    alphas, rebuilds them)."""
+    values = getattr(est, "leaf_values_", None)
+    parts = [est.rounds_.tobytes()]
+    if est.nodes_ is not None:
+        parts.append(est.nodes_.tobytes())
+    if values is not None:
+        parts.append(np.ascontiguousarray(values).tobytes())
+    return b"".join(parts)
+
+
+def tables_of(est):
+    """(Splits, StepTables) of a fitted stump model ``est``, built on first use and kept while its records
+    stay the same."""
+    key = _records(est)
+    with _LOCK:
+        hit = _CACHE.get(est)
+    if hit is not None and hit[0] == key:
+        return hit[1], hit[2]
+    values = getattr(est, "leaf_values_", None)
+    sp = splits(est.rounds_, est.nodes_, NO_VALUES if values is None else values, est.classes_.shape[0])
+    tables = build(sp)
+    with _LOCK:
+        _CACHE[est] = (key, sp, tables)
+    return sp, tables
+
+
+def decision(est, X):
+    """The raw scores float64[n, K] of fitted stump model ``est`` on checked X (K = 1 for two classes), summed
+    from its step tables: per row the constant stumps' sum, then each feature's value in feature order.
+    Runs on the threads of the caller's ``n_threads``."""
+    sp, tables = tables_of(est)
+    out = np.empty((X.shape[0], sp.left.shape[1], 1))
+    out[:] = sp.constant[None, :, None]
+    if X.shape[0]:
+        add_steps(X, tables, out)
+    return out[:, :, 0]
+
+
+def contributions(sp, X, expected):
+    """Each feature's contribution float64[n, K, n_features + 1] at checked X to the sum of the splits of Splits
+    ``sp``: its step function minus ``expected`` (float64[n_features, K], e.g. its stumps' expectation over the
+    cover); the last column is left 0 for the caller. Runs on the caller's threads."""
+    tables = build(sp, offsets=expected, per_feature=True)
+    out = np.zeros((X.shape[0], sp.left.shape[1], X.shape[1] + 1))
+    if X.shape[0]:
+        add_steps(X, tables, out)
+    return out
