@@ -76,23 +76,22 @@ def splits(rounds, nodes, values, n_classes):
 
 def _numeric_entry(th, missing_left, left, right):
     """(sorted distinct thresholds, values float64[m + 2, K]) of one feature's numeric stumps: the sum on each
-    interval i (x above exactly i thresholds), then on NaN."""
+    interval i (x above exactly i thresholds), then on NaN.
+
+    Interval 0 sums every stump's left side (a NaN threshold's right: nothing is <= NaN); each next one adds the
+    steps right - left of the stumps at the threshold below it, in order, so a step function whose steps are all
+    >= 0 (<= 0) stays non-decreasing (non-increasing) after rounding, as the stump-by-stump sum does."""
     ok = ~np.isnan(th)
     u = np.unique(th[ok])
     m = u.shape[0]
     j = np.full(th.shape[0], -1, np.int64)  # a stump goes left on the intervals 0 .. j (NaN threshold: none)
     j[ok] = np.searchsorted(u, th[ok])
     K = left.shape[1]
-    lsum = np.zeros((m + 1, K))
-    rsum = np.zeros((m + 1, K))
-    np.add.at(lsum, j + 1, left)
-    np.add.at(rsum, j + 1, right)
+    steps = np.zeros((m + 1, K))
+    steps[0] = np.where(ok[:, None], left, right).sum(axis=0)
+    np.add.at(steps, j[ok] + 1, right[ok] - left[ok])
     out = np.empty((m + 2, K))
-    # interval i: the left sides of the stumps with j >= i, the right sides of those with j < i
-    above = np.cumsum(lsum[::-1], axis=0)[::-1]  # above[q] = sum of lsum[q:]
-    out[:m] = above[1:m + 1]
-    out[m] = 0.0
-    out[:m + 1] += np.cumsum(rsum, axis=0)
+    out[:m + 1] = np.cumsum(steps, axis=0)
     out[m + 1] = np.where(missing_left[:, None], left, right).sum(axis=0)
     return u, out
 
