@@ -37,10 +37,13 @@ def stump_sum_naive(X, rounds, left, right):
 
 
 def step_rounds(rng, mapper, n_rounds):
-    """random_rounds on features 0 .. 5 (6 and 7 never used), with duplicate thresholds, a NaN threshold,
+    """random_rounds on features 0 .. 5 (6 and 7 never used), over 48 thresholds on feature 5, duplicate ones, a NaN
+    threshold,
     constant stumps, and categorical stumps on feature 0 (a category index per value)."""
     rounds = random_rounds(rng, mapper, n_rounds)
     rounds["feature"] %= 6
+    rounds["feature"][40:] = 5  # many thresholds on one feature (a binary search instead of compares)
+    rounds["threshold"][40:] = np.round(rng.normal(size=n_rounds - 40), 2)
     rounds["threshold"][2:6] = rounds["threshold"][6]  # duplicates
     rounds["threshold"][7] = np.nan
     rounds["right"][8:10] = rounds["left"][8:10]  # constant
@@ -58,20 +61,23 @@ def test_step_tables_match_the_stumps_sum(n):
     0 .. 255 (missing)."""
     X, mapper, _, _, _ = case(n, 17)
     rng = np.random.default_rng(n + 2)
-    rounds = step_rounds(rng, mapper, 40)
+    T = 140
+    rounds = step_rounds(rng, mapper, T)
     X = X.copy()
     X[:, 0] = rng.choice([0, 1, 2, 5.5, 63, 64, 200, 255, 255.5, 256, -0.5, -1, -3, np.nan], n)
+    X[::3, 5] = rng.choice(rounds["threshold"][40:], X[::3, 5].shape[0])  # ties at its thresholds
+    assert np.unique(rounds["threshold"][rounds["feature"] == 5]).shape[0] > 48
     with np.errstate(over="ignore"):
         X32 = np.ascontiguousarray(X.astype(np.float32))
     K = 3
-    vec = rng.normal(size=(40, 2, K))
+    vec = rng.normal(size=(T, 2, K))
     for left, right in (((rounds["alpha"] * rounds["left"])[:, None], (rounds["alpha"] * rounds["right"])[:, None]),
                         (vec[:, 0], vec[:, 1])):
         left[8:10] = right[8:10]
         sp = _steps.Splits(feature=rounds["feature"], threshold=rounds["threshold"],
                            missing_left=rounds["missing_left"] != 0, categorical=rounds["categorical"] != 0,
                            cat_left=rounds["cat_left"], left=left, right=right, constant=np.zeros(left.shape[1]),
-                           index=np.arange(40))
+                           index=np.arange(T))
         tables = _steps.build(sp)
         scale = np.abs(left).sum() + np.abs(right).sum()
         for Xd in (np.ascontiguousarray(X), X32):

@@ -44,55 +44,77 @@ StepTables = namedtuple("StepTables", ["feature", "column", "start", "thresholds
 CAT_SLOTS = 257
 
 
-@jit
-def lower_bound(t, lo, m, x):
-    """The number of the m sorted values t[lo:lo + m] below x (0 for NaN), without branches on the data."""
-    if m == 0:
-        return 0
-    base = lo
-    while m > 1:
-        half = m >> 1
-        base = base + half if t[base + half] < x else base
-        m -= half
-    return base - lo + np.int64(t[base] < x)
+#: rows that look up their intervals together in add_steps
+STEP_BLOCK = 64
+#: a feature of at most this many thresholds counts the ones below x (vector compares) instead of a binary search
+LINEAR_SEARCH = 48
 
 
 @pjit
 def add_steps(X, tables, out):
-    """out[i, k, column] += each table entry's value at X[i] (threads over rows; per row the numeric entries in
-    order, then the categorical ones, so the sums do not depend on the number of threads).
+    """out[i, k, column] += each table entry's value at X[i]; threads over blocks of rows (per row the numeric
+    entries in order, then the categorical ones, so the sums do not depend on the number of threads).
 
     X       float32 or float64 [n_samples, n_features], NaN = missing  IN
     tables  StepTables                                                IN
     out     float64[n_samples, K, n_columns]                          IN/OUT
-    A numeric entry's interval is found by binary search over its thresholds (x <= threshold goes left, as
-    ``value_goes_left``: an x equal to a threshold lies in the interval below it); NaN has its own value. A
-    categorical entry reads x as a category index as ``value_goes_left`` does (NaN, and indices outside
-    0 .. 255, read the missing slot).
+    A numeric entry's interval is the number of its thresholds below x (x <= threshold goes left, as
+    ``value_goes_left``: an x equal to a threshold lies in the interval below it), counted by compares for few
+    thresholds, else by a binary search that a block of rows takes step by step together (independent loads
+    instead of one row's chain of dependent ones); NaN has its own value. A categorical entry reads x as a
+    category index as ``value_goes_left`` does (NaN, and indices outside 0 .. 255, read the missing slot).
     """
     feature, column, start, thresholds, values = (tables.feature, tables.column, tables.start, tables.thresholds,
                                                   tables.values)
     cat_feature, cat_column, cat_values = tables.cat_feature, tables.cat_column, tables.cat_values
     K = values.shape[1]
-    for i in prange(X.shape[0]):
+    n = X.shape[0]
+    for b in prange(-(-n // STEP_BLOCK)):
+        r0 = b * STEP_BLOCK
+        rows = min(n, r0 + STEP_BLOCK) - r0
+        xs = np.empty(STEP_BLOCK, np.float64)
+        pos = np.empty(STEP_BLOCK, np.int64)
         for j in range(feature.shape[0]):
-            x = np.float64(X[i, feature[j]])
+            f = feature[j]
             lo = start[j]
             m = start[j + 1] - lo
-            s = lower_bound(thresholds, lo, m, x)
-            s = m + 1 if np.isnan(x) else s
-            row = lo + 2 * j + s
+            t = thresholds[lo:lo + m]  # (indices from 0: loops the compiler vectorises)
+            vals = values[lo + 2 * j:lo + 2 * j + m + 2]
+            for r in range(rows):
+                xs[r] = X[r0 + r, f]
+            if m <= LINEAR_SEARCH:
+                for r in range(rows):
+                    x = xs[r]
+                    below = 0
+                    for q in range(m):
+                        below += np.int64(t[q] < x)
+                    pos[r] = below
+            else:
+                for r in range(rows):
+                    pos[r] = 0
+                width = m
+                while width > 1:
+                    half = width >> 1
+                    for r in range(rows):
+                        pos[r] += half * np.int64(t[pos[r] + half] < xs[r])
+                    width -= half
+                for r in range(rows):
+                    pos[r] += np.int64(t[pos[r]] < xs[r])
             c = column[j]
-            for k in range(K):
-                out[i, k, c] += values[row, k]
+            for r in range(rows):
+                slot = m + 1 if np.isnan(xs[r]) else pos[r]
+                for k in range(K):
+                    out[r0 + r, k, c] += vals[slot, k]
         for j in range(cat_feature.shape[0]):
-            x = np.float64(X[i, cat_feature[j]])
-            s = CAT_SLOTS - 1
-            if x > -1.0 and x < 256.0:  # (truncated toward 0, the indices 0 .. 255; NaN fails both)
-                s = np.int64(x)
+            f = cat_feature[j]
             c = cat_column[j]
-            for k in range(K):
-                out[i, k, c] += cat_values[j, s, k]
+            for r in range(rows):
+                x = np.float64(X[r0 + r, f])
+                slot = CAT_SLOTS - 1
+                if x > -1.0 and x < 256.0:  # (truncated toward 0, the indices 0 .. 255; NaN fails both)
+                    slot = np.int64(x)
+                for k in range(K):
+                    out[r0 + r, k, c] += cat_values[j, slot, k]
 
 
 @pjit
