@@ -9,6 +9,10 @@ search per feature and row (O(d log T) a row instead of O(T)). The tables are de
 
 The values equal the stump-by-stump sums up to the order of summation: a decision value may differ from the
 round-by-round (staged) one in its last bits.
+
+Deeper trees (numeric splits) predict from a level-order copy of their nodes (``LevelTrees``): every leaf at the
+full depth, so a row's path is computed, not followed through child links; the trees are added in round order,
+as the round-by-round sum.
 """
 import threading
 import weakref
@@ -16,7 +20,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._kernels.predict import CAT_SLOTS, StepTables, add_steps
+from ._kernels.predict import CAT_SLOTS, LevelTrees, StepTables, add_level_trees, add_steps
 from ._types import CAT_WORDS, NO_VALUES
 
 #: The splits of a stump ensemble, one per non-constant stump: feature, threshold, missing_left, categorical
@@ -141,7 +145,7 @@ def build(sp, offsets=None, per_feature=False):
                       cat_values=cat_values)
 
 
-#: the tables of each estimator: {estimator: (its records' bytes, Splits, StepTables)}, dropped with it
+#: the tables of each estimator: {estimator: {kind: (its records' bytes, tables)}}, dropped with it
 _CACHE = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
@@ -158,20 +162,101 @@ def _records(est):
     return b"".join(parts)
 
 
+def _cached(est, kind, make):
+    """``make()`` for fitted ``est``, built on first use and kept while its records stay the same."""
+    key = _records(est)
+    with _LOCK:
+        hit = _CACHE.get(est, {}).get(kind)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    value = make()
+    with _LOCK:
+        entry = _CACHE.setdefault(est, {})
+        entry[kind] = (key, value)
+    return value
+
+
 def tables_of(est):
     """(Splits, StepTables) of a fitted stump model ``est``, built on first use and kept while its records
     stay the same."""
-    key = _records(est)
-    with _LOCK:
-        hit = _CACHE.get(est)
-    if hit is not None and hit[0] == key:
-        return hit[1], hit[2]
-    values = getattr(est, "leaf_values_", None)
-    sp = splits(est.rounds_, est.nodes_, NO_VALUES if values is None else values, est.classes_.shape[0])
-    tables = build(sp)
-    with _LOCK:
-        _CACHE[est] = (key, sp, tables)
-    return sp, tables
+    def make():
+        values = getattr(est, "leaf_values_", None)
+        sp = splits(est.rounds_, est.nodes_, NO_VALUES if values is None else values, est.classes_.shape[0])
+        return sp, build(sp)
+    return _cached(est, "steps", make)
+
+
+def level_trees(nodes, rounds, values, n_classes):
+    """The LevelTrees of ``nodes`` (NODE_DTYPE[T, 2**(D + 1) - 1], numeric splits) with the steps of ``rounds``:
+    each leaf adds alpha times its value (two classes), alpha to its class (SAMME), or alpha times its row of
+    ``values`` (K-vector leaves; NO_VALUES otherwise)."""
+    T, m = nodes.shape
+    D = int(np.log2(m + 1)) - 1
+    n_internal = 2 ** D - 1
+    K = values.shape[2] if values.shape[0] else (1 if n_classes == 2 else n_classes)
+    feature = np.zeros((T, n_internal), np.int64)
+    threshold = np.full((T, n_internal), np.nan)  # (a filler split: nothing is <= NaN, every row goes right)
+    missing_left = np.zeros((T, n_internal), np.int64)
+    leaf = np.zeros((T, n_internal + 1, K))
+    alpha = rounds["alpha"].astype(np.float64)
+    for t in range(T):
+        tree = nodes[t]
+        stack = [(0, 0, 0)]  # (node, level-order slot, depth)
+        while stack:
+            node, p, depth = stack.pop()
+            nd = tree[node]
+            if nd["left"] >= 0:
+                feature[t, p] = nd["feature"]
+                threshold[t, p] = nd["threshold"]
+                missing_left[t, p] = nd["missing_left"]
+                stack += [(nd["left"], 2 * p + 1, depth + 1), (nd["right"], 2 * p + 2, depth + 1)]
+                continue
+            if values.shape[0]:
+                out = alpha[t] * values[t, node]
+            elif n_classes == 2:
+                out = alpha[t] * nd["value"]
+            else:
+                out = np.zeros(K)
+                out[nd["class_"]] = alpha[t]
+            first = p
+            for _ in range(D - depth):  # the slots under a leaf above depth D: every one its value
+                first = 2 * first + 1
+            span = 2 ** (D - depth)
+            leaf[t, first - n_internal:first - n_internal + span] = out
+    keep = np.zeros(n_internal, np.int64)
+    for p in range(n_internal):  # the leaf slots under p's left child: a run of 2**(D - depth - 1) from `first`
+        depth = int(np.log2(p + 1))
+        first = 2 * p + 1
+        for _ in range(D - depth - 1):
+            first = 2 * first + 1
+        gone = sum(1 << s for s in range(first - n_internal, first - n_internal + 2 ** (D - depth - 1)))
+        keep[p] = np.array((2 ** 64 - 1) & ~gone, dtype=np.uint64).view(np.int64)
+    return LevelTrees(feature=feature, threshold=threshold, missing_left=missing_left, keep=keep, leaf=leaf)
+
+
+def trees_of(est):
+    """The LevelTrees of fitted ``est`` (trees with numeric splits only), built on first use and kept."""
+    def make():
+        values = getattr(est, "leaf_values_", None)
+        return level_trees(est.nodes_, est.rounds_, NO_VALUES if values is None else values, est.classes_.shape[0])
+    return _cached(est, "trees", make)
+
+
+#: the deepest trees LevelTrees holds (a row's reachable leaves are the bits of one int64)
+LEVEL_DEPTH = 6
+
+
+def has_level_trees(est):
+    """True for a fitted model of trees of depth 2 .. LEVEL_DEPTH whose splits are all numeric."""
+    nodes = est.nodes_
+    return (nodes is not None and 3 < nodes.shape[1] < 2 ** (LEVEL_DEPTH + 2) - 1
+            and not (nodes["categorical"][nodes["left"] >= 0] != 0).any())
+
+
+def tree_decision(est, X, out):
+    """out (float64[n, K]) += the trees of fitted ``est`` (``has_level_trees``) at checked X, in round order."""
+    if X.shape[0] and est.nodes_.shape[0]:
+        add_level_trees(X, trees_of(est), out)
 
 
 def decision(est, X):

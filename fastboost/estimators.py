@@ -736,7 +736,10 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                 out = _steps.decision(self, X)
             else:
                 out = np.zeros((X.shape[0], self._n_scores), dtype=np.float64)
-                add_trees(X, self.nodes_, self.rounds_, self._leaf_values(), self.classes_.shape[0], out)
+                if _steps.has_level_trees(self):
+                    _steps.tree_decision(self, X, out)
+                else:
+                    add_trees(X, self.nodes_, self.rounds_, self._leaf_values(), self.classes_.shape[0], out)
         return out[:, 0] if self._n_scores == 1 else out
 
     def _staged_raw(self, X):

@@ -187,3 +187,69 @@ def add_trees(X, nodes, rounds, values, n_classes, out):
             else:
                 for r in range(m):
                     out[r0 + r, tree[node[r]].class_] += alpha
+
+
+#: Trees of depth D <= 6 in level order, every leaf at depth D (``fastboost._steps.level_trees`` builds them):
+#: internal node p of a tree (0 .. 2**D - 2) has children 2 p + 1 and 2 p + 2; leaf slot l is node 2**D - 1 + l.
+#:   feature int64[T, 2**D - 1], threshold float64[T, 2**D - 1], missing_left int64[T, 2**D - 1]: the splits
+#:   (x <= threshold goes left, NaN left where missing_left; a leaf above depth D becomes splits that send
+#:   every row right, to copies of its value)
+#:   keep int64[2**D - 1]: bit l set for the leaf slots a row that goes right at node p can still reach (all but
+#:   those under p's left child)
+#:   leaf float64[T, 2**D, K]: what each leaf adds to the K outputs (alpha times its value, or alpha to its class)
+LevelTrees = namedtuple("LevelTrees", ["feature", "threshold", "missing_left", "keep", "leaf"])
+
+
+@pjit
+def add_level_trees(X, trees, out):
+    """out[i, k] += sum_t trees.leaf[t, leaf_t(X[i]), k], trees added in order; threads over blocks of rows.
+
+    X      float32/float64[n_samples, n_features], NaN = missing  IN
+    trees  LevelTrees (numeric splits only)                      IN
+    out    float64[n_samples, K]                                 IN/OUT
+    A block's rows are copied feature-major; then every split of a tree is tested on all of them (one feature's
+    contiguous values against one threshold) and a row that goes right at a node drops the leaves under its
+    left child from its set of reachable leaves (QuickScorer): its leaf is the lowest one left. No row follows
+    child links, so the loops run without branches on the data.
+    """
+    feature, threshold, missing_left, keep, leaf = (trees.feature, trees.threshold, trees.missing_left, trees.keep,
+                                                    trees.leaf)
+    n, d = X.shape
+    T, n_internal = feature.shape
+    L = leaf.shape[1]
+    K = leaf.shape[2]
+    every = np.int64(-1)
+    for b in prange(-(-n // PREDICT_BLOCK)):
+        r0 = b * PREDICT_BLOCK
+        rows = min(n, r0 + PREDICT_BLOCK) - r0
+        xb = np.empty((d, PREDICT_BLOCK), np.float64)
+        for r in range(rows):
+            for f in range(d):
+                xb[f, r] = X[r0 + r, f]
+        reach = np.empty(PREDICT_BLOCK, np.int64)
+        value = np.empty(PREDICT_BLOCK, np.float64)
+        for t in range(T):
+            for r in range(rows):
+                reach[r] = every
+            for p in range(n_internal):
+                xf = xb[feature[t, p]]
+                thr = threshold[t, p]
+                ml = missing_left[t, p] != 0
+                kp = keep[p]
+                for r in range(rows):
+                    x = xf[r]
+                    left = (x <= thr) | (ml & (x != x))
+                    reach[r] &= every if left else kp
+            for r in range(rows):
+                reach[r] &= -reach[r]  # the lowest leaf left, as one bit
+            values = leaf[t]
+            for k in range(K):
+                for r in range(rows):
+                    value[r] = values[0, k]
+                for slot in range(1, L):
+                    bit = np.int64(1) << slot
+                    v = values[slot, k]
+                    for r in range(rows):
+                        value[r] = v if reach[r] == bit else value[r]
+                for r in range(rows):
+                    out[r0 + r, k] += value[r]
