@@ -253,10 +253,20 @@ def has_level_trees(est):
             and not (nodes["categorical"][nodes["left"] >= 0] != 0).any())
 
 
-def tree_decision(est, X, out):
-    """out (float64[n, K]) += the trees of fitted ``est`` (``has_level_trees``) at checked X, in round order."""
+def tree_decision(est, X, out, t=None):
+    """out (float64[n, K]) += the trees of fitted ``est`` (``has_level_trees``) at checked X, summed in round
+    order (round t alone when given)."""
     if X.shape[0] and est.nodes_.shape[0]:
-        add_level_trees(X, trees_of(est), out)
+        if t is None:
+            add_level_trees(X, trees_of(est), out)
+        else:
+            each_tree(trees_of(est), X, t, out)
+
+
+def each_tree(trees, X, t, out):
+    """out (float64[n, K]) += tree t of LevelTrees ``trees`` at checked X."""
+    if X.shape[0]:
+        add_level_trees(X, LevelTrees(*(a[t:t + 1] if a.ndim > 1 else a for a in trees)), out)
 
 
 def decision(est, X):

@@ -757,7 +757,9 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     def _add_round(self, X, t, margin):
         """margin (float64[n, 1 or K]) += round t's alpha_t h_t on checked X."""
         with n_threads(self.n_jobs):
-            if self.nodes_ is not None:
+            if _steps.has_level_trees(self):
+                _steps.tree_decision(self, X, margin, t)
+            elif self.nodes_ is not None:
                 add_trees(X, self.nodes_[t:t + 1], self.rounds_[t:t + 1], self._leaf_values(t),
                           self.classes_.shape[0], margin)
             else:
@@ -1328,11 +1330,15 @@ class _RefitWeights:
         k = ones.shape[0]
         M = np.zeros((k, rows.shape[0]))
         Xr = X[rows]
+        level = _steps.level_trees(self.nodes_, ones, NO_VALUES, 2) if _steps.has_level_trees(self) else None
         with n_threads(self.n_jobs):
             for t in range(k):
                 if self.nodes_ is not None:
                     out = np.zeros((rows.shape[0], 1))
-                    add_trees(Xr, self.nodes_[t:t + 1], ones[t:t + 1], NO_VALUES, 2, out)
+                    if level is not None:
+                        _steps.each_tree(level, Xr, t, out)
+                    else:
+                        add_trees(Xr, self.nodes_[t:t + 1], ones[t:t + 1], NO_VALUES, 2, out)
                     M[t] = out[:, 0]
                 else:
                     add_stump(Xr, ones, t, M[t])

@@ -6,7 +6,8 @@ import pytest
 import fastboost
 from fastboost import _steps
 from fastboost._binning import BinMapper
-from fastboost._kernels.predict import add_steps, add_stump
+from fastboost._kernels.predict import add_level_trees, add_steps, add_stump, add_trees
+from fastboost._types import NO_VALUES, NODE_DTYPE, ROUND_DTYPE
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from . import naive
@@ -129,3 +130,61 @@ def test_prediction_agrees_with_binned_outputs(fitted, replay_data):
         margin = margin + r["alpha"] * h
     np.testing.assert_allclose(fitted.decision_function(X), margin, rtol=1e-12,
                                atol=1e-14 * np.abs(fitted.rounds_["alpha"]).sum())
+
+
+def random_trees(rng, T, depth, n_features, n_classes):
+    """T trees of depth <= ``depth`` in NODE_DTYPE, children stored depth first (not level order), leaves above
+    the full depth, thresholds on a coarse grid (ties with X) and ±inf, NaN going either way."""
+    m = 2 ** (depth + 1) - 1
+    nodes = np.zeros((T, m), NODE_DTYPE)
+    nodes["left"] = -1
+    nodes["right"] = -1
+    nodes["feature"] = -1
+    for t in range(T):
+        count = [1]
+
+        def grow(node, level, t=t, count=count):
+            if level == depth or (level > 0 and rng.random() < 0.25):
+                nodes[t, node]["value"] = rng.normal()
+                nodes[t, node]["class_"] = rng.integers(0, n_classes)
+                return
+            left, right = count[0], count[0] + 1
+            count[0] += 2
+            nodes[t, node]["left"], nodes[t, node]["right"] = left, right
+            nodes[t, node]["feature"] = rng.integers(0, n_features)
+            nodes[t, node]["threshold"] = rng.choice([-np.inf, np.inf, *np.arange(-2, 2.5, 0.5)])
+            nodes[t, node]["missing_left"] = rng.integers(0, 2)
+            grow(left, level + 1)
+            grow(right, level + 1)
+
+        grow(0, 0)
+    rounds = np.zeros(T, ROUND_DTYPE)
+    rounds["alpha"] = rng.normal(size=T)
+    return nodes, rounds
+
+
+def _level_trees_match_add_trees(dtype):
+    rng = np.random.default_rng(5)
+    X = rng.choice([-np.inf, np.inf, np.nan, -2.0, -0.5, 0.0, 0.5, 1.0, 1.25], (300, 4)).astype(dtype)
+    for depth, n_classes, vector in ((3, 2, False), (2, 3, False), (3, 3, True)):
+        nodes, rounds = random_trees(rng, 7, depth, 4, n_classes)
+        values = rng.normal(size=(7, nodes.shape[1], n_classes)) if vector else NO_VALUES
+        K = 1 if n_classes == 2 else n_classes
+        want = np.zeros((X.shape[0], K))
+        add_trees(X, nodes, rounds, values, n_classes, want)
+        got = np.zeros((X.shape[0], K))
+        add_level_trees(X, _steps.level_trees(nodes, rounds, values, n_classes), got)
+        # the trees added in the same order; alpha * leaf value is rounded once, where add_trees' multiply-add
+        # may be fused: equal to rounding
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13 * np.abs(rounds["alpha"]).sum())
+
+
+def test_level_trees_match_add_trees():
+    """Level-order trees (add_level_trees) give add_trees' values (to rounding): leaves above the full depth,
+    ties at thresholds, NaN to either side, ±inf, two classes, SAMME's class leaves and K-vector leaves."""
+    _level_trees_match_add_trees(np.float64)
+
+
+@pytest.mark.slow
+def test_level_trees_match_add_trees_float32():
+    _level_trees_match_add_trees(np.float32)

@@ -200,9 +200,20 @@ def add_trees(X, nodes, rounds, values, n_classes, out):
 LevelTrees = namedtuple("LevelTrees", ["feature", "threshold", "missing_left", "keep", "leaf"])
 
 
+@jit
+def _lowest_slot(reach):
+    """The index of the lowest set bit of reach (not 0): the popcount of the bits below it."""
+    v = (reach & -reach) - 1
+    v = v - ((v >> 1) & 0x5555555555555555)
+    v = (v & 0x3333333333333333) + ((v >> 2) & 0x3333333333333333)
+    v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((v * 0x0101010101010101) >> 56) & 63
+
+
 @pjit
 def add_level_trees(X, trees, out):
-    """out[i, k] += sum_t trees.leaf[t, leaf_t(X[i]), k], trees added in order; threads over blocks of rows.
+    """out[i, k] += sum_t trees.leaf[t, leaf_t(X[i]), k], the trees summed in round order (then added to out);
+    threads over blocks of rows.
 
     X      float32/float64[n_samples, n_features], NaN = missing  IN
     trees  LevelTrees (numeric splits only)                      IN
@@ -216,40 +227,34 @@ def add_level_trees(X, trees, out):
                                                     trees.leaf)
     n, d = X.shape
     T, n_internal = feature.shape
-    L = leaf.shape[1]
     K = leaf.shape[2]
     every = np.int64(-1)
     for b in prange(-(-n // PREDICT_BLOCK)):
         r0 = b * PREDICT_BLOCK
         rows = min(n, r0 + PREDICT_BLOCK) - r0
-        xb = np.empty((d, PREDICT_BLOCK), np.float64)
+        xb = np.zeros((d, PREDICT_BLOCK), np.float64)  # (a last, short block's other rows: zeros, never written)
         for r in range(rows):
             for f in range(d):
                 xb[f, r] = X[r0 + r, f]
         reach = np.empty(PREDICT_BLOCK, np.int64)
-        value = np.empty(PREDICT_BLOCK, np.float64)
+        acc = np.zeros((K, PREDICT_BLOCK), np.float64)
         for t in range(T):
-            for r in range(rows):
+            for r in range(PREDICT_BLOCK):
                 reach[r] = every
             for p in range(n_internal):
                 xf = xb[feature[t, p]]
                 thr = threshold[t, p]
-                ml = missing_left[t, p] != 0
+                ml = np.int64(missing_left[t, p] != 0)
                 kp = keep[p]
-                for r in range(rows):
+                for r in range(PREDICT_BLOCK):
                     x = xf[r]
-                    left = (x <= thr) | (ml & (x != x))
-                    reach[r] &= every if left else kp
-            for r in range(rows):
-                reach[r] &= -reach[r]  # the lowest leaf left, as one bit
+                    left = np.int64(x <= thr) | (ml & np.int64(x != x))
+                    reach[r] &= kp | -left
             values = leaf[t]
             for k in range(K):
-                for r in range(rows):
-                    value[r] = values[0, k]
-                for slot in range(1, L):
-                    bit = np.int64(1) << slot
-                    v = values[slot, k]
-                    for r in range(rows):
-                        value[r] = v if reach[r] == bit else value[r]
-                for r in range(rows):
-                    out[r0 + r, k] += value[r]
+                acc_k = acc[k]
+                for r in range(PREDICT_BLOCK):
+                    acc_k[r] += values[_lowest_slot(reach[r]), k]
+        for r in range(rows):
+            for k in range(K):
+                out[r0 + r, k] += acc[k, r]
