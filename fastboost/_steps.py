@@ -189,7 +189,7 @@ def tables_of(est):
 def level_trees(nodes, rounds, values, n_classes):
     """The LevelTrees of ``nodes`` (NODE_DTYPE[T, 2**(D + 1) - 1], numeric splits) with the steps of ``rounds``:
     each leaf adds alpha times its value (two classes), alpha to its class (SAMME), or alpha times its row of
-    ``values`` (K-vector leaves; NO_VALUES otherwise)."""
+    ``values`` (K-vector leaves; NO_VALUES otherwise). Built level by level for all trees at once."""
     T, m = nodes.shape
     D = int(np.log2(m + 1)) - 1
     n_internal = 2 ** D - 1
@@ -197,32 +197,25 @@ def level_trees(nodes, rounds, values, n_classes):
     feature = np.zeros((T, n_internal), np.int64)
     threshold = np.full((T, n_internal), np.nan)  # (a filler split: nothing is <= NaN, every row goes right)
     missing_left = np.zeros((T, n_internal), np.int64)
-    leaf = np.zeros((T, n_internal + 1, K))
+    trees = np.arange(T)[:, None]
+    at = np.zeros((T, 1), np.int64)  # the node at each level-order slot of the level (a leaf repeats below)
+    for level in range(D):
+        nd = nodes[trees, at]
+        split = nd["left"] >= 0
+        slots = slice(2 ** level - 1, 2 ** (level + 1) - 1)
+        feature[:, slots] = np.where(split, nd["feature"], 0)
+        threshold[:, slots] = np.where(split, nd["threshold"], np.nan)
+        missing_left[:, slots] = np.where(split, nd["missing_left"], 0)
+        children = np.stack([np.where(split, nd["left"], at), np.where(split, nd["right"], at)], axis=2)
+        at = children.reshape(T, 2 ** (level + 1))
     alpha = rounds["alpha"].astype(np.float64)
-    for t in range(T):
-        tree = nodes[t]
-        stack = [(0, 0, 0)]  # (node, level-order slot, depth)
-        while stack:
-            node, p, depth = stack.pop()
-            nd = tree[node]
-            if nd["left"] >= 0:
-                feature[t, p] = nd["feature"]
-                threshold[t, p] = nd["threshold"]
-                missing_left[t, p] = nd["missing_left"]
-                stack += [(nd["left"], 2 * p + 1, depth + 1), (nd["right"], 2 * p + 2, depth + 1)]
-                continue
-            if values.shape[0]:
-                out = alpha[t] * values[t, node]
-            elif n_classes == 2:
-                out = alpha[t] * nd["value"]
-            else:
-                out = np.zeros(K)
-                out[nd["class_"]] = alpha[t]
-            first = p
-            for _ in range(D - depth):  # the slots under a leaf above depth D: every one its value
-                first = 2 * first + 1
-            span = 2 ** (D - depth)
-            leaf[t, first - n_internal:first - n_internal + span] = out
+    if values.shape[0]:
+        leaf = alpha[:, None, None] * values[trees, at]
+    elif n_classes == 2:
+        leaf = (alpha[:, None] * nodes["value"][trees, at])[:, :, None]
+    else:
+        leaf = np.zeros((T, n_internal + 1, K))
+        leaf[trees, np.arange(n_internal + 1)[None, :], nodes["class_"][trees, at]] = alpha[:, None]
     keep = np.zeros(n_internal, np.int64)
     for p in range(n_internal):  # the leaf slots under p's left child: a run of 2**(D - depth - 1) from `first`
         depth = int(np.log2(p + 1))
@@ -231,7 +224,8 @@ def level_trees(nodes, rounds, values, n_classes):
             first = 2 * first + 1
         gone = sum(1 << s for s in range(first - n_internal, first - n_internal + 2 ** (D - depth - 1)))
         keep[p] = np.array((2 ** 64 - 1) & ~gone, dtype=np.uint64).view(np.int64)
-    return LevelTrees(feature=feature, threshold=threshold, missing_left=missing_left, keep=keep, leaf=leaf)
+    return LevelTrees(feature=feature, threshold=threshold, missing_left=missing_left, keep=keep,
+                      leaf=np.ascontiguousarray(leaf, dtype=np.float64))
 
 
 def trees_of(est):
