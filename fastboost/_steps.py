@@ -145,21 +145,19 @@ def build(sp, offsets=None, per_feature=False):
                       cat_values=cat_values)
 
 
-#: the tables of each estimator: {estimator: {kind: (its records' bytes, tables)}}, dropped with it
+#: the tables of each estimator: {estimator: {kind: (the records they were built from, tables)}}, dropped with it
 _CACHE = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
 def _records(est):
-    """The fitted records the tables derive from, as bytes (a changed record, e.g. ``refit_weights``' new
-    alphas, rebuilds them)."""
-    values = getattr(est, "leaf_values_", None)
-    parts = [est.rounds_.tobytes()]
-    if est.nodes_ is not None:
-        parts.append(est.nodes_.tobytes())
-    if values is not None:
-        parts.append(np.ascontiguousarray(values).tobytes())
-    return b"".join(parts)
+    """What the tables derive from: the record arrays themselves (a fit or a load sets new ones) and the steps
+    alpha (``refit_weights`` changes them in place)."""
+    return (est.rounds_, est.nodes_, getattr(est, "leaf_values_", None), est.rounds_["alpha"].tobytes())
+
+
+def _same(a, b):
+    return all(x is y for x, y in zip(a[:3], b[:3])) and a[3] == b[3]
 
 
 def _cached(est, kind, make):
@@ -167,7 +165,7 @@ def _cached(est, kind, make):
     key = _records(est)
     with _LOCK:
         hit = _CACHE.get(est, {}).get(kind)
-    if hit is not None and hit[0] == key:
+    if hit is not None and _same(hit[0], key):
         return hit[1]
     value = make()
     with _LOCK:

@@ -800,7 +800,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return self._staged_raw(self._check_predict_X(X))
 
     def staged_decision_function(self, X):
-        """``decision_function`` after each kept round; the last equals ``decision_function(X)``. X may be a
+        """``decision_function`` after each kept round, the rounds added one by one; the last equals
+        ``decision_function(X)`` (stumps: up to rounding, as that sums per-feature step tables). X may be a
         ``fastboost.Dataset`` or parquet files (read in batches, once per chunk of rounds)."""
         for raw, total in self._staged(X):
             yield self._scores(raw, total)
