@@ -7,14 +7,14 @@ import fastboost
 from fastboost import _steps
 from fastboost._binning import BinMapper
 from fastboost._kernels.predict import add_level_trees, add_steps, add_stump, add_trees
-from fastboost._types import NO_VALUES, NODE_DTYPE, ROUND_DTYPE
+from fastboost._types import NO_VALUES
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from . import naive
-    from .kernel_cases import SIZES, case, random_rounds
+    from .kernel_cases import SIZES, case, random_rounds, random_trees
 except ImportError:
     import naive
-    from kernel_cases import SIZES, case, random_rounds
+    from kernel_cases import SIZES, case, random_rounds, random_trees
 
 
 def goes_left_naive(x, r):
@@ -130,37 +130,6 @@ def test_prediction_agrees_with_binned_outputs(fitted, replay_data):
         margin = margin + r["alpha"] * h
     np.testing.assert_allclose(fitted.decision_function(X), margin, rtol=1e-12,
                                atol=1e-14 * np.abs(fitted.rounds_["alpha"]).sum())
-
-
-def random_trees(rng, T, depth, n_features, n_classes):
-    """T trees of depth <= ``depth`` in NODE_DTYPE, children stored depth first (not level order), leaves above
-    the full depth, thresholds on a coarse grid (ties with X) and ±inf, NaN going either way."""
-    m = 2 ** (depth + 1) - 1
-    nodes = np.zeros((T, m), NODE_DTYPE)
-    nodes["left"] = -1
-    nodes["right"] = -1
-    nodes["feature"] = -1
-    for t in range(T):
-        count = [1]
-
-        def grow(node, level, t=t, count=count):
-            if level == depth or (level > 0 and rng.random() < 0.25):
-                nodes[t, node]["value"] = rng.normal()
-                nodes[t, node]["class_"] = rng.integers(0, n_classes)
-                return
-            left, right = count[0], count[0] + 1
-            count[0] += 2
-            nodes[t, node]["left"], nodes[t, node]["right"] = left, right
-            nodes[t, node]["feature"] = rng.integers(0, n_features)
-            nodes[t, node]["threshold"] = rng.choice([-np.inf, np.inf, *np.arange(-2, 2.5, 0.5)])
-            nodes[t, node]["missing_left"] = rng.integers(0, 2)
-            grow(left, level + 1)
-            grow(right, level + 1)
-
-        grow(0, 0)
-    rounds = np.zeros(T, ROUND_DTYPE)
-    rounds["alpha"] = rng.normal(size=T)
-    return nodes, rounds
 
 
 def _level_trees_match_add_trees(dtype):
