@@ -3,8 +3,8 @@
 A stump ensemble (``rounds_`` without trees, or trees of depth 1) is a sum of step functions of single
 features: the stumps on feature f add up to one step function whose steps are at f's distinct thresholds.
 Its value on each interval between them (x <= threshold goes left), on NaN (each stump's missing side) and,
-for a categorical feature, on each category index, summed once here, makes ``decision_function`` a binary
-search per feature and row (O(d log T) a row instead of O(T)). The tables are derived from the fitted records
+for a categorical feature, on each category index, summed once here, makes ``decision_function`` one search
+per feature and row (O(d log T) a row instead of O(T)). The tables are derived from the fitted records
 (never saved), built on first use and kept per estimator while its records stay the same.
 
 The values equal the stump-by-stump sums up to the order of summation: a decision value may differ from the
