@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _categorical, _driver, _monotone
+from . import _categorical, _driver, _monotone, _steps
 from . import _validation as v
 from . import dataset as _dataset
 from ._algorithms import PENALTIES, RULES, SCHEDULES, quad_penalty
@@ -19,7 +19,6 @@ from ._driver import ValidData
 from ._fit import Fit, LocalRounds, RoundHook
 from ._kernels.histogram import n_feature_groups
 from ._kernels.predict import add_stump, add_trees
-from ._kernels.predict import decision_function as _decision_kernel
 from ._kernels.reweight import add_voter
 from ._kernels.reweight import reweight as _reweight_pass
 from ._kernels.update import n_blocks
@@ -727,19 +726,25 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ prediction
     def _raw_decision(self, X):
         """The ensemble's raw scores on checked X: F(x) = sum_t alpha_t h_t(x) (binary), SAMME's class
-        sums S_c(x) (the steps of the rounds whose hypothesis names class c), or the one-vs-rest margins."""
+        sums S_c(x) (the steps of the rounds whose hypothesis names class c), or the one-vs-rest margins.
+        Stumps (and trees of depth 1) sum per-feature step tables (``_steps``): equal to the round-by-round sum
+        up to the order of summation."""
         if hasattr(self, "estimators_"):
             return np.column_stack([m.decision_function(X) for m in self.estimators_])
-        out = np.zeros((X.shape[0], self._n_scores), dtype=np.float64)
         with n_threads(self.n_jobs):
-            if self.nodes_ is not None:
-                add_trees(X, self.nodes_, self.rounds_, self._leaf_values(), self.classes_.shape[0], out)
+            if _steps.is_stump_model(self):
+                out = _steps.decision(self, X)
             else:
-                _decision_kernel(X, self.rounds_, out[:, 0])
+                out = np.zeros((X.shape[0], self._n_scores), dtype=np.float64)
+                if _steps.has_level_trees(self):
+                    _steps.tree_decision(self, X, out)
+                else:
+                    add_trees(X, self.nodes_, self.rounds_, self._leaf_values(), self.classes_.shape[0], out)
         return out[:, 0] if self._n_scores == 1 else out
 
     def _staged_raw(self, X):
-        """(raw scores, sum of |alpha|) after each kept round; the last equals ``_raw_decision``."""
+        """(raw scores, sum of |alpha|) after each kept round, added round by round; the last equals
+        ``_raw_decision`` up to the order of summation (stumps) or exactly (deeper trees)."""
         if hasattr(self, "estimators_"):
             raise NotImplementedError("staged predictions are not available for one-vs-rest models.")
         margin = np.zeros((X.shape[0], self._n_scores), dtype=np.float64)
@@ -752,7 +757,9 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     def _add_round(self, X, t, margin):
         """margin (float64[n, 1 or K]) += round t's alpha_t h_t on checked X."""
         with n_threads(self.n_jobs):
-            if self.nodes_ is not None:
+            if _steps.has_level_trees(self):
+                _steps.tree_decision(self, X, margin, t)
+            elif self.nodes_ is not None:
                 add_trees(X, self.nodes_[t:t + 1], self.rounds_[t:t + 1], self._leaf_values(t),
                           self.classes_.shape[0], margin)
             else:
@@ -793,7 +800,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return self._staged_raw(self._check_predict_X(X))
 
     def staged_decision_function(self, X):
-        """``decision_function`` after each kept round; the last equals ``decision_function(X)``. X may be a
+        """``decision_function`` after each kept round, the rounds added one by one; the last equals
+        ``decision_function(X)`` (stumps: up to rounding, as that sums per-feature step tables). X may be a
         ``fastboost.Dataset`` or parquet files (read in batches, once per chunk of rounds)."""
         for raw, total in self._staged(X):
             yield self._scores(raw, total)
@@ -1323,11 +1331,15 @@ class _RefitWeights:
         k = ones.shape[0]
         M = np.zeros((k, rows.shape[0]))
         Xr = X[rows]
+        level = _steps.level_trees(self.nodes_, ones, NO_VALUES, 2) if _steps.has_level_trees(self) else None
         with n_threads(self.n_jobs):
             for t in range(k):
                 if self.nodes_ is not None:
                     out = np.zeros((rows.shape[0], 1))
-                    add_trees(Xr, self.nodes_[t:t + 1], ones[t:t + 1], NO_VALUES, 2, out)
+                    if level is not None:
+                        _steps.each_tree(level, Xr, t, out)
+                    else:
+                        add_trees(Xr, self.nodes_[t:t + 1], ones[t:t + 1], NO_VALUES, 2, out)
                     M[t] = out[:, 0]
                 else:
                     add_stump(Xr, ones, t, M[t])

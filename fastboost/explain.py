@@ -12,12 +12,11 @@ import math
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from . import dataset
+from . import _steps, dataset
 from ._config import n_threads
 from ._kernels.explain import (
     LeafTables,
     build_leaf_tables,
-    stump_contrib,
     stump_cover,
     tree_contrib,
     tree_contrib_tables,
@@ -123,22 +122,46 @@ def raw_contrib(model, X, name):
     nodes = model.nodes_
     k = model.classes_.shape[0]
     with n_threads(model.n_jobs):
-        if nodes is not None:
+        if _steps.is_stump_model(model):  # each feature's step function minus its expectation
+            out = stump_shap(X, _steps.tables_of(model)[0], nodes, cover)
+            if nodes is None:
+                # (fsum: correctly rounded, so the same on every machine; BLAS's dot may differ in its last bit)
+                out[:, 0, d] = math.fsum(rounds["alpha"] * stump_means(rounds, cover)) if rounds.shape[0] else 0.0
+                return out
+        else:
             n_out = 1 if k == 2 else k
             out = np.zeros((n, n_out, d + 1), dtype=np.float64)
-            expected = np.zeros(n_out, dtype=np.float64)
             if nodes.shape[0]:
                 tree_shap(X, nodes, rounds, cover, k, out)
-                tree_expectations(nodes, rounds, cover, k, expected)
-            out[:, :, d] = expected
-            return out
-        out = np.zeros((n, d + 1), dtype=np.float64)
-        if rounds.shape[0]:
-            mean_h = stump_means(rounds, cover)
-            stump_contrib(X, rounds, mean_h, out)
-            # (fsum: correctly rounded, so the same on every machine; BLAS's dot may differ in its last bit)
-            out[:, d] = math.fsum(rounds["alpha"] * mean_h)
-    return out.reshape(n, 1, d + 1)
+        expected = np.zeros(out.shape[1], dtype=np.float64)
+        if nodes.shape[0]:
+            tree_expectations(nodes, rounds, cover, k, expected)
+        out[:, :, d] = expected
+    return out
+
+
+def stump_shap(X, sp, nodes, cover):
+    """The SHAP values float64[n, K, n_features + 1] of the stumps ``sp`` (``_steps.Splits``) at checked X: each
+    feature's step function minus its stumps' expectations (``stump_expectations``); the last column left 0."""
+    expected = stump_expectations(sp, nodes, cover)
+    per_feature = np.zeros((X.shape[1], sp.left.shape[1]))
+    for s in range(sp.feature.shape[0]):  # round order
+        per_feature[sp.feature[s]] += expected[s]
+    return _steps.contributions(sp, X, per_feature)
+
+
+def stump_expectations(sp, nodes, cover):
+    """E_cover of each split of Splits ``sp`` (float64[S, K]): its two sides' outputs weighted by their share
+    of its cover (evenly where no training row reached it). nodes: the depth-1 trees (None: stumps, whose
+    cover is [T, 2], left and right)."""
+    t = sp.index
+    if nodes is None:
+        c_left, c_right = cover[t, 0], cover[t, 1]
+    else:
+        c_left, c_right = cover[t, nodes["left"][t, 0]], cover[t, nodes["right"][t, 0]]
+    total = c_left + c_right
+    share = np.where(total > 0, c_left / np.where(total > 0, total, 1.0), 0.5)[:, None]
+    return share * sp.left + (1.0 - share) * sp.right
 
 
 def leaf_tables(nodes, rounds, cover, n_classes):

@@ -12,7 +12,7 @@ import numpy as np
 from fastboost._binning import BinMapper
 from fastboost._kernels.histogram import build_histograms
 from fastboost._kernels.split import best_split_per_feature
-from fastboost._types import ROUND_DTYPE, Y_DTYPE
+from fastboost._types import NODE_DTYPE, ROUND_DTYPE, Y_DTYPE
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from . import naive
@@ -88,3 +88,34 @@ def random_rounds(rng, mapper, n_rounds):
     rounds["right"] = rng.choice([-1, 1], n_rounds)
     rounds["alpha"] = rng.normal(size=n_rounds) * np.exp(rng.normal(size=n_rounds) * 3)
     return rounds
+
+
+def random_trees(rng, T, depth, n_features, n_classes):
+    """T trees of depth <= ``depth`` in NODE_DTYPE, children stored depth first (not level order), leaves above
+    the full depth, thresholds on a coarse grid (ties with X) and ±inf, NaN going either way."""
+    m = 2 ** (depth + 1) - 1
+    nodes = np.zeros((T, m), NODE_DTYPE)
+    nodes["left"] = -1
+    nodes["right"] = -1
+    nodes["feature"] = -1
+    for t in range(T):
+        count = [1]
+
+        def grow(node, level, t=t, count=count):
+            if level == depth or (level > 0 and rng.random() < 0.25):
+                nodes[t, node]["value"] = rng.normal()
+                nodes[t, node]["class_"] = rng.integers(0, n_classes)
+                return
+            left, right = count[0], count[0] + 1
+            count[0] += 2
+            nodes[t, node]["left"], nodes[t, node]["right"] = left, right
+            nodes[t, node]["feature"] = rng.integers(0, n_features)
+            nodes[t, node]["threshold"] = rng.choice([-np.inf, np.inf, *np.arange(-2, 2.5, 0.5)])
+            nodes[t, node]["missing_left"] = rng.integers(0, 2)
+            grow(left, level + 1)
+            grow(right, level + 1)
+
+        grow(0, 0)
+    rounds = np.zeros(T, ROUND_DTYPE)
+    rounds["alpha"] = rng.normal(size=T)
+    return nodes, rounds

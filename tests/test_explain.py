@@ -13,14 +13,14 @@ from hypothesis import strategies as st
 from sklearn.exceptions import NotFittedError
 
 import fastboost
+from fastboost import _steps
 from fastboost._kernels.explain import (
-    stump_contrib,
     tree_contrib,
     tree_contrib_tables,
     tree_expectations,
 )
 from fastboost._types import CAT_WORDS, NODE_DTYPE, ROUND_DTYPE
-from fastboost.explain import leaf_tables, stump_means
+from fastboost.explain import leaf_tables, stump_shap
 
 VALUES = np.array([-1.0, 0.0, 0.5, 1.0, np.nan, np.inf, -np.inf])
 N_CATEGORIES = 5
@@ -191,8 +191,7 @@ def test_stump_contributions_are_the_shapley_values(n_features, n_rounds, seed):
         left = sum(sw[i] for i in range(30) if _left(Xtr[i, rounds["feature"][t]], rounds[t]))
         cover[t] = left, sw.sum() - left
     X = _draw_X(rng, 5, categorical)
-    out = np.zeros((X.shape[0], n_features + 1))
-    stump_contrib(X, rounds, stump_means(rounds, cover), out)
+    out = stump_shap(X, _steps.splits(rounds, None, None, 2), None, cover)[:, 0]  # (the step tables)
     for i in range(X.shape[0]):
         def v(S, i=i):
             total = 0.0

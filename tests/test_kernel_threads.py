@@ -5,13 +5,15 @@ import contextlib
 import numba
 import numpy as np
 
+from fastboost import _steps
 from fastboost._kernels.binning import map_to_bins
-from fastboost._kernels.predict import add_stump, decision_function
+from fastboost._kernels.predict import add_level_trees, add_steps, add_stump
+from fastboost._types import NO_VALUES
 
 try:  # tests/ as a package or as a plain directory on sys.path
-    from .kernel_cases import CRITERIA, case, kernel_best_splits, kernel_hist, random_rounds
+    from .kernel_cases import CRITERIA, case, kernel_best_splits, kernel_hist, random_rounds, random_trees
 except ImportError:
-    from kernel_cases import CRITERIA, case, kernel_best_splits, kernel_hist, random_rounds
+    from kernel_cases import CRITERIA, case, kernel_best_splits, kernel_hist, random_rounds, random_trees
 
 
 @contextlib.contextmanager
@@ -29,6 +31,9 @@ def test_kernels_bit_identical_with_1_and_2_threads():
     rng = np.random.default_rng(17)
     w = rng.random(codes.shape[1]) ** 3  # non-dyadic: summation order would show
     rounds = random_rounds(rng, mapper, 25)
+    tables = _steps.build(_steps.splits(rounds, None, None, 2))
+    nodes, tree_rounds = random_trees(rng, 9, 3, X.shape[1], 2)
+    trees = _steps.level_trees(nodes, tree_rounds, NO_VALUES, 2)
     results = []
     for k in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
         with numba_threads(k):
@@ -38,8 +43,10 @@ def test_kernels_bit_identical_with_1_and_2_threads():
             res["hist"] = kernel_hist(codes, y, w, 256)
             for c in CRITERIA:
                 res[f"split{c}"] = kernel_best_splits(res["hist"], mapper.n_value_bins_, 255, c)
-            res["df"] = np.empty(X.shape[0])
-            decision_function(np.ascontiguousarray(X), rounds, res["df"])
+            res["df"] = np.zeros((X.shape[0], 1, 1))
+            add_steps(np.ascontiguousarray(X), tables, res["df"])
+            res["trees"] = np.zeros((X.shape[0], 1))
+            add_level_trees(np.ascontiguousarray(X), trees, res["trees"])
             res["staged"] = np.zeros(X.shape[0])
             add_stump(np.ascontiguousarray(X), rounds, 3, res["staged"])
         results.append(res)

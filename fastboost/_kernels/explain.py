@@ -3,9 +3,9 @@ contributions (on raw X).
 
 Cover is the summed sample weight of the training rows that reach a node (a stump's side), found on the
 binned rows the fit read (``update.goes_left``, as the fit's own row passes), so a fit from a ``Dataset``
-and one in memory share it. Contributions are the SHAP values of the raw margin:
-stumps in closed form, trees by path-dependent TreeSHAP (Lundberg et al. 2020, Algorithm 2) with the cover
-as the path weights.
+and one in memory share it. Contributions are the SHAP values of the raw margin: stumps in closed form
+(from their step tables, ``fastboost._steps``), trees by path-dependent TreeSHAP (Lundberg et al. 2020,
+Algorithm 2) with the cover as the path weights.
 """
 from collections import namedtuple
 
@@ -13,7 +13,7 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .predict import stump_output, value_goes_left
+from .predict import value_goes_left
 from .update import goes_left
 
 #: Each tree's leaves as build_leaf_tables writes them (T trees, L leaf slots, D the depth):
@@ -97,23 +97,6 @@ def tree_cover(codes, nodes, missing_code, sw, block, out):
             for j in range(m - 1, -1, -1):  # children come after their parent
                 if tree[j].left >= 0:
                     acc[j] = acc[tree[j].left] + acc[tree[j].right]
-
-
-@pjit
-def stump_contrib(X, rounds, mean_h, out):
-    """out[i, f] += alpha_t (h_t(X[i]) - mean_h[t]) for every stump t on feature f; threads over rows.
-
-    X       float32/float64[n_samples, n_features]  IN
-    rounds  ROUND_DTYPE[T]                          IN
-    mean_h  float64[T]  each stump's output averaged over its cover  IN
-    out     float64[n_samples, n_features + 1]      IN/OUT (the last column is left to the caller)
-    """
-    for i in prange(X.shape[0]):
-        for t in range(rounds.shape[0]):
-            r = rounds[t]
-            h = stump_output(X[i, r.feature], r.threshold, r.missing_left, r.left, r.right,
-                              r.categorical != 0, rounds[t].cat_left)
-            out[i, r.feature] += r.alpha * (h - mean_h[t])
 
 
 @jit

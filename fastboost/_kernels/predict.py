@@ -1,4 +1,6 @@
 """Compiled prediction on raw (unbinned) X, straight from the fitted records (``rounds_``, ``nodes_``)."""
+from collections import namedtuple
+
 import numpy as np
 from numba import prange
 
@@ -26,23 +28,93 @@ def stump_output(x, threshold, missing_left, left, right, categorical, cat_left)
     return right + (left - right) * np.int64(go_left)
 
 
+#: Per-feature step tables of a stump ensemble (``fastboost._steps`` builds them; K outputs, F numeric and C
+#: categorical feature entries): the ensemble's sum on each interval between a feature's sorted distinct
+#: thresholds, and on each category.
+#:   feature int64[F], column int64[F]: the feature of each numeric entry and the output column it adds to
+#:   start int64[F + 1]: entry j's thresholds are thresholds[start[j]:start[j + 1]] (sorted, distinct, not NaN)
+#:   thresholds float64[S]
+#:   values float64[S + 2 F, K]: entry j's m + 1 interval sums (interval i: the values above exactly i of its
+#:       m thresholds), then its sum for NaN, at rows start[j] + 2 j ..
+#:   cat_feature int64[C], cat_column int64[C]: the feature and output column of each categorical entry
+#:   cat_values float64[C, CAT_SLOTS, K]: the sum on each category index 0 .. 255, then on missing / unknown
+StepTables = namedtuple("StepTables", ["feature", "column", "start", "thresholds", "values", "cat_feature",
+                                       "cat_column", "cat_values"])
+#: rows of a categorical entry's table: the category indices 0 .. 255, then missing and unknown categories
+CAT_SLOTS = 257
+
+
+#: rows that look up their intervals together in add_steps
+STEP_BLOCK = 64
+#: a feature of at most this many thresholds counts the ones below x (vector compares) instead of a binary search
+LINEAR_SEARCH = 48
+
+
 @pjit
-def decision_function(X, rounds, out):
-    """out[i] = sum_t alpha_t * h_t(X[i]) for the stumps of ``rounds``, threads over rows.
+def add_steps(X, tables, out):
+    """out[i, k, column] += each table entry's value at X[i]; threads over blocks of rows (per row the numeric
+    entries in order, then the categorical ones, so the sums do not depend on the number of threads).
 
     X       float32 or float64 [n_samples, n_features], NaN = missing  IN
-    rounds  ROUND_DTYPE[T]                                             IN
-    out     float64[n_samples]                                         OUT
-    Rounds are added in order, so the result equals the last staged margin bit for bit.
+    tables  StepTables                                                IN
+    out     float64[n_samples, K, n_columns]                          IN/OUT
+    A numeric entry's interval is the number of its thresholds below x (x <= threshold goes left, as
+    ``value_goes_left``: an x equal to a threshold lies in the interval below it), counted by compares for few
+    thresholds, else by a binary search that a block of rows takes step by step together (independent loads
+    instead of one row's chain of dependent ones); NaN has its own value. A categorical entry reads x as a
+    category index as ``value_goes_left`` does (NaN, and indices outside 0 .. 255, read the missing slot).
     """
+    feature, column, start, thresholds, values = (tables.feature, tables.column, tables.start, tables.thresholds,
+                                                  tables.values)
+    cat_feature, cat_column, cat_values = tables.cat_feature, tables.cat_column, tables.cat_values
+    K = values.shape[1]
     n = X.shape[0]
-    for i in prange(n):
-        acc = 0.0
-        for t in range(rounds.shape[0]):
-            r = rounds[t]
-            acc += r.alpha * stump_output(X[i, r.feature], r.threshold, r.missing_left, r.left, r.right,
-                                           r.categorical != 0, rounds[t].cat_left)
-        out[i] = acc
+    for b in prange(-(-n // STEP_BLOCK)):
+        r0 = b * STEP_BLOCK
+        rows = min(n, r0 + STEP_BLOCK) - r0
+        xs = np.empty(STEP_BLOCK, np.float64)
+        pos = np.empty(STEP_BLOCK, np.int64)
+        for j in range(feature.shape[0]):
+            f = feature[j]
+            lo = start[j]
+            m = start[j + 1] - lo
+            t = thresholds[lo:lo + m]  # (indices from 0: loops the compiler vectorises)
+            vals = values[lo + 2 * j:lo + 2 * j + m + 2]
+            for r in range(rows):
+                xs[r] = X[r0 + r, f]
+            if m <= LINEAR_SEARCH:
+                for r in range(rows):
+                    x = xs[r]
+                    below = 0
+                    for q in range(m):
+                        below += np.int64(t[q] < x)
+                    pos[r] = below
+            else:
+                for r in range(rows):
+                    pos[r] = 0
+                width = m
+                while width > 1:
+                    half = width >> 1
+                    for r in range(rows):
+                        pos[r] += half * np.int64(t[pos[r] + half] < xs[r])
+                    width -= half
+                for r in range(rows):
+                    pos[r] += np.int64(t[pos[r]] < xs[r])
+            c = column[j]
+            for r in range(rows):
+                slot = m + 1 if np.isnan(xs[r]) else pos[r]
+                for k in range(K):
+                    out[r0 + r, k, c] += vals[slot, k]
+        for j in range(cat_feature.shape[0]):
+            f = cat_feature[j]
+            c = cat_column[j]
+            for r in range(rows):
+                x = np.float64(X[r0 + r, f])
+                slot = CAT_SLOTS - 1
+                if x > -1.0 and x < 256.0:  # (truncated toward 0, the indices 0 .. 255; NaN fails both)
+                    slot = np.int64(x)
+                for k in range(K):
+                    out[r0 + r, k, c] += cat_values[j, slot, k]
 
 
 @pjit
@@ -115,3 +187,74 @@ def add_trees(X, nodes, rounds, values, n_classes, out):
             else:
                 for r in range(m):
                     out[r0 + r, tree[node[r]].class_] += alpha
+
+
+#: Trees of depth D <= 6 in level order, every leaf at depth D (``fastboost._steps.level_trees`` builds them):
+#: internal node p of a tree (0 .. 2**D - 2) has children 2 p + 1 and 2 p + 2; leaf slot l is node 2**D - 1 + l.
+#:   feature int64[T, 2**D - 1], threshold float64[T, 2**D - 1], missing_left int64[T, 2**D - 1]: the splits
+#:   (x <= threshold goes left, NaN left where missing_left; a leaf above depth D becomes splits that send
+#:   every row right, to copies of its value)
+#:   keep int64[2**D - 1]: bit l set for the leaf slots a row that goes right at node p can still reach (all but
+#:   those under p's left child)
+#:   leaf float64[T, 2**D, K]: what each leaf adds to the K outputs (alpha times its value, or alpha to its class)
+LevelTrees = namedtuple("LevelTrees", ["feature", "threshold", "missing_left", "keep", "leaf"])
+
+
+@jit
+def _lowest_slot(reach):
+    """The index of the lowest set bit of reach (not 0): the popcount of the bits below it."""
+    v = (reach & -reach) - 1
+    v = v - ((v >> 1) & 0x5555555555555555)
+    v = (v & 0x3333333333333333) + ((v >> 2) & 0x3333333333333333)
+    v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return ((v * 0x0101010101010101) >> 56) & 63
+
+
+@pjit
+def add_level_trees(X, trees, out):
+    """out[i, k] += sum_t trees.leaf[t, leaf_t(X[i]), k], the trees summed in round order (then added to out);
+    threads over blocks of rows.
+
+    X      float32/float64[n_samples, n_features], NaN = missing  IN
+    trees  LevelTrees (numeric splits only)                      IN
+    out    float64[n_samples, K]                                 IN/OUT
+    A block's rows are copied feature-major; then every split of a tree is tested on all of them (one feature's
+    contiguous values against one threshold) and a row that goes right at a node drops the leaves under its
+    left child from its set of reachable leaves (QuickScorer): its leaf is the lowest one left. No row follows
+    child links, so the loops run without branches on the data.
+    """
+    feature, threshold, missing_left, keep, leaf = (trees.feature, trees.threshold, trees.missing_left, trees.keep,
+                                                    trees.leaf)
+    n, d = X.shape
+    T, n_internal = feature.shape
+    K = leaf.shape[2]
+    every = np.int64(-1)
+    for b in prange(-(-n // PREDICT_BLOCK)):
+        r0 = b * PREDICT_BLOCK
+        rows = min(n, r0 + PREDICT_BLOCK) - r0
+        xb = np.zeros((d, PREDICT_BLOCK), np.float64)  # (a last, short block's other rows: zeros, never written)
+        for r in range(rows):
+            for f in range(d):
+                xb[f, r] = X[r0 + r, f]
+        reach = np.empty(PREDICT_BLOCK, np.int64)
+        acc = np.zeros((K, PREDICT_BLOCK), np.float64)
+        for t in range(T):
+            for r in range(PREDICT_BLOCK):
+                reach[r] = every
+            for p in range(n_internal):
+                xf = xb[feature[t, p]]
+                thr = threshold[t, p]
+                ml = np.int64(missing_left[t, p] != 0)
+                kp = keep[p]
+                for r in range(PREDICT_BLOCK):
+                    x = xf[r]
+                    left = np.int64(x <= thr) | (ml & np.int64(x != x))
+                    reach[r] &= kp | -left
+            values = leaf[t]
+            for k in range(K):
+                acc_k = acc[k]
+                for r in range(PREDICT_BLOCK):
+                    acc_k[r] += values[_lowest_slot(reach[r]), k]
+        for r in range(rows):
+            for k in range(K):
+                out[r0 + r, k] += acc[k, r]
