@@ -15,8 +15,10 @@ from scipy.special import expit
 
 import fastboost
 from fastboost import AdaBoostClassifier
+from fastboost import _driver as driver
 from fastboost._binning import BinMapper
 from fastboost._kernels.split import TIE_RTOL
+from fastboost._types import CRITERION_MH, LEAF_VECTOR
 
 
 def _problem(n, d, k, seed, nan=True):
@@ -244,3 +246,22 @@ def test_trimmed_and_subsampled_fits_follow_the_rule_on_every_row():
     np.testing.assert_allclose(trimmed.leaf_values_, full.leaf_values_, rtol=1e-12)
     sub = _mh(6, max_depth=2, learning_rate=0.5, subsample=0.5, random_state=0).fit(X, y)
     assert sub.n_estimators_ == 6 and np.isfinite(sub.leaf_values_).all()
+
+
+def test_the_workspace_holds_the_pair_weights_and_working_memory_counts_them():
+    n, d, n_bins, k = 1000, 5, 16, 5
+    config = driver.make_config(max_depth=3, n_classes=k, leaf=LEAF_VECTOR, criterion=CRITERION_MH,
+                                missing_code=n_bins - 1)
+    p = np.random.default_rng(0).random(n)
+    p /= p.sum()
+    ws = driver.make_workspace(np.arange(n, dtype=np.uint16) % k, p.copy(), d, n_bins, config)
+    np.testing.assert_allclose(ws.rows.q.reshape(n, k), np.repeat(p[:, None] / k, k, axis=1), rtol=1e-15)
+    np.testing.assert_allclose(ws.rows.w, p / k, rtol=1e-15)  # each row's own-class pair
+    assert ws.tree.level_a.shape[-1] == 2 * k + 1 and ws.tree.factor.shape[1] == 2 * k
+    parts = driver.working_memory(n, d, n_bins, config, 0, 8)
+    hist = next(v for key, v in parts.items() if key.startswith("tree histograms"))
+    assert hist == 2 * 4 * d * n_bins * (2 * k + 1) * 8
+    per_row = next(v for key, v in parts.items() if key.startswith("per-row arrays"))
+    allocated = sum(a.nbytes for part in (ws.rows, ws.tree) for a in part
+                    if isinstance(a, np.ndarray) and a.ndim == 1 and a.shape[0] in (n, n * k))
+    assert per_row >= allocated
