@@ -946,7 +946,9 @@ class AdaBoostClassifier(BaseBoostClassifier):
     of the class scores. With ``leaf="real"`` it fits one model per class against the rest
     (``estimators_``), unless ``multiclass="joint"`` asks for SAMME.R: one tree a round whose leaves hold
     K real values (``leaf_values_``), ``decision_function`` is their sum F and ``predict_proba`` the
-    softmax of F / (K - 1). ``multiclass="ovr"`` fits one model per class with discrete leaves
+    softmax of F / (K - 1), or ``multiclass="mh"`` for AdaBoost.MH: one tree a round with K real values a
+    leaf on one weight per row and class, ``predict_proba`` 1 / (1 + exp(-2 F_k)) normalised (more accurate
+    than SAMME.R on the data measured). ``multiclass="ovr"`` fits one model per class with discrete leaves
     too.""", extra_attributes=("leaf_values_",), example="""
     >>> clf.feature_importances_.shape
     (20,)
