@@ -838,9 +838,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             from scipy.special import softmax
 
             if getattr(self, "leaf_values_", None) is not None:
-                if self._mh():  # AdaBoost.MH: as one-vs-rest, 1 / (1 + exp(-2 F_k)) normalised
-                    q = self._link(margin)
-                    return q / q.sum(axis=1, keepdims=True)
+                if self._mh():  # AdaBoost.MH: as one-vs-rest, 1 / (1 + exp(-2 F_k)) normalised (in logs: no
+                    return softmax(-np.logaddexp(0.0, -2.0 * margin), axis=1)  # 0 / 0 when every F_k is very low)
                 return softmax(margin / (margin.shape[1] - 1), axis=1)  # SAMME.R: p_k prop. to exp(F_k / (K - 1))
             return softmax(self._scores(margin, total) / (margin.shape[1] - 1), axis=1)
         p1 = expit(2.0 * margin / total) if total > 0.0 else np.full(margin.shape, 0.5)

@@ -166,6 +166,9 @@ def test_trees_and_leaf_values_match_the_numpy_rule(depth, k, seed):
     q = expit(2.0 * F)
     np.testing.assert_allclose(model.predict_proba(X), q / q.sum(axis=1, keepdims=True), rtol=1e-12)
     np.testing.assert_array_equal(model.predict(X), model.classes_[np.argmax(F, axis=1)])
+    # far below every class (each 1 / (1 + exp(-2 F_k)) underflows to 0): still finite, as the margins say
+    low = model._margin_to_proba(np.array([[-800.0, -801.0, -900.0] + [-1000.0] * (k - 3)]), None)
+    np.testing.assert_allclose(low[0, :2], [1.0 / (1.0 + np.exp(-2.0)), np.exp(-2.0) / (1.0 + np.exp(-2.0))])
 
 
 def test_loss_falls_and_it_differs_from_samme_r():
