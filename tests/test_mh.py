@@ -181,6 +181,12 @@ def test_loss_falls_and_it_differs_from_samme_r():
     F = model.decision_function(X)
     sign = np.where(np.arange(3)[None, :] == np.searchsorted(model.classes_, y)[:, None], 1.0, -1.0)
     assert np.isclose(np.exp(log_cost[-1]) / model.initial_cost_, np.mean(np.exp(-sign * F)), rtol=1e-9)
+    # each round's error: the weight of the (row, class) pairs whose leaf value has the wrong sign; the first
+    # round's pairs weigh 1 / (n K) each
+    first = model.leaf_values_[0]
+    v = next(iter(model.staged_decision_function(X))) / 0.3
+    assert set(np.unique(v.round(12))) <= set(first.round(12).ravel())
+    np.testing.assert_allclose(model.rounds_["error"][0], np.mean(np.where(sign > 0, v <= 0, v > 0)), rtol=1e-12)
     samme_r = AdaBoostClassifier(20, max_depth=2, leaf="real", multiclass="joint", learning_rate=0.3).fit(X, y)
     assert not np.allclose(samme_r.leaf_values_, model.leaf_values_)
 

@@ -293,6 +293,8 @@ def _learn_tree(data, config, ws, model, t, m, categorical):
     finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
     if config.leaf == LEAF_VECTOR:
         ws.sums[0].z = vector_leaf_values(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, model.values[t])
+        if config.criterion == CRITERION_MH:
+            _mh_round_sums(tree, n_nodes, config.n_classes, ts.leaf_u, ts.leaf_w, model.values[t], ws.sums)
 
 
 @jit
@@ -343,6 +345,30 @@ def _mh_leaf_values(tree, n_nodes, n_classes, d, leaf_u, leaf_w, values):
             values[node, k] = v
             z += leaf_u[node, k] * np.exp(-v) + leaf_w[node, k] * np.exp(v)
     return z
+
+
+@jit
+def _mh_round_sums(tree, n_nodes, n_classes, leaf_u, leaf_w, values, sums):
+    """AdaBoost.MH's round sums (sums[0].ui = wi, uj = wj): the weight of the (row, class) pairs whose leaf value
+    has the sign of their label (y = +1 and v > 0, or y = -1 and v <= 0), and of the others (the round's
+    error: the weighted Hamming loss of the signs of the leaf values)."""
+    right = 0.0
+    wrong = 0.0
+    for node in range(n_nodes):
+        if tree[node].left >= 0:
+            continue
+        for k in range(n_classes):
+            if values[node, k] > 0.0:
+                right += leaf_u[node, k]
+                wrong += leaf_w[node, k]
+            else:
+                right += leaf_w[node, k]
+                wrong += leaf_u[node, k]
+    s = sums[0]
+    s.ui = right
+    s.wi = right
+    s.uj = wrong
+    s.wj = wrong
 
 
 #: learn_tree(trim, categorical): learn_tree's learn function for that kind of fit
