@@ -68,17 +68,10 @@ def _rows_histogram_one_feature(rows, f, idx, start, stop, n_classes, with_count
         if with_q:
             hist_f[b, n_classes + 1] += q[i]
         if mh:
-            _add_other_classes(hist_f[b], q, i, y[i], n_classes)
-
-
-@jit(inline="always")
-def _add_other_classes(out, q, i, c, n_classes):
-    """AdaBoost.MH: out[n_classes + 1 + k] += q[i * n_classes + k] for every class k but the row's class c (the
-    pair weights of row i are q[i * K: (i + 1) * K])."""
-    base = np.uint64(i) * np.uint64(n_classes)
-    for k in range(n_classes):
-        if k != c:
-            out[n_classes + 1 + k] += q[base + np.uint64(k)]
+            c = y[i]
+            base = i * np.uint64(n_classes)
+            for k in range(n_classes):  # W- by class: q[i K + k] of the other classes (times 0.0 for the row's own:
+                hist_f[b, n_classes + 1 + k] += q[base + np.uint64(k)] * np.float64(k != c)  # no branch, exact)
 
 
 @jit
@@ -422,7 +415,10 @@ def _leaf_row_sums(rows, sp, missing_code, table, idx, root, a, b, lc, ls, leaf_
         leaf_of_row[i] = lc + side
         part[side, y[i]] += u[i]
         if mh:
-            _add_other_classes(part[side], q, i, y[i], n_classes)
+            c = y[i]
+            base = i * np.uint64(n_classes)
+            for kk in range(n_classes):  # W- by class: the row's pairs of the other classes (0.0 for its own)
+                part[side, nu + kk] += q[base + np.uint64(kk)] * np.float64(kk != c)
         else:
             part[side, nu + y[i]] += w[i]
         if ls:
@@ -998,7 +994,9 @@ def tree_leaves_all_rows(rows, config, tree, leaf_of_row, leaf_u, leaf_w):
             leaf_of_row[i] = leaf
             parts[b, leaf, y[i]] += u[i]
             if mh:
-                _add_other_classes(parts[b, leaf], q, i, y[i], n_classes)
+                c = y[i]
+                for k in range(n_classes):  # W- by class: the row's pairs of the other classes (0.0 for its own)
+                    parts[b, leaf, nu + k] += q[i * n_classes + k] * np.float64(k != c)
             else:
                 parts[b, leaf, nu + y[i]] += w[i]
             if ls:
