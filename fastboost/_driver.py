@@ -20,6 +20,7 @@ from ._kernels.learners import LEARNERS, no_validation
 from ._kernels.update import n_blocks
 from ._types import (
     CONFIG_DTYPE,
+    CRITERION_MH,
     LEAF_LSQ,
     LEAF_REAL,
     LEAF_VECTOR,
@@ -148,6 +149,19 @@ def make_sample_scratch(n, n_features, config, groups=None):
         hu=np.zeros(n if c["bootstrap"] else 0, np.float64))
 
 
+def is_mh(config):
+    """Whether the fit is AdaBoost.MH: K-vector leaves on per-class pair weights (CRITERION_MH)."""
+    c = config[0]
+    return bool(c["max_depth"]) and c["leaf"] == LEAF_VECTOR and c["criterion"] == CRITERION_MH
+
+
+def mh_pair_weights(w, n_classes):
+    """AdaBoost.MH's initial pair weights q[i K + k] = w_i / K (sum 1); w (each row's learner weight, the pair
+    of its own class) becomes w / K in place."""
+    w /= n_classes
+    return np.repeat(w, n_classes)
+
+
 def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0, monotone=None, groups=None):
     """The scratch space and state of a fit (``Workspace``), allocated once: the per-row state, the round's
     sums and the loop state, the stump learner's and the tree learner's scratch, the validation passes'.
@@ -163,7 +177,8 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0, monotone=None,
     depth = int(c["max_depth"])
     n_classes = int(c["n_classes"])
     ls = depth > 0 and c["leaf"] == LEAF_LSQ
-    n_fields = n_classes + 1 + int(ls)
+    mh = is_mh(config)
+    n_fields = 2 * n_classes + 1 if mh else n_classes + 1 + int(ls)
     max_nodes = max_nodes_of(depth)
     slots = 2 ** (depth - 1) if depth else 1
     carried = c["hist_rebuild"] > 1  # the stumps' or the tree root's histograms carried from round to round
@@ -175,7 +190,7 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0, monotone=None,
     rows = RowState(
         w=w,
         u=np.empty(n, np.float64),
-        q=np.empty(n if (c["use_q"] or ls) else 0, np.float64),
+        q=mh_pair_weights(w, n_classes) if mh else np.empty(n if (c["use_q"] or ls) else 0, np.float64),
         ylab=np.array(y_idx, dtype=Y_DTYPE),
         yh=np.empty(0 if (not stump and carried) else n, np.int8),
         block_sums=np.empty((n_blocks(n), 4), np.float64),
@@ -202,7 +217,7 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0, monotone=None,
         leaf_of_row=np.zeros(tree_n, np.int64),
         leaf_u=np.zeros((max_nodes, n_classes + 1)),
         leaf_w=np.zeros((max_nodes, n_classes)),
-        factor=np.zeros((max_nodes, n_classes if c["leaf"] == LEAF_VECTOR else 2)),
+        factor=np.zeros((max_nodes, (2 * n_classes if mh else n_classes) if c["leaf"] == LEAF_VECTOR else 2)),
         root_hist=np.empty(root_shape, np.float64),
         side_hist=np.empty(root_shape, np.float64),
         wrong=np.empty(n if (depth and carried) else 0, np.int8),
@@ -222,16 +237,20 @@ def working_memory(n_samples, n_features, n_bins, config, n_val, capacity):
     n_classes = int(c["n_classes"])
     ls = depth > 0 and c["leaf"] == LEAF_LSQ
     per_row = 8 + 8 + np.dtype(Y_DTYPE).itemsize + 1  # w, u, ylab, y*h
+    mh = is_mh(config)
     if c["use_q"] or ls:
         per_row += 8
+    if mh:
+        per_row += 8 * n_classes  # the pair weights (row, class)
     parts = {}
     if depth:
         per_row += 3 * 8  # the row order, its partition scratch, each row's leaf
         slots = 2 ** (depth - 1)
         carried = int(c["hist_rebuild"] > 1)  # the root's, carried from round to round, and the update's rows'
+        n_fields = 2 * n_classes + 1 if mh else n_classes + 1 + int(ls)
         parts[f"tree histograms ({n_classes} classes x {n_features} features x {n_bins} bins x {slots} nodes x 2"
               f"{' + 2' if carried else ''})"] = (
-            (2 * slots + 2 * carried) * n_features * n_bins * (n_classes + 1 + int(ls)) * 8)
+            (2 * slots + 2 * carried) * n_features * n_bins * n_fields * 8)
     else:
         incremental = c["hist_rebuild"] > 1
         parts[f"stump histograms ({n_features} features x {n_bins} bins)"] = (

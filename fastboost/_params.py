@@ -494,12 +494,15 @@ ESTIMATOR_PARAMS = {
         "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
         "criterion", "max_depth", "leaf", "multiclass", "min_samples_leaf", "min_weight_fraction_leaf",
         *_TAIL, criterion=_CRITERION_OR_REAL,
-        multiclass=Param("auto", Options(("auto", "joint", "ovr")), (
+        multiclass=Param("auto", Options(("auto", "joint", "mh", "ovr")), (
             'K > 2 classes: "joint" fits one tree a round for all classes, SAMME with ``leaf="discrete"`` '
             '(each leaf names a class) and SAMME.R with ``leaf="real"`` (each leaf holds K real values, '
-            '``leaf_values_``); "ovr" fits one model per class against the rest (``estimators_``); "auto" is '
-            'SAMME for discrete leaves and one-vs-rest for real ones (more accurate than SAMME.R on the data '
-            f'sets measured). Two classes: not used. See {_DOCS}, "SAMME.R: K-vector leaves".'))),
+            '``leaf_values_``); "mh" (``leaf="real"`` only) fits one tree a round with K real values a leaf too, '
+            "AdaBoost.MH: one weight per row and class, each class's leaf value 1/2 log((W+ + d) / (W- + d)), "
+            "more accurate than SAMME.R on the data sets measured; "
+            '"ovr" fits one model per class against the rest (``estimators_``); "auto" is '
+            'SAMME for discrete leaves and one-vs-rest for real ones. Two classes: not used. '
+            f'See {_DOCS}, "SAMME.R: K-vector leaves" and "AdaBoost.MH: K-vector leaves on per-class weights".'))),
     "LazyBoostClassifier": _declare(
         "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
         "feature_rank", "criterion", "max_depth", "leaf", "min_samples_leaf",
@@ -656,7 +659,9 @@ ATTRIBUTES = {
     "leaf_values_": ("ndarray of shape (n_estimators_, n_nodes, n_classes) or None",
                      "SAMME.R (``leaf=\"real\"``, K > 2 classes, ``multiclass=\"joint\"``): the K values of every "
                      "leaf of every kept tree (``nodes_``), (K - 1) (log p_k - mean_j log p_j) of the leaf's "
-                     "smoothed class shares p; None for every other model."),
+                     "smoothed class shares p; AdaBoost.MH (``multiclass=\"mh\"``): 1/2 log((W+_k + d) / "
+                     "(W-_k + d)) of the leaf's per-class weights; None for every other "
+                     "model."),
     "n_estimators_": ("int", "Number of rounds kept (one-vs-rest: the sum over the per-class models)."),
     "estimator_weights_": ("ndarray of shape (n_estimators_,)",
                            "The step alpha of every kept round (``rounds_[\"alpha\"]``)."),

@@ -170,11 +170,14 @@ CRITERIA = {"error": CRITERION_ERROR, "gini": CRITERION_GINI}
 CRITERION_EB = 2  # EBBoost's V*; needs the per-class sums of w**2 / p (a second histogram)
 CRITERION_Z = 3  # confidence-rated trees: sum over sides of 2 sqrt(W+ W-)
 CRITERION_LS = 4  # least-squares trees on QuadBoost's residuals: -(sum p r)**2 / sum p per side
+CRITERION_MH = 5  # AdaBoost.MH (K-vector leaves on per-class weights): sum over classes of 2 sqrt(W+_k W-_k) per
+                  # side; its tree histograms have 2K + 1 fields (W+ by class, the row count, W- by class)
 
 LEAF_DISCRETE = 0  # each leaf outputs a class (binary: -1 / +1); the rule's step alpha
 LEAF_REAL = 1  # confidence-rated leaves kappa * log((U+ + delta) / (U- + delta)), alpha = 1
 LEAF_LSQ = 2  # least-squares leaves: the p-weighted mean residual (QuadBoost)
-LEAF_VECTOR = 3  # K classes, one tree: each leaf holds K real values (SAMME.R), alpha = 1; ``Model.values``
+LEAF_VECTOR = 3  # K classes, one tree: each leaf holds K real values (SAMME.R; AdaBoost.MH with CRITERION_MH),
+                 # alpha = 1; ``Model.values``
 LEAF_KINDS = {"discrete": LEAF_DISCRETE, "real": LEAF_REAL}
 
 # Stop-rule answers.

@@ -927,9 +927,9 @@ class _DaskBoostMixin:
                 n_classes = d.classes.shape[0]
                 ovr = n_classes > 2 and not self._joint_multiclass()
                 if n_classes > 2 and not ovr and getattr(self, "leaf", "discrete") == "real":
-                    raise ValueError(f"{name}: leaf='real' with {n_classes} classes (SAMME.R, K-vector leaves) is "
-                                     "not available on Dask; pass multiclass='ovr' (one model per class), or fit "
-                                     "AdaBoostClassifier on one machine.")
+                    raise ValueError(f"{name}: leaf='real' with {n_classes} classes (SAMME.R or AdaBoost.MH, K-vector "
+                                     "leaves) is not available on Dask; pass multiclass='ovr' (one model per class), "
+                                     "or fit AdaBoostClassifier on one machine.")
                 self._tree_depth(2 if ovr else n_classes)  # (feature_rank's check)
                 mapper, q_sum, vq_sum = self._dask_bin_edges(shards, d, bin_mapper)
                 t_edges = time.perf_counter()

@@ -52,6 +52,7 @@ from ._types import (
     CRITERION_EB,
     CRITERION_GINI,
     CRITERION_LS,
+    CRITERION_MH,
     CRITERION_Z,
     LEAF_DISCRETE,
     LEAF_KINDS,
@@ -155,16 +156,25 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         check_params(self)
 
     def _joint_multiclass(self):
-        """K > 2 classes fitted as one model (SAMME, or SAMME.R with ``leaf="real"``), not one-vs-rest."""
+        """K > 2 classes fitted as one model (SAMME, SAMME.R or AdaBoost.MH with ``leaf="real"``), not
+        one-vs-rest."""
         multiclass = getattr(self, "multiclass", "auto")
         real = getattr(self, "leaf", "discrete") == "real"
-        joint = self._samme and (multiclass == "joint" or (multiclass == "auto" and not real))
+        if multiclass == "mh" and not real:
+            raise ValueError(f"{type(self).__name__}(multiclass='mh') (AdaBoost.MH, real K-vector leaves) needs "
+                             "leaf='real'.")
+        joint = self._samme and (multiclass in ("joint", "mh") or (multiclass == "auto" and not real))
         constraints = self.monotone_constraints
         if joint and real and constraints is not None and any(
                 c != 0 for c in (constraints.values() if isinstance(constraints, dict) else constraints)):
-            raise ValueError(f"{type(self).__name__}(leaf='real', multiclass='joint') (SAMME.R) does not take "
+            name = "AdaBoost.MH" if multiclass == "mh" else "SAMME.R"
+            raise ValueError(f"{type(self).__name__}(leaf='real', multiclass={multiclass!r}) ({name}) does not take "
                              "monotone_constraints; use multiclass='ovr' (each class's margin is constrained).")
         return joint
+
+    def _mh(self):
+        """AdaBoost.MH: K > 2 classes as one model of real K-vector leaves on per-class weights."""
+        return getattr(self, "multiclass", "auto") == "mh"
 
     def _tree_depth(self, n_classes):
         """Depth of the tree learner, or 0 for the binary stump fast path."""
@@ -501,9 +511,9 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         leaf_kind = LEAF_KINDS[leaf]
         if depth and leaf == "real":
             criterion = CRITERION_Z
-            if n_classes > 2:  # one tree of K-vector leaves a round (SAMME.R), split by the Gini impurity
-                leaf_kind = LEAF_VECTOR
-                criterion = CRITERION_GINI
+            if n_classes > 2:  # one tree of K-vector leaves a round: SAMME.R, split by the Gini impurity, or
+                leaf_kind = LEAF_VECTOR  # AdaBoost.MH, by its sum over classes of 2 sqrt(W+ W-)
+                criterion = CRITERION_MH if self._mh() else CRITERION_GINI
         if depth and rule.additive:  # QuadBoost's trees: least squares on the residuals
             criterion = CRITERION_LS
             leaf_kind = LEAF_LSQ
@@ -537,6 +547,9 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         """The configuration fields of feature and row sampling (``_kernels/sampling.py``); none by default."""
         if not self._sampling_on():
             return {}
+        if self.bootstrap and self._mh() and self._n_classes > 2:
+            raise ValueError(f"bootstrap=True is not available for {type(self).__name__}(multiclass='mh'): its "
+                             "weak learner sums per-class weights; use subsample < 1 without bootstrap.")
         if self.bootstrap and (rule.additive or rule.use_q):
             raise ValueError(f"bootstrap=True is not available for {type(self).__name__}: its weak learner sums "
                              "another quantity than the weights (EBBoost's w**2 / p, QuadBoost's residuals); use "
@@ -832,8 +845,10 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                 return np.where(rows > 0, q / np.where(rows > 0, rows, 1.0), 1.0 / q.shape[1])
             from scipy.special import softmax
 
-            if getattr(self, "leaf_values_", None) is not None:  # SAMME.R: p_k proportional to exp(F_k / (K - 1))
-                return softmax(margin / (margin.shape[1] - 1), axis=1)
+            if getattr(self, "leaf_values_", None) is not None:
+                if self._mh():  # AdaBoost.MH: as one-vs-rest, 1 / (1 + exp(-2 F_k)) normalised (in logs: no
+                    return softmax(-np.logaddexp(0.0, -2.0 * margin), axis=1)  # 0 / 0 when every F_k is very low)
+                return softmax(margin / (margin.shape[1] - 1), axis=1)  # SAMME.R: p_k prop. to exp(F_k / (K - 1))
             return softmax(self._scores(margin, total) / (margin.shape[1] - 1), axis=1)
         p1 = expit(2.0 * margin / total) if total > 0.0 else np.full(margin.shape, 0.5)
         return np.column_stack([1.0 - p1, p1])
@@ -938,7 +953,9 @@ class AdaBoostClassifier(BaseBoostClassifier):
     of the class scores. With ``leaf="real"`` it fits one model per class against the rest
     (``estimators_``), unless ``multiclass="joint"`` asks for SAMME.R: one tree a round whose leaves hold
     K real values (``leaf_values_``), ``decision_function`` is their sum F and ``predict_proba`` the
-    softmax of F / (K - 1). ``multiclass="ovr"`` fits one model per class with discrete leaves
+    softmax of F / (K - 1), or ``multiclass="mh"`` for AdaBoost.MH: one tree a round with K real values a
+    leaf on one weight per row and class, ``predict_proba`` 1 / (1 + exp(-2 F_k)) normalised (more accurate
+    than SAMME.R on the data measured). ``multiclass="ovr"`` fits one model per class with discrete leaves
     too.""", extra_attributes=("leaf_values_",), example="""
     >>> clf.feature_importances_.shape
     (20,)

@@ -670,8 +670,9 @@ def test_clear_errors(client, ddata, data):
     with pytest.raises(ValueError, match="at least 2 classes"):
         est.fit(Xd, da.from_array(np.ones_like(y), chunks=(CHUNKS,)))
     y3 = da.from_array(np.where(X[:, 0] > 1.0, 2, y), chunks=(CHUNKS,))
-    with pytest.raises(ValueError, match="SAMME.R, K-vector leaves.*not available on Dask.*multiclass='ovr'"):
-        fbd.DaskAdaBoostClassifier(n_estimators=5, leaf="real", multiclass="joint").fit(Xd, y3)
+    for multiclass in ("joint", "mh"):
+        with pytest.raises(ValueError, match="AdaBoost.MH, K-vector leaves.*not available on Dask.*multiclass='ovr'"):
+            fbd.DaskAdaBoostClassifier(n_estimators=5, leaf="real", multiclass=multiclass).fit(Xd, y3)
     assert not hasattr(est, "rounds_")
 
 

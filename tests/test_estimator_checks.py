@@ -1,4 +1,5 @@
 """scikit-learn's own estimator suite on every fastboost estimator."""
+import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fastboost import (
@@ -57,4 +58,16 @@ def expected_failures(estimator):
 
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failures)
 def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+#: run with ``-m slow`` (about 60 fits of the K-vector learner each; the default suite has no time left for them)
+SLOW_ESTIMATORS = [
+    AdaBoostClassifier(n_estimators=10, max_depth=2, leaf="real", multiclass="mh"),
+]
+
+
+@pytest.mark.slow
+@parametrize_with_checks(SLOW_ESTIMATORS, expected_failed_checks=expected_failures)
+def test_sklearn_compatible_slow(estimator, check):
     check(estimator)

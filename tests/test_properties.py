@@ -353,10 +353,11 @@ def estimators(draw, n_classes, n_rows):
     if Est is not EBBoostClassifier:
         p["criterion"] = draw(st.sampled_from(["error", "gini"]))
     if n_classes > OVR_MAX_CLASSES:
-        p["leaf"] = draw(st.sampled_from(["discrete", "real"]))  # SAMME or SAMME.R (one model for all classes)
-        p["multiclass"] = "joint"
+        p["leaf"] = draw(st.sampled_from(["discrete", "real"]))  # SAMME, SAMME.R or AdaBoost.MH (one model)
+        p["multiclass"] = draw(st.sampled_from(["joint", "mh"])) if p["leaf"] == "real" else "joint"
     elif Est is AdaBoostClassifier and n_classes > 2:
-        p["multiclass"] = draw(st.sampled_from(["auto", "auto", "joint", "ovr"]))
+        p["multiclass"] = draw(st.sampled_from(["auto", "auto", "joint", "ovr"]
+                                               + (["mh"] if p.get("leaf") == "real" else [])))
     if trees and _rarely(draw, 4):
         p["min_samples_leaf"] = draw(st.sampled_from([1, 2, 5]))
         p["min_weight_fraction_leaf"] = draw(st.sampled_from([0.0, 0.1, 0.3, 0.5]))
@@ -374,7 +375,7 @@ def estimators(draw, n_classes, n_rows):
         p["reweight_every"] = draw(st.sampled_from([None, 1, 2, 5]))
         p["reweight_at_end"] = draw(st.booleans())
     # SAMME or SAMME.R: one model for all K > 2 classes (not one-vs-rest)
-    samme = Est is AdaBoostClassifier and n_classes > 2 and (p.get("multiclass") == "joint" or (
+    samme = Est is AdaBoostClassifier and n_classes > 2 and (p.get("multiclass") in ("joint", "mh") or (
         p.get("multiclass") == "auto" and p.get("leaf") == "discrete"))
     plain_stumps = (p["max_depth"] == 1 and p.get("leaf", "discrete") == "discrete"
                     and p.get("min_samples_leaf", 1) == 1 and p.get("min_weight_fraction_leaf", 0.0) == 0.0
@@ -392,7 +393,7 @@ def estimators(draw, n_classes, n_rows):
         p["colsample_bytree"] = draw(st.sampled_from([1.0, 0.5, 0.01]))
         p["colsample_bynode"] = draw(st.sampled_from([1.0, 0.5]))
         p["subsample"] = draw(st.sampled_from([1.0, 0.6, 0.02]))
-        if Est not in (EBBoostClassifier, QuadBoostClassifier):
+        if Est not in (EBBoostClassifier, QuadBoostClassifier) and p.get("multiclass") != "mh":
             p["bootstrap"] = draw(st.booleans())
         if _rarely(draw, 3):
             p["interaction_constraints"] = [[0]]

@@ -23,7 +23,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._config import compiled, jit, typed
-from .._types import LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, TreeRows
+from .._types import CRITERION_MH, LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, TreeRows
 from .histogram import build_histograms_q, build_histograms_q_rows, build_histograms_rows, histograms_and_splits
 from .incremental import next_histograms, next_tree_histograms, side_rows, wrong_rows
 from .sampling import draw_round, sample_rows
@@ -41,6 +41,7 @@ from .trim import GATHER_MAX_SHARE, RECHOOSE_EVERY, TRIM_SLACK, select_rows
 from .update import (
     apply_stump,
     correct_wrong_sums,
+    update_pair_weights,
     update_residuals,
     update_residuals_leaves,
     update_validation,
@@ -296,6 +297,8 @@ def _learn_tree(data, config, ws, model, t, m, categorical):
     finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
     if config.leaf == LEAF_VECTOR:
         ws.sums[0].z = vector_leaf_values(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, model.values[t])
+        if config.criterion == CRITERION_MH:
+            _mh_round_sums(tree, n_nodes, config.n_classes, ts.leaf_u, ts.leaf_w, model.values[t], ws.sums)
 
 
 @jit
@@ -315,6 +318,8 @@ def vector_leaf_values(tree, n_nodes, config, leaf_u, leaf_w, values):
     for node in range(values.shape[0]):
         for k in range(n_classes):
             values[node, k] = 0.0
+    if config.criterion == CRITERION_MH:
+        return _mh_leaf_values(tree, n_nodes, n_classes, d / n_classes, leaf_u, leaf_w, values)
     for node in range(n_nodes):
         if tree[node].left >= 0:
             continue
@@ -327,6 +332,47 @@ def vector_leaf_values(tree, n_nodes, config, leaf_u, leaf_w, values):
             values[node, k] = h
             z += leaf_w[node, k] * np.exp(-h / k1)
     return z
+
+
+@jit
+def _mh_leaf_values(tree, n_nodes, n_classes, d, leaf_u, leaf_w, values):
+    """AdaBoost.MH's K-vector leaves: values[leaf, k] = 1/2 log((W+_k + d) / (W-_k + d)) from the leaf's pair
+    weights of class k, W+_k of its rows of class k (leaf_u[leaf, k]) and W-_k of its other rows
+    (leaf_w[leaf, k]), d the smoothing (a share of the total: the pair weights sum to 1); returns
+    Z = sum over leaves and classes of W+_k exp(-v_k) + W-_k exp(v_k), the loss after the round at alpha = 1."""
+    z = 0.0
+    for node in range(n_nodes):
+        if tree[node].left >= 0:
+            continue
+        for k in range(n_classes):
+            v = 0.5 * np.log((leaf_u[node, k] + d) / (leaf_w[node, k] + d))
+            values[node, k] = v
+            z += leaf_u[node, k] * np.exp(-v) + leaf_w[node, k] * np.exp(v)
+    return z
+
+
+@jit
+def _mh_round_sums(tree, n_nodes, n_classes, leaf_u, leaf_w, values, sums):
+    """AdaBoost.MH's round sums (sums[0].ui = wi, uj = wj): the weight of the (row, class) pairs whose leaf value
+    has the sign of their label (y = +1 and v > 0, or y = -1 and v <= 0), and of the others (the round's
+    error: the weighted Hamming loss of the signs of the leaf values)."""
+    right = 0.0
+    wrong = 0.0
+    for node in range(n_nodes):
+        if tree[node].left >= 0:
+            continue
+        for k in range(n_classes):
+            if values[node, k] > 0.0:
+                right += leaf_u[node, k]
+                wrong += leaf_w[node, k]
+            else:
+                right += leaf_w[node, k]
+                wrong += leaf_u[node, k]
+    s = sums[0]
+    s.ui = right
+    s.wi = right
+    s.uj = wrong
+    s.wj = wrong
 
 
 #: learn_tree(trim, categorical): learn_tree's learn function for that kind of fit
@@ -466,6 +512,8 @@ def update_tree_weights_vector(data, config, ws, model, t, alpha):
     for node in range(tree.shape[0]):
         if tree[node].left >= 0:
             n_nodes += 2
+    if config.criterion == CRITERION_MH:
+        return _update_mh(ws, tree, n_nodes, n_classes, values, alpha), 0.0
     z = 0.0  # as vector_leaf_values' Z, with the values times alpha
     for node in range(values.shape[0]):
         leaf = node < n_nodes and tree[node].left < 0
@@ -479,6 +527,27 @@ def update_tree_weights_vector(data, config, ws, model, t, alpha):
     rows = ws.rows
     s2 = update_weights_table(rows.w, data.p, ts.leaf_of_row, rows.ylab, ts.factor, rows.block_sums, config.need_s2)
     return z, s2
+
+
+@jit
+def _update_mh(ws, tree, n_nodes, n_classes, values, alpha):
+    """AdaBoost.MH: the pair weights w_ik <- w_ik exp(-alpha y_ik v_k(x_i)) / Z (y_ik = +1 for the row's class,
+    -1 for the others; ws.rows.q), and each row's learner weight ws.rows.w from them; returns Z."""
+    ts = ws.tree
+    z = 0.0
+    for node in range(values.shape[0]):
+        leaf = node < n_nodes and tree[node].left < 0
+        for k in range(n_classes):
+            ts.factor[node, k] = np.exp(-alpha * values[node, k])
+            ts.factor[node, n_classes + k] = np.exp(alpha * values[node, k])
+            if leaf:
+                z += ts.leaf_u[node, k] * ts.factor[node, k] + ts.leaf_w[node, k] * ts.factor[node, n_classes + k]
+    for node in range(values.shape[0]):
+        for k in range(2 * n_classes):
+            ts.factor[node, k] /= z
+    rows = ws.rows
+    update_pair_weights(rows.q, rows.w, ts.leaf_of_row, rows.ylab, ts.factor)
+    return z
 
 
 @compiled(VALIDATE_SIG)

@@ -34,7 +34,7 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .._types import CRITERION_EB, CRITERION_GINI, CRITERION_LS, CRITERION_Z, LEAF_LSQ, LEAF_REAL
+from .._types import CRITERION_EB, CRITERION_GINI, CRITERION_LS, CRITERION_MH, CRITERION_Z, LEAF_LSQ, LEAF_REAL
 
 TIE_RTOL = 1e-12
 #: no monotone constraint on any feature (a ``direction`` of length 0)
@@ -44,7 +44,14 @@ NO_CONSTRAINTS = np.zeros(0, np.int8)
 # ----------------------------------------------------------------------------- impurity of one side
 @jit
 def impurity(c, n_classes, criterion):
-    """Weighted impurity of one side with class weights c[:n_classes] (0 for no weight)."""
+    """Weighted impurity of one side with class weights c[:n_classes] (0 for no weight). AdaBoost.MH
+    (CRITERION_MH): c[:n_classes] are W+_k, c[n_classes + 1 + k] W-_k (the pair weights (row, class k) of the
+    rows of class k and of the other rows) and the impurity is sum_k 2 sqrt(W+_k W-_k)."""
+    if criterion == CRITERION_MH:
+        z = 0.0
+        for k in range(n_classes):
+            z += 2.0 * np.sqrt(max(c[k], 0.0) * max(c[n_classes + 1 + k], 0.0))
+        return z
     total = 0.0
     for k in range(n_classes):
         total += c[k]

@@ -56,7 +56,8 @@ def _rows_histogram_one_feature(rows, f, idx, start, stop, n_classes, with_count
     u = rows.u
     q = rows.q
     hist_f[:] = 0.0
-    with_q = hist_f.shape[1] > n_classes + 1
+    mh = hist_f.shape[1] == 2 * n_classes + 1  # AdaBoost.MH: q holds the pair weights, W- by class follow the count
+    with_q = hist_f.shape[1] > n_classes + 1 and not mh
     direct = start == 0 and stop == idx.shape[0]  # the root: all rows in order, no gather
     for j in range(start, stop):
         i = row_at(None, j) if direct else row_at(idx, j)  # (None: the position itself)
@@ -66,6 +67,11 @@ def _rows_histogram_one_feature(rows, f, idx, start, stop, n_classes, with_count
             hist_f[b, n_classes] += 1.0
         if with_q:
             hist_f[b, n_classes + 1] += q[i]
+        if mh:
+            c = y[i]
+            base = i * np.uint64(n_classes)
+            for k in range(n_classes):  # W- by class: q[i K + k] of the other classes (times 0.0 for the row's own:
+                hist_f[b, n_classes + 1 + k] += q[base + np.uint64(k)] * np.float64(k != c)  # no branch, exact)
 
 
 @jit
@@ -402,12 +408,19 @@ def _leaf_row_sums(rows, sp, missing_code, table, idx, root, a, b, lc, ls, leaf_
         part[1, nu] = rw0
         part[1, nu + 1] = rw1
         return
+    mh = q.shape[0] > u.shape[0]  # AdaBoost.MH: per leaf W+ by class (u) and W- by class (the pair weights q)
     for p in range(a, b):
         i = row_at(None, p) if root else row_at(idx, p)
         side = 0 if _goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table) else 1
         leaf_of_row[i] = lc + side
         part[side, y[i]] += u[i]
-        part[side, nu + y[i]] += w[i]
+        if mh:
+            c = y[i]
+            base = i * np.uint64(n_classes)
+            for kk in range(n_classes):  # W- by class: the row's pairs of the other classes (0.0 for its own)
+                part[side, nu + kk] += q[base + np.uint64(kk)] * np.float64(kk != c)
+        else:
+            part[side, nu + y[i]] += w[i]
         if ls:
             part[side, n_classes] += q[i]
 
@@ -971,6 +984,7 @@ def tree_leaves_all_rows(rows, config, tree, leaf_of_row, leaf_u, leaf_w):
     n_classes = config.n_classes
     ls = config.criterion == CRITERION_LS
     n = u.shape[0]
+    mh = q.shape[0] > n  # AdaBoost.MH: leaf_w holds W- by class, from the pair weights q
     nb = max(1, -(-n // BLOCK))
     nu = leaf_u.shape[1]
     parts = np.zeros((nb, tree.shape[0], nu + n_classes))
@@ -979,7 +993,12 @@ def tree_leaves_all_rows(rows, config, tree, leaf_of_row, leaf_u, leaf_w):
             leaf = leaf_of_codes(codes, i, tree, missing_code)
             leaf_of_row[i] = leaf
             parts[b, leaf, y[i]] += u[i]
-            parts[b, leaf, nu + y[i]] += w[i]
+            if mh:
+                c = y[i]
+                for k in range(n_classes):  # W- by class: the row's pairs of the other classes (0.0 for its own)
+                    parts[b, leaf, nu + k] += q[i * n_classes + k] * np.float64(k != c)
+            else:
+                parts[b, leaf, nu + y[i]] += w[i]
             if ls:
                 parts[b, leaf, n_classes] += q[i]
     leaf_u[:] = 0.0

@@ -286,3 +286,27 @@ def update_residuals_leaves(r, p, leaf, factor, alpha, block_sums):
             risk += p[i] * ri * ri
         block_sums[b, 0] = risk
     return block_total(block_sums, nb, 0), 0.0
+
+
+@pjit
+def update_pair_weights(q, w, leaf, y, factor):
+    """AdaBoost.MH: the pair weights q[i K + k] <- q[i K + k] * factor[leaf_i, k] where k is row i's class y_i,
+    else * factor[leaf_i, K + k]; then w_i <- q[i K + y_i] (the learner's weight of the row: its own class's
+    pair). Each entry is its own product, so the result does not depend on the thread count.
+
+    q       float64[n_samples * K]  IN/OUT
+    w       float64[n_samples]      OUT
+    leaf    int64[n_samples]        IN  leaf node of each row
+    factor  float64[n_nodes, 2 K]   IN  per leaf: exp(-alpha v_k) / Z (y = +1), then exp(alpha v_k) / Z (y = -1)
+    """
+    n = w.shape[0]
+    n_classes = factor.shape[1] // 2
+    nb = -(-n // BLOCK)
+    for b in prange(nb):
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            node = leaf[i]
+            c = y[i]
+            base = i * n_classes
+            for k in range(n_classes):
+                q[base + k] *= factor[node, k] if k == c else factor[node, n_classes + k]
+            w[i] = q[base + c]

@@ -40,10 +40,13 @@ FASTBOOST_ALGORITHMS = {
     "quadboost": "QuadBoostClassifier",
     "lazyboost": "LazyBoostClassifier",
     "sammer": "AdaBoostClassifier",
+    "mh": "AdaBoostClassifier",
 }
-#: the parameters an ``--algorithms`` name sets beyond its class's defaults: "sammer" is AdaBoost with
-#: confidence-rated leaves (SAMME.R, one tree a round, with more than two classes) at learning rate 0.3
-ALGORITHM_PARAMS = {"sammer": {"leaf": "real", "learning_rate": 0.3}}
+#: the parameters an ``--algorithms`` name sets beyond its class's defaults: "sammer" and "mh" are AdaBoost with
+#: confidence-rated leaves at learning rate 0.3, with more than two classes one tree a round with a value per class
+#: in each leaf: SAMME.R ("sammer") or AdaBoost.MH on per-class weights ("mh")
+ALGORITHM_PARAMS = {"sammer": {"leaf": "real", "multiclass": "joint", "learning_rate": 0.3},
+                    "mh": {"leaf": "real", "multiclass": "mh", "learning_rate": 0.3}}
 
 #: HistGradientBoosting's verbose log line with its binning time
 HGB_BINNING = re.compile(r"Binning [\d.]+ GB of training data: ([\d.]+) s")
