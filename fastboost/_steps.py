@@ -7,8 +7,9 @@ for a categorical feature, on each category index, summed once here, makes ``dec
 per feature and row (O(d log T) a row instead of O(T)). The tables are derived from the fitted records
 (never saved), built on first use and kept per estimator while its records stay the same.
 
-The values equal the stump-by-stump sums up to the order of summation: a decision value may differ from the
-round-by-round (staged) one in its last bits.
+A decision value is the stumps' exact sum rounded once (the tables hold each sum as a pair of float64 and the
+kernel compensates each addition), so it does not depend on which features the stumps fall on; the round-by-round
+(staged) sum rounds at every round and may differ from it in its last bits.
 
 Deeper trees (numeric splits) predict from a level-order copy of their nodes (``LevelTrees``): every leaf at the
 full depth, so a row's path is computed, not followed through child links; the trees are added in round order,
@@ -91,10 +92,11 @@ def _numeric_entry(th, missing_left, left, right):
     j = np.full(th.shape[0], -1, np.int64)  # a stump goes left on the intervals 0 .. j (NaN threshold: none)
     j[ok] = np.searchsorted(u, th[ok])
     K = left.shape[1]
-    steps = np.zeros((m + 1, K))
+    left, right = left.astype(_WIDE), right.astype(_WIDE)
+    steps = np.zeros((m + 1, K), _WIDE)
     steps[0] = np.where(ok[:, None], left, right).sum(axis=0)
     np.add.at(steps, j[ok] + 1, right[ok] - left[ok])
-    out = np.empty((m + 2, K))
+    out = np.empty((m + 2, K), _WIDE)
     out[:m + 1] = np.cumsum(steps, axis=0)
     out[m + 1] = np.where(missing_left[:, None], left, right).sum(axis=0)
     return u, out
@@ -105,10 +107,22 @@ def _category_entry(cat_left, missing_left, left, right):
     missing and unknown categories."""
     codes = np.arange(CAT_SLOTS - 1)
     goes_left = ((cat_left[:, codes >> 6] >> (codes & 63).astype(np.uint64)) & np.uint64(1)) != 0
-    out = np.empty((CAT_SLOTS, left.shape[1]))
+    left, right = left.astype(_WIDE), right.astype(_WIDE)
+    out = np.empty((CAT_SLOTS, left.shape[1]), _WIDE)
     out[:-1] = np.where(goes_left[:, :, None], left[:, None, :], right[:, None, :]).sum(axis=0)
     out[-1] = np.where(missing_left[:, None], left, right).sum(axis=0)
     return out
+
+
+#: the tables' sums are made in extended precision (x86's 64-bit mantissa; where long double is float64 the pair's
+#: low part is 0) and kept as a pair of float64: the rounded sum and what rounding left out
+_WIDE = np.longdouble
+
+
+def _pair(wide):
+    """(hi, lo) float64 arrays with hi + lo = wide to about 2**-64 relative; monotone: hi is wide rounded."""
+    hi = wide.astype(np.float64)
+    return np.ascontiguousarray(hi), np.ascontiguousarray((wide - hi).astype(np.float64))
 
 
 def build(sp, offsets=None, per_feature=False):
@@ -129,7 +143,7 @@ def build(sp, offsets=None, per_feature=False):
         values.append(vals)
         start.append(start[-1] + u.shape[0])
     cat_feats = np.unique(sp.feature[sp.categorical])
-    cat_values = np.zeros((cat_feats.shape[0], CAT_SLOTS, K))
+    cat_values = np.zeros((cat_feats.shape[0], CAT_SLOTS, K), _WIDE)
     for j, f in enumerate(cat_feats):
         sel = sp.categorical & (sp.feature == f)
         cat_values[j] = _category_entry(sp.cat_left[sel], sp.missing_left[sel], sp.left[sel], sp.right[sel])
@@ -137,12 +151,14 @@ def build(sp, offsets=None, per_feature=False):
             cat_values[j] -= offsets[f]
     feats = feats.astype(np.int64)
     cat_feats = cat_feats.astype(np.int64)
+    values, values_lo = _pair(np.concatenate(values) if values else np.zeros((0, K), _WIDE))
+    cat_values, cat_values_lo = _pair(cat_values)
     return StepTables(feature=feats, column=feats.copy() if per_feature else np.zeros_like(feats),
                       start=np.asarray(start, np.int64),
                       thresholds=np.concatenate(thresholds) if thresholds else np.zeros(0),
-                      values=np.ascontiguousarray(np.concatenate(values)) if values else np.zeros((0, K)),
+                      values=values, values_lo=values_lo,
                       cat_feature=cat_feats, cat_column=cat_feats.copy() if per_feature else np.zeros_like(cat_feats),
-                      cat_values=cat_values)
+                      cat_values=cat_values, cat_values_lo=cat_values_lo)
 
 
 #: the tables of each estimator: {estimator: {kind: (the records they were built from, tables)}}, dropped with it

@@ -93,6 +93,42 @@ def test_step_tables_match_the_stumps_sum(n):
                                                                          for s in ("left", "right")))[:, 0])
 
 
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant < 63, reason="long double is no wider than float64 here")
+def test_step_tables_sum_as_if_exactly_then_rounded_once():
+    """The compensated sums: a decision value is the stumps' exact sum rounded once (math.fsum of the terms), so it
+    does not depend on how the stumps fall into features. The first case is a one-vs-rest fit's near-tie: both
+    classes' stumps sum to exactly 1/3 (as floats), but on feature tables added naively one came out a unit in the
+    last place lower, and predict and predict_proba then disagreed on the row."""
+    import math
+
+    third, third_up = 0.3333333333333333, 0.33333333333333337
+    X = np.array([[-1.0, -1.0]])
+    for feature, alpha, sign in (([0, 1, 1], [third_up, third, third_up], [1.0, -1.0, -1.0]),
+                                 ([0, 0, 1], [third, third, third], [-1.0, -1.0, 1.0])):
+        left = (np.array(alpha) * np.array(sign))[:, None]
+        sp = _steps.Splits(feature=np.array(feature), threshold=np.zeros(3), missing_left=np.zeros(3, bool),
+                           categorical=np.zeros(3, bool), cat_left=np.zeros((3, 4), np.uint64), left=left,
+                           right=-left, constant=np.zeros(1), index=np.arange(3))
+        out = np.zeros((1, 1, 1))
+        add_steps(X, _steps.build(sp), out)
+        assert out[0, 0, 0] == math.fsum(left[:, 0]) == -third
+    n, T = 300, 140
+    X, mapper, _, _, _ = case(n, 17)
+    rng = np.random.default_rng(5)
+    rounds = step_rounds(rng, mapper, T)
+    X = np.ascontiguousarray(X)
+    X[:, 0] = rng.choice([0, 1, 2, 63, 64, 255, np.nan], n)
+    left, right = rng.normal(size=(T, 1)) * 10.0 ** rng.integers(-8, 8, (T, 1)), rng.normal(size=(T, 1))
+    sp = _steps.Splits(feature=rounds["feature"], threshold=rounds["threshold"],
+                       missing_left=rounds["missing_left"] != 0, categorical=rounds["categorical"] != 0,
+                       cat_left=rounds["cat_left"], left=left, right=right, constant=np.zeros(1), index=np.arange(T))
+    out = np.zeros((n, 1, 1))
+    add_steps(X, _steps.build(sp), out)
+    exact = [math.fsum(np.where(goes_left_naive(X[i:i + 1, r["feature"]], r), left[t], right[t])[0]
+                       for t, r in enumerate(rounds)) for i in range(n)]
+    np.testing.assert_array_equal(out[:, 0, 0], exact)
+
+
 @pytest.fixture(scope="module")
 def fitted(replay_data):
     X, y = replay_data

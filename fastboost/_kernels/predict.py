@@ -38,8 +38,8 @@ def stump_output(x, threshold, missing_left, left, right, categorical, cat_left)
 #:       m thresholds), then its sum for NaN, at rows start[j] + 2 j ..
 #:   cat_feature int64[C], cat_column int64[C]: the feature and output column of each categorical entry
 #:   cat_values float64[C, CAT_SLOTS, K]: the sum on each category index 0 .. 255, then on missing / unknown
-StepTables = namedtuple("StepTables", ["feature", "column", "start", "thresholds", "values", "cat_feature",
-                                       "cat_column", "cat_values"])
+StepTables = namedtuple("StepTables", ["feature", "column", "start", "thresholds", "values", "values_lo",
+                                       "cat_feature", "cat_column", "cat_values", "cat_values_lo"])
 #: rows of a categorical entry's table: the category indices 0 .. 255, then missing and unknown categories
 CAT_SLOTS = 257
 
@@ -58,6 +58,10 @@ def add_steps(X, tables, out):
     X       float32 or float64 [n_samples, n_features], NaN = missing  IN
     tables  StepTables                                                IN
     out     float64[n_samples, K, n_columns]                          IN/OUT
+    Each table value is a pair (value, value_lo): its sum, exact to about 2**-64, is value + value_lo. A row's sum is
+    compensated: each addition's rounding error (Knuth's two-sum) and each value_lo are added apart and the total
+    of them once at the end, so the result is the stumps' sum rounded once (up to errors of order 2**-100 of it),
+    whatever the order of the features; two ensembles whose stumps sum to the same number get the same value.
     A numeric entry's interval is the number of its thresholds below x (x <= threshold goes left, as
     ``value_goes_left``: an x equal to a threshold lies in the interval below it), counted by compares for few
     thresholds, else by a binary search that a block of rows takes step by step together (independent loads
@@ -67,6 +71,7 @@ def add_steps(X, tables, out):
     feature, column, start, thresholds, values = (tables.feature, tables.column, tables.start, tables.thresholds,
                                                   tables.values)
     cat_feature, cat_column, cat_values = tables.cat_feature, tables.cat_column, tables.cat_values
+    values_lo, cat_values_lo = tables.values_lo, tables.cat_values_lo
     K = values.shape[1]
     n = X.shape[0]
     for b in prange(-(-n // STEP_BLOCK)):
@@ -74,12 +79,14 @@ def add_steps(X, tables, out):
         rows = min(n, r0 + STEP_BLOCK) - r0
         xs = np.empty(STEP_BLOCK, np.float64)
         pos = np.empty(STEP_BLOCK, np.int64)
+        err = np.zeros((rows, K, out.shape[2]))  # the block's compensation terms
         for j in range(feature.shape[0]):
             f = feature[j]
             lo = start[j]
             m = start[j + 1] - lo
             t = thresholds[lo:lo + m]  # (indices from 0: loops the compiler vectorises)
             vals = values[lo + 2 * j:lo + 2 * j + m + 2]
+            vals_lo = values_lo[lo + 2 * j:lo + 2 * j + m + 2]
             for r in range(rows):
                 xs[r] = X[r0 + r, f]
             if m <= LINEAR_SEARCH:
@@ -104,7 +111,7 @@ def add_steps(X, tables, out):
             for r in range(rows):
                 slot = m + 1 if np.isnan(xs[r]) else pos[r]
                 for k in range(K):
-                    out[r0 + r, k, c] += vals[slot, k]
+                    out[r0 + r, k, c] = _two_sum(out[r0 + r, k, c], vals[slot, k], vals_lo[slot, k], err[r, k], c)
         for j in range(cat_feature.shape[0]):
             f = cat_feature[j]
             c = cat_column[j]
@@ -114,7 +121,22 @@ def add_steps(X, tables, out):
                 if x > -1.0 and x < 256.0:  # (truncated toward 0, the indices 0 .. 255; NaN fails both)
                     slot = np.int64(x)
                 for k in range(K):
-                    out[r0 + r, k, c] += cat_values[j, slot, k]
+                    out[r0 + r, k, c] = _two_sum(out[r0 + r, k, c], cat_values[j, slot, k], cat_values_lo[j, slot, k],
+                                                 err[r, k], c)
+        for r in range(rows):
+            for k in range(K):
+                for c in range(out.shape[2]):
+                    out[r0 + r, k, c] += err[r, k, c]
+
+
+@jit(inline="always")
+def _two_sum(a, v, v_lo, err, c):
+    """a + v rounded; its rounding error (exact: Knuth's two-sum, no fused or reordered operation) and v_lo are
+    added to err[c]."""
+    s = a + v
+    bv = s - a
+    err[c] += ((a - (s - bv)) + (v - bv)) + v_lo
+    return s
 
 
 @pjit
