@@ -119,3 +119,29 @@ def random_trees(rng, T, depth, n_features, n_classes):
     rounds = np.zeros(T, ROUND_DTYPE)
     rounds["alpha"] = rng.normal(size=T)
     return nodes, rounds
+
+
+def multiclass_problem(n, d, k, seed, nan=True):
+    """K-class labels that depend on two features, with ties (a rounded column) and missing values."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[:, 1] = np.round(X[:, 1])
+    if nan:
+        X[rng.random((n, d)) < 0.05] = np.nan
+    score = np.nan_to_num(X[:, 0]) + 0.7 * np.nan_to_num(X[:, 1]) + rng.normal(0, 0.7, n)
+    y = np.digitize(score, np.quantile(score, np.linspace(0, 1, k + 1)[1:-1]))
+    return X, y
+
+
+def assert_vector_trees_match(model, ref, rate):
+    """A model with K-vector leaves has the reference's trees (``ref``: per round (nodes, leaf values)): the same
+    splits node by node, leaf values to rounding, every step ``rate``."""
+    for t, (nodes, values) in enumerate(ref):
+        got = model.nodes_[t]
+        for j, node in enumerate(nodes):
+            assert (got["feature"][j], got["left"][j], got["right"][j]) == (node["feature"], node["left"],
+                                                                            node["right"]), f"round {t} node {j}"
+            if node["left"] >= 0:
+                assert (got["bin"][j], got["missing_left"][j]) == (node["bin"], node["missing_left"])
+        np.testing.assert_allclose(model.leaf_values_[t], values, rtol=1e-9, atol=1e-12, err_msg=f"round {t}")
+    np.testing.assert_array_equal(model.rounds_["alpha"], rate)

@@ -20,17 +20,10 @@ from fastboost._binning import BinMapper
 from fastboost._kernels.split import TIE_RTOL
 from fastboost._types import CRITERION_MH, LEAF_VECTOR
 
-
-def _problem(n, d, k, seed, nan=True):
-    """Features with ties (rounded columns), missing values and labels that depend on two features."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    X[:, 1] = np.round(X[:, 1])
-    if nan:
-        X[rng.random((n, d)) < 0.05] = np.nan
-    score = np.nan_to_num(X[:, 0]) + 0.7 * np.nan_to_num(X[:, 1]) + rng.normal(0, 0.7, n)
-    y = np.digitize(score, np.quantile(score, np.linspace(0, 1, k + 1)[1:-1]))
-    return X, y
+try:  # tests/ as a package or as a plain directory on sys.path
+    from .kernel_cases import assert_vector_trees_match, multiclass_problem
+except ImportError:
+    from kernel_cases import assert_vector_trees_match, multiclass_problem
 
 
 def _mh_z(pos, neg):
@@ -143,7 +136,7 @@ def _mh(n_estimators, **kw):
 
 @pytest.mark.parametrize("depth,k,seed", [(1, 3, 0), (2, 4, 1), (3, 3, 2)])
 def test_trees_and_leaf_values_match_the_numpy_rule(depth, k, seed):
-    X, y = _problem(160, 4, k, seed)
+    X, y = multiclass_problem(160, 4, k, seed)
     sw = np.random.default_rng(seed).random(len(y)) + 0.1
     sw[::17] = 0.0  # rows without weight
     rate = 0.5
@@ -152,15 +145,7 @@ def test_trees_and_leaf_values_match_the_numpy_rule(depth, k, seed):
     assert model.leaf_values_.shape == (model.n_estimators_, 2 ** (depth + 1) - 1, k)
     assert model.n_estimators_ == 6
     ref = _reference(X, y, sw, model.n_estimators_, depth, rate)
-    for t, (nodes, values) in enumerate(ref):
-        got = model.nodes_[t]
-        for j, node in enumerate(nodes):
-            assert (got["feature"][j], got["left"][j], got["right"][j]) == (node["feature"], node["left"],
-                                                                            node["right"]), f"round {t} node {j}"
-            if node["left"] >= 0:
-                assert (got["bin"][j], got["missing_left"][j]) == (node["bin"], node["missing_left"])
-        np.testing.assert_allclose(model.leaf_values_[t], values, rtol=1e-9, atol=1e-12, err_msg=f"round {t}")
-    np.testing.assert_array_equal(model.rounds_["alpha"], rate)
+    assert_vector_trees_match(model, ref, rate)
     # decision_function is F = sum_t alpha_t v(x); predict_proba 1 / (1 + exp(-2 F_k)) normalised; predict argmax F
     F = model.decision_function(X)
     q = expit(2.0 * F)
@@ -172,7 +157,7 @@ def test_trees_and_leaf_values_match_the_numpy_rule(depth, k, seed):
 
 
 def test_loss_falls_and_it_differs_from_samme_r():
-    X, y = _problem(300, 5, 3, 3, nan=False)
+    X, y = multiclass_problem(300, 5, 3, 3, nan=False)
     model = _mh(20, max_depth=2, learning_rate=0.3).fit(X, y)
     log_cost = np.r_[np.log(model.initial_cost_), model.rounds_["log_cost"]]
     assert np.all(np.diff(log_cost) < 0), "the loss sum_ik w_ik exp(-y_ik F_k(x_i)) rises"
@@ -192,8 +177,8 @@ def test_loss_falls_and_it_differs_from_samme_r():
 
 
 def test_staged_validation_and_warm_start():
-    X, y = _problem(240, 4, 3, 4)
-    Xv, yv = _problem(120, 4, 3, 5)
+    X, y = multiclass_problem(240, 4, 3, 4)
+    Xv, yv = multiclass_problem(120, 4, 3, 5)
     model = _mh(12, max_depth=2, learning_rate=0.5).fit(X, y, eval_set=(Xv, yv))
     staged = list(model.staged_predict(Xv))
     errors = [np.mean(p != yv) for p in staged]
@@ -209,7 +194,7 @@ def test_staged_validation_and_warm_start():
 
 
 def test_thread_counts_give_the_same_model():
-    X, y = _problem(3000, 6, 4, 6)
+    X, y = multiclass_problem(3000, 6, 4, 6)
     one = _mh(5, max_depth=3, n_jobs=1).fit(X, y)
     two = _mh(5, max_depth=3, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(one.leaf_values_, two.leaf_values_)
@@ -218,7 +203,7 @@ def test_thread_counts_give_the_same_model():
 
 
 def test_model_files_keep_the_rule():
-    X, y = _problem(200, 4, 3, 7)
+    X, y = multiclass_problem(200, 4, 3, 7)
     model = _mh(8, max_depth=2).fit(X, y)
     buf = io.BytesIO()
     model.save(buf)
@@ -230,8 +215,8 @@ def test_model_files_keep_the_rule():
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
 
 
-def test_errors_name_the_problem():
-    X, y = _problem(120, 3, 3, 10)
+def test_errors_name_themulticlass_problem():
+    X, y = multiclass_problem(120, 3, 3, 10)
     with pytest.raises(ValueError, match="multiclass='mh'.*needs leaf='real'"):
         AdaBoostClassifier(3, multiclass="mh").fit(X, y)
     with pytest.raises(ValueError, match="AdaBoost.MH.*monotone_constraints.*multiclass='ovr'"):
@@ -249,7 +234,7 @@ def test_errors_name_the_problem():
 def test_trimmed_and_subsampled_fits_follow_the_rule_on_every_row():
     """Weight trimming keeps the rows that hold the share of the rows' own-class weights; every row's leaf and the
     leaves' sums still come from all rows, so trimming at rate 1 gives the untrimmed model."""
-    X, y = _problem(400, 4, 3, 11, nan=False)
+    X, y = multiclass_problem(400, 4, 3, 11, nan=False)
     full = _mh(6, max_depth=2, learning_rate=0.5).fit(X, y)
     trimmed = _mh(6, max_depth=2, learning_rate=0.5, weight_trim_rate=1.0).fit(X, y)
     np.testing.assert_allclose(trimmed.leaf_values_, full.leaf_values_, rtol=1e-12)

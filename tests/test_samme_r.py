@@ -17,20 +17,12 @@ from fastboost._types import CRITERION_GINI
 
 try:
     from . import naive
+    from .kernel_cases import assert_vector_trees_match, multiclass_problem
 except ImportError:
     import naive
+    from kernel_cases import assert_vector_trees_match, multiclass_problem
 
 
-def _problem(n, d, k, seed, nan=True):
-    """Features with ties (rounded columns), missing values and labels that depend on two features."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    X[:, 1] = np.round(X[:, 1])
-    if nan:
-        X[rng.random((n, d)) < 0.05] = np.nan
-    score = np.nan_to_num(X[:, 0]) + 0.7 * np.nan_to_num(X[:, 1]) + rng.normal(0, 0.7, n)
-    y = np.digitize(score, np.quantile(score, np.linspace(0, 1, k + 1)[1:-1]))
-    return X, y
 
 
 def _reference(X, y, sw, n_rounds, depth, learning_rate):
@@ -66,7 +58,7 @@ def _reference(X, y, sw, n_rounds, depth, learning_rate):
 
 @pytest.mark.parametrize("depth,k,seed", [(1, 3, 0), (2, 4, 1), (3, 3, 2)])
 def test_trees_and_leaf_values_match_the_numpy_rule(depth, k, seed):
-    X, y = _problem(160, 4, k, seed)
+    X, y = multiclass_problem(160, 4, k, seed)
     sw = np.random.default_rng(seed).random(len(y)) + 0.1
     sw[::17] = 0.0  # rows without weight
     rate = 0.5
@@ -76,15 +68,7 @@ def test_trees_and_leaf_values_match_the_numpy_rule(depth, k, seed):
     assert model.leaf_values_.shape == (model.n_estimators_, 2 ** (depth + 1) - 1, k)
     ref = _reference(X, y, sw, model.n_estimators_, depth, rate)
     assert model.n_estimators_ == 6
-    for t, (nodes, values) in enumerate(ref):
-        got = model.nodes_[t]
-        for j, node in enumerate(nodes):
-            assert (got["feature"][j], got["left"][j], got["right"][j]) == (node["feature"], node["left"],
-                                                                            node["right"]), f"round {t} node {j}"
-            if node["left"] >= 0:
-                assert (got["bin"][j], got["missing_left"][j]) == (node["bin"], node["missing_left"])
-        np.testing.assert_allclose(model.leaf_values_[t], values, rtol=1e-9, atol=1e-12, err_msg=f"round {t}")
-    np.testing.assert_array_equal(model.rounds_["alpha"], rate)
+    assert_vector_trees_match(model, ref, rate)
     # decision_function is F = sum_t alpha_t h_t (rows sum to 0); predict_proba the softmax of F / (K - 1)
     F = model.decision_function(X)
     np.testing.assert_allclose(F.sum(axis=1), 0.0, atol=1e-9)
@@ -93,7 +77,7 @@ def test_trees_and_leaf_values_match_the_numpy_rule(depth, k, seed):
 
 
 def test_loss_falls_and_the_errors_are_the_leaves():
-    X, y = _problem(300, 5, 3, 3, nan=False)
+    X, y = multiclass_problem(300, 5, 3, 3, nan=False)
     model = AdaBoostClassifier(20, max_depth=2, leaf="real", multiclass="joint", learning_rate=0.3).fit(X, y)
     log_cost = np.r_[np.log(model.initial_cost_), model.rounds_["log_cost"]]
     assert np.all(np.diff(log_cost) < 0), "the loss sum_i exp(-y_i . F(x_i) / K) rises"
@@ -103,8 +87,8 @@ def test_loss_falls_and_the_errors_are_the_leaves():
 
 
 def test_staged_validation_and_warm_start():
-    X, y = _problem(240, 4, 3, 4)
-    Xv, yv = _problem(120, 4, 3, 5)
+    X, y = multiclass_problem(240, 4, 3, 4)
+    Xv, yv = multiclass_problem(120, 4, 3, 5)
     model = AdaBoostClassifier(12, max_depth=2, leaf="real", multiclass="joint",
                                learning_rate=0.5).fit(X, y, eval_set=(Xv, yv))
     staged = list(model.staged_predict(Xv))
@@ -122,7 +106,7 @@ def test_staged_validation_and_warm_start():
 
 
 def test_thread_counts_give_the_same_model():
-    X, y = _problem(3000, 6, 4, 6)
+    X, y = multiclass_problem(3000, 6, 4, 6)
     one = AdaBoostClassifier(5, max_depth=3, leaf="real", multiclass="joint", n_jobs=1).fit(X, y)
     two = AdaBoostClassifier(5, max_depth=3, leaf="real", multiclass="joint", n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(one.leaf_values_, two.leaf_values_)
@@ -131,7 +115,7 @@ def test_thread_counts_give_the_same_model():
 
 
 def test_model_files_and_one_vs_rest():
-    X, y = _problem(200, 4, 3, 7)
+    X, y = multiclass_problem(200, 4, 3, 7)
     model = AdaBoostClassifier(8, max_depth=2, leaf="real", multiclass="joint").fit(X, y)
     buf = io.BytesIO()
     model.save(buf)
@@ -162,7 +146,7 @@ def test_old_one_vs_rest_files_load_as_ovr():
     import json
     import zipfile
 
-    X, y = _problem(150, 3, 3, 8)
+    X, y = multiclass_problem(150, 3, 3, 8)
     ovr = AdaBoostClassifier(5, leaf="real", multiclass="ovr").fit(X, y)
     buf = io.BytesIO()
     ovr.save(buf)
@@ -189,7 +173,7 @@ def test_old_one_vs_rest_files_load_as_ovr():
 
 
 def test_exports_name_the_limitation():
-    X, y = _problem(120, 3, 3, 9)
+    X, y = multiclass_problem(120, 3, 3, 9)
     model = AdaBoostClassifier(3, max_depth=2, leaf="real", multiclass="joint").fit(X, y)
     with pytest.raises(ValueError, match="K-vector leaves"):
         model.predict_contrib(X)
@@ -202,7 +186,7 @@ def test_exports_name_the_limitation():
 
 
 def test_monotone_constraints_are_refused_with_k_vector_leaves():
-    X, y = _problem(120, 3, 3, 10)
+    X, y = multiclass_problem(120, 3, 3, 10)
     with pytest.raises(ValueError, match="SAMME.R.*monotone_constraints.*multiclass='ovr'"):
         AdaBoostClassifier(3, leaf="real", multiclass="joint", monotone_constraints=[1, 0, 0]).fit(X, y)
     # zero constraints constrain nothing; one-vs-rest takes them
