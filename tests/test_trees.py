@@ -18,16 +18,16 @@ from fastboost import (
     SABoostClassifier,
     VadaBoostClassifier,
 )
-from fastboost._driver import make_config, make_workspace
-from fastboost._kernels.tree import grow_tree, level_child_histograms, rows_histograms
+from fastboost._driver import make_config, make_model, make_workspace, pick_learner
+from fastboost._kernels.tree import level_child_histograms, rows_histograms
 from fastboost._types import (
     CRITERION_ERROR,
     CRITERION_GINI,
     CRITERION_Z,
     LEAF_DISCRETE,
     LEAF_REAL,
-    NODE_DTYPE,
     Y_DTYPE,
+    TrainData,
     TreeRows,
 )
 from fastboost.datasets import make_twonorm
@@ -66,21 +66,39 @@ def random_problem(n, d, n_classes, max_bins, seed, nan_frac=0.1, zero_frac=0.1)
 def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, criterion, depth, min_leaf=1,
                 min_weight_fraction=0.0, leaf_kind=LEAF_DISCRETE, leaf_scale=0.5, leaf_smoothing=1e-3, monotone=None,
                 q=None):
-    """grow_tree as a fit calls it; monotone: int8[d] constraints (None: none); q: least squares' p (default u)."""
+    """grow_tree as a fit calls it (``learn_tree_round``): the node count, the tree, each row's leaf and the
+    leaves' weight sums. monotone: int8[d] constraints (None: none); q: least squares' p (default u)."""
+    n_nodes, tree, ws = learn_tree_round(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, criterion,
+                                         depth, min_leaf, min_weight_fraction, leaf_kind, leaf_scale, leaf_smoothing,
+                                         monotone, q)
+    return n_nodes, tree, ws.tree.leaf_of_row, ws.tree.leaf_u
+
+
+def learn_tree_round(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, criterion, depth, min_leaf=1,
+                     min_weight_fraction=0.0, leaf_kind=LEAF_DISCRETE, leaf_scale=0.5, leaf_smoothing=1e-3,
+                     monotone=None, q=None, hist_rebuild=0):
+    """One round of the tree learner as a fit runs it (the learn function a fit compiles for these codes, so
+    the test compiles no variant of its own): the node count, the tree and the fit's workspace (the learner's
+    scratch: each row's leaf, the leaves' sums). hist_rebuild > 1: the root's histograms are built apart
+    first (the carried-histogram path: the leaves' sums then come from the level histograms)."""
     d, n = codes.shape
-    max_nodes = 2 ** (depth + 1) - 1
-    tree = np.zeros(max_nodes, NODE_DTYPE)
     config = make_config(max_depth=depth, criterion=criterion, min_samples_leaf=min_leaf,
                          min_weight_fraction_leaf=min_weight_fraction, n_classes=n_classes, leaf=leaf_kind,
                          leaf_scale=leaf_scale, leaf_smoothing=leaf_smoothing, missing_code=missing_code,
-                         hist_groups=2, monotone=monotone is not None)
+                         hist_groups=2, monotone=monotone is not None, hist_rebuild=hist_rebuild)
     ws = make_workspace(y, u, d, missing_code + 1, config, monotone=monotone)  # the tree learner's scratch, as a fit's
-    ts = ws.tree
-    # the arguments' types are a numeric fit's (no categorical feature: None), so the test runs the kernel a
-    # fit compiles rather than a variant of its own
-    rows = TreeRows(codes, y, u, u if q is None else q, u)
-    n_nodes = grow_tree(rows, n_value_bins, None, thresholds, config[0], ts, tree, -1, False, ws.limits, rows)
-    return n_nodes, tree, ts.leaf_of_row, ts.leaf_u
+    ws.rows.u[:] = u
+    if ws.rows.q.shape[0]:
+        ws.rows.q[:] = u if q is None else q
+    model = make_model(1, depth)
+    data = TrainData(codes, np.asarray(y, Y_DTYPE), u, n_value_bins, thresholds, np.zeros(d, np.uint8))
+    pick_learner(config, categorical=False).learn.get(codes)(data, config[0], ws, model, 0)
+    tree = model.nodes[0]
+    n_nodes, j = 1, 0  # the nodes are numbered level by level, a split's children next to each other
+    while j < n_nodes:
+        n_nodes += 2 * int(tree[j]["left"] >= 0)
+        j += 1
+    return n_nodes, tree, ws
 
 
 @pytest.mark.parametrize("n_classes, criterion", [(2, CRITERION_ERROR), (2, CRITERION_GINI), (2, CRITERION_Z),
@@ -505,25 +523,16 @@ def test_quadboost_least_squares_trees(variant):
 @pytest.mark.parametrize("depth, max_bins, n_classes", [(1, 255, 2), (3, 255, 2), (4, 40, 2), (3, 700, 2), (1, 255, 3),
                                                         (3, 40, 4)])
 def test_leaf_sums_from_the_histograms_equal_those_from_the_rows(seed, depth, max_bins, n_classes):
-    """With the root's histograms given (root_ready, the carried-histogram path: two classes, u = w) the
+    """With the root's histograms built apart (hist_rebuild > 1, the carried-histogram path) the
     leaves' sums come from the level histograms' bins: the same tree, each row in the same leaf, the sums
     equal to the rows' up to rounding (ties, missing values, zero weights, a constant and an all-missing
     feature, exact mode's uint16 codes)."""
     codes, y, u, nvb, mc, thresholds = random_problem(3000, 5, n_classes, max_bins, seed)
-    d, n = codes.shape
-    slots, max_nodes = 2 ** (depth - 1), 2 ** (depth + 1) - 1
-    config = make_config(max_depth=depth, criterion=CRITERION_ERROR, min_samples_leaf=1, n_classes=n_classes,
-                         missing_code=mc, hist_groups=2)
     out = []
-    for root_ready in (False, True):
-        tree = np.zeros(max_nodes, NODE_DTYPE)
-        ws = make_workspace(y, u, d, mc + 1, config)
+    for hist_rebuild in (0, 2):
+        n_nodes, tree, ws = learn_tree_round(codes, y, u, nvb, mc, thresholds, n_classes, CRITERION_ERROR, depth,
+                                             hist_rebuild=hist_rebuild)
         ts = ws.tree
-        assert ts.level_a.shape == (slots, d, mc + 1, n_classes + 1)
-        rows = TreeRows(codes, y, u, u, u)
-        if root_ready:
-            rows_histograms(rows, ts.rows, 0, n, n_classes, False, ts.level_a[0], 2, np.arange(d))
-        n_nodes = grow_tree(rows, nvb, None, thresholds, config[0], ts, tree, -1, root_ready, ws.limits, rows)
         out.append((n_nodes, tree[:n_nodes], ts.leaf_of_row, ts.leaf_u[:n_nodes], ts.leaf_w[:n_nodes]))
     (na, ta, ra, ua, wa), (nb, tb, rb, ub, wb) = out
     assert na == nb
