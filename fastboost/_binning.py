@@ -213,6 +213,20 @@ def _row_chunk(X, start, stop):
     return np.asfortranarray(block, dtype=np.float64)
 
 
+def feature_major(block):
+    """A float64 block of rows [n_rows, n_features] as the binning kernel reads it: feature by feature
+    [n_features, n_rows], C-ordered, read-only (a view of ``block`` when it is F-ordered float64). Whether
+    ``block`` was writable, one row or one column, the kernel sees one array type, so it is compiled once."""
+    columns = np.asfortranarray(block, dtype=np.float64).T
+    columns.flags.writeable = False  # a view: the caller's array keeps its flags
+    return columns
+
+
+def map_rows(block, thresholds, missing_code, codes, start):
+    """codes[:, start:start + n_rows] = the bin codes of float64 ``block`` [n_rows, n_features]."""
+    map_to_bins(feature_major(block), thresholds, missing_code, codes, start)
+
+
 class BinMapper:
     """Fit per-feature bin edges and map X to uint8 codes (uint16 in exact mode).
 
@@ -318,7 +332,7 @@ class BinMapper:
         step = max(1024, _CHUNK_BYTES // (8 * d))
         for start in range(0, n, step):
             stop = min(n, start + step)
-            map_to_bins(_row_chunk(X, start, stop), self.thresholds_, self.missing_code, codes, start)
+            map_rows(_row_chunk(X, start, stop), self.thresholds_, self.missing_code, codes, start)
         return codes
 
     def fit_transform(self, X, sample_weight=None, n_categories=None):

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _binning, _categorical
 from . import _validation as v
-from ._binning import BinMapper, RowSample, sample_seed
+from ._binning import BinMapper, RowSample, map_rows, sample_seed
 from ._types import MAX_BINS, MAX_BINS_EXACT, Y_DTYPE
 
 #: rows a batch holds when a Dataset reads an in-memory table or parquet files
@@ -764,7 +764,6 @@ class Dataset:
     def _bin(self, source, scan, reference):
         """Pass 2: every batch binned into the codes (in memory, or in codes_path under a temporary name)."""
         from ._config import n_threads
-        from ._kernels.binning import map_to_bins
 
         mapper = self.mapper
         n, d = self.n_rows, self.n_features
@@ -794,7 +793,7 @@ class Dataset:
                                          "the batches must be the same every time they are read.")
                     for a in range(0, m, step):
                         b = min(m, a + step)
-                        map_to_bins(self._encode(batch.frame, a, b), thresholds, missing, codes, start + a)
+                        map_rows(self._encode(batch.frame, a, b), thresholds, missing, codes, start + a)
                     start += m
             if k + 1 != len(sizes):
                 raise ValueError(f"the second reading gave {k + 1} batches, the first {len(sizes)}; the batches "
@@ -1271,7 +1270,7 @@ def _encoded(est, frame):
             out[:, f] = _categorical.indices(frame.raw(f), cats[f])
         else:
             out[:, f] = frame.numeric(f)
-    return out
+    return v.read_only(out)
 
 
 def iter_predictions(est, X, method, batch_rows=BATCH_ROWS):

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from fastboost._binning import feature_major
 from fastboost._kernels.binning import map_to_bins
 
 try:  # tests/ as a package or as a plain directory on sys.path
@@ -25,7 +26,7 @@ def test_map_to_bins_matches_naive(n, max_bins):
     cut = n // 2
     for start, stop in ((0, cut), (cut, n)):
         if stop > start:
-            map_to_bins(np.asfortranarray(X[start:stop]), mapper.thresholds_,
+            map_to_bins(feature_major(X[start:stop]), mapper.thresholds_,
                         mc, direct, start)
     np.testing.assert_array_equal(direct, expected)
     # edges of the same raw column from the naive edge definition give the same codes

@@ -31,20 +31,21 @@ def _code_of_wide(x, edges, missing_code):
 
 
 @pjit
-def map_to_bins(chunk, edges, missing_code, codes, row_start):
-    """Bin a block of rows.
+def map_to_bins(columns, edges, missing_code, codes, row_start):
+    """Bin a block of rows, given feature by feature.
 
-    chunk    float64[n_rows, n_features], F-ordered      IN
+    columns  float64[n_features, n_rows], C-ordered      IN   (``_binning.feature_major``: one layout, read-only,
+                                                              so one compiled variant serves every input)
     edges    float64[n_features, width]                  IN   sorted, padded with +inf; width 256 or, in exact
                                                               mode, a larger power of two
     codes    uint8 or uint16 [n_features, n_samples]     OUT  (columns row_start:row_start+n_rows)
     """
-    n_rows, n_features = chunk.shape
+    n_features, n_rows = columns.shape
     wide = edges.shape[1] != 256
     for f in prange(n_features):
         e = edges[f]
         out = codes[f]
-        col = chunk[:, f]
+        col = columns[f]
         if wide:
             for i in range(n_rows):
                 out[row_start + i] = _code_of_wide(col[i], e, missing_code)
