@@ -65,12 +65,20 @@ def _numeric_dtype(dt):
 
 
 def as_float_array(X):
-    """X as a C-contiguous float32/float64 array for the prediction kernels."""
+    """X as a C-contiguous float32/float64 array for the prediction kernels, read-only (``read_only``)."""
     if is_dataframe(X):
-        return np.ascontiguousarray(X.to_numpy(dtype=np.float64, na_value=np.nan))
+        return read_only(np.ascontiguousarray(X.to_numpy(dtype=np.float64, na_value=np.nan)))
     if X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
-    return np.ascontiguousarray(X)
+    return read_only(np.ascontiguousarray(X))
+
+
+def read_only(X):
+    """A read-only view of array X (X keeps its own flags). The prediction kernels always get read-only rows, so
+    each is compiled once per float type, whether the caller's array was writable or, say, a read-only memmap."""
+    view = X.view(np.ndarray)
+    view.flags.writeable = False
+    return view
 
 
 def check_y(y, n_samples, estimator_name="This estimator"):

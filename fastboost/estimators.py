@@ -720,7 +720,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         X = self._encode_X(X, type(self).__name__)
         validate_data(self, X=X, reset=False, skip_check_array=True)
         if getattr(self, "categories_", None) is not None:
-            return _categorical.encode(X, self.categories_)
+            return v.read_only(_categorical.encode(X, self.categories_))
         return v.as_float_array(X)
 
     def _leaf_values(self, t=None):

@@ -20,6 +20,7 @@ from fastboost._kernels.explain import (
     tree_expectations,
 )
 from fastboost._types import CAT_WORDS, NODE_DTYPE, ROUND_DTYPE
+from fastboost._validation import read_only
 from fastboost.explain import leaf_tables, stump_shap
 
 VALUES = np.array([-1.0, 0.0, 0.5, 1.0, np.nan, np.inf, -np.inf])
@@ -140,7 +141,7 @@ def test_tree_contributions_are_the_shapley_values_of_the_cover_expectation(fore
     sw = rng.choice([0.0, 0.5, 1.0, 3.0], size=40)
     sw[0] = 1.0
     cover = np.array([_ref_cover(Xtr, nodes[t], sw) for t in range(nodes.shape[0])])
-    X = _draw_X(rng, 4, categorical)
+    X = read_only(_draw_X(rng, 4, categorical))  # read-only, as predict_contrib hands the kernels
     n_out = 1 if n_classes == 2 else n_classes
     out = np.zeros((X.shape[0], n_out, n_features + 1))
     tree_contrib(X, nodes, rounds, cover, n_classes, out)

@@ -8,6 +8,7 @@ from fastboost import _steps
 from fastboost._binning import BinMapper
 from fastboost._kernels.predict import add_level_trees, add_steps, add_stump, add_trees
 from fastboost._types import NO_VALUES
+from fastboost._validation import read_only
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from . import naive
@@ -81,14 +82,14 @@ def test_step_tables_match_the_stumps_sum(n):
                            index=np.arange(T))
         tables = _steps.build(sp)
         scale = np.abs(left).sum() + np.abs(right).sum()
-        for Xd in (np.ascontiguousarray(X), X32):
+        for Xd in (read_only(np.ascontiguousarray(X)), read_only(X32)):  # read-only, as predict hands the kernels
             out = np.zeros((n, left.shape[1], 1))
             add_steps(Xd, tables, out)
             np.testing.assert_allclose(out[:, :, 0], stump_sum_naive(Xd, rounds, left, right), rtol=1e-12,
                                        atol=1e-13 * scale)
     margin = np.zeros(n)
     for t in range(rounds.shape[0]):  # the staged kernel: the stumps' sum in round order, bit for bit
-        add_stump(np.ascontiguousarray(X), rounds, t, margin)
+        add_stump(read_only(np.ascontiguousarray(X)), rounds, t, margin)
     np.testing.assert_array_equal(margin, stump_sum_naive(X, rounds, *(rounds["alpha"][:, None] * rounds[s][:, None]
                                                                          for s in ("left", "right")))[:, 0])
 
@@ -110,7 +111,7 @@ def test_step_tables_sum_as_if_exactly_then_rounded_once():
                            categorical=np.zeros(3, bool), cat_left=np.zeros((3, 4), np.uint64), left=left,
                            right=-left, constant=np.zeros(1), index=np.arange(3))
         out = np.zeros((1, 1, 1))
-        add_steps(X, _steps.build(sp), out)
+        add_steps(read_only(X), _steps.build(sp), out)
         assert out[0, 0, 0] == math.fsum(left[:, 0]) == -third
     n, T = 300, 140
     X, mapper, _, _, _ = case(n, 17)
@@ -123,7 +124,7 @@ def test_step_tables_sum_as_if_exactly_then_rounded_once():
                        missing_left=rounds["missing_left"] != 0, categorical=rounds["categorical"] != 0,
                        cat_left=rounds["cat_left"], left=left, right=right, constant=np.zeros(1), index=np.arange(T))
     out = np.zeros((n, 1, 1))
-    add_steps(X, _steps.build(sp), out)
+    add_steps(read_only(X), _steps.build(sp), out)
     exact = [math.fsum(np.where(goes_left_naive(X[i:i + 1, r["feature"]], r), left[t], right[t])[0]
                        for t, r in enumerate(rounds)) for i in range(n)]
     np.testing.assert_array_equal(out[:, 0, 0], exact)
@@ -170,7 +171,7 @@ def test_prediction_agrees_with_binned_outputs(fitted, replay_data):
 
 def _level_trees_match_add_trees(dtype):
     rng = np.random.default_rng(5)
-    X = rng.choice([-np.inf, np.inf, np.nan, -2.0, -0.5, 0.0, 0.5, 1.0, 1.25], (300, 4)).astype(dtype)
+    X = read_only(rng.choice([-np.inf, np.inf, np.nan, -2.0, -0.5, 0.0, 0.5, 1.0, 1.25], (300, 4)).astype(dtype))
     for depth, n_classes, vector in ((3, 2, False), (2, 3, False), (3, 3, True)):
         nodes, rounds = random_trees(rng, 7, depth, 4, n_classes)
         values = rng.normal(size=(7, nodes.shape[1], n_classes)) if vector else NO_VALUES

@@ -6,9 +6,11 @@ import numba
 import numpy as np
 
 from fastboost import _steps
+from fastboost._binning import feature_major
 from fastboost._kernels.binning import map_to_bins
 from fastboost._kernels.predict import add_level_trees, add_steps, add_stump
 from fastboost._types import NO_VALUES
+from fastboost._validation import read_only
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from .kernel_cases import CRITERIA, case, kernel_best_splits, kernel_hist, random_rounds, random_trees
@@ -39,16 +41,16 @@ def test_kernels_bit_identical_with_1_and_2_threads():
         with numba_threads(k):
             res = {}
             res["codes"] = np.zeros_like(codes)
-            map_to_bins(np.asfortranarray(X), mapper.thresholds_, 255, res["codes"], 0)
+            map_to_bins(feature_major(X), mapper.thresholds_, 255, res["codes"], 0)
             res["hist"] = kernel_hist(codes, y, w, 256)
             for c in CRITERIA:
                 res[f"split{c}"] = kernel_best_splits(res["hist"], mapper.n_value_bins_, 255, c)
             res["df"] = np.zeros((X.shape[0], 1, 1))
-            add_steps(np.ascontiguousarray(X), tables, res["df"])
+            add_steps(read_only(np.ascontiguousarray(X)), tables, res["df"])
             res["trees"] = np.zeros((X.shape[0], 1))
-            add_level_trees(np.ascontiguousarray(X), trees, res["trees"])
+            add_level_trees(read_only(np.ascontiguousarray(X)), trees, res["trees"])
             res["staged"] = np.zeros(X.shape[0])
-            add_stump(np.ascontiguousarray(X), rounds, 3, res["staged"])
+            add_stump(read_only(np.ascontiguousarray(X)), rounds, 3, res["staged"])
         results.append(res)
     for key in results[0]:
         a, b = results[0][key], results[1][key]
