@@ -493,7 +493,15 @@ ESTIMATOR_PARAMS = {
     "AdaBoostClassifier": _declare(
         "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
         "criterion", "max_depth", "leaf", "multiclass", "min_samples_leaf", "min_weight_fraction_leaf",
-        *_TAIL, criterion=_CRITERION_OR_REAL,
+        *_TAIL[:3], "monotone_steps", *_TAIL[3:], criterion=_CRITERION_OR_REAL,
+        monotone_steps=Param("auto", Options(("auto", "capped", "forward")), (
+            "With ``monotone_constraints``, which stumps a constrained feature may get. \"forward\": only those "
+            "whose outputs follow the constraint. \"capped\": also steps back, a stump of the other polarity at a "
+            "threshold where the stumps before it stepped in the allowed direction, its step capped at theirs, so "
+            "the score never moves against the constraint (full steps overshoot, and these take the overshoot "
+            "back; candidates are compared by the exponential loss at their step). Binary decision stumps only "
+            "(two classes or ``multiclass=\"ovr\"``, ``feature_rank=1``); trees bound their leaves instead. "
+            "\"auto\": \"capped\" where it applies, else \"forward\". See docs/monotone.md.")),
         multiclass=Param("auto", Options(("auto", "joint", "mh", "ovr")), (
             'K > 2 classes: "joint" fits one tree a round for all classes, SAMME with ``leaf="discrete"`` '
             '(each leaf names a class) and SAMME.R with ``leaf="real"`` (each leaf holds K real values, '

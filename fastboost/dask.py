@@ -711,7 +711,7 @@ class _TreeLearner:
         self.sums = np.zeros(1, SUMS_DTYPE)
         constrained = direction is not None
         monotone = Monotone(np.ascontiguousarray(direction if constrained else np.zeros(0), np.int8),
-                            np.zeros((max_nodes if constrained else 0, 2)))
+                            np.zeros((max_nodes if constrained else 0, 2)), np.zeros((0, 0)))
         # the round's features and the nodes' (interaction groups, colsample_bynode), reused round after round
         self.limits = Limits(monotone, make_sample_scratch(0, d, config, groups))
 
