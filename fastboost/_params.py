@@ -387,7 +387,8 @@ COMMON = {
     "monotone_constraints": Param(None, MonotoneConstraints(), (
         "Monotone constraints: per feature 1 (the decision function never decreases as the feature grows, the "
         "other features fixed), -1 (never increases) or 0 (none); a sequence with one entry per feature, or a dict "
-        "{feature name: direction} (others 0). Stumps take only the allowed polarity and trees bound their "
+        "{feature name: direction} (others 0). Stumps take only the allowed polarity (AdaBoost's may also step "
+        "back, capped: ``monotone_steps``) and trees bound their "
         "leaves through every split on a constrained feature (LightGBM's intermediate bounds), for every "
         "algorithm, leaf kind and depth. The guarantee is over the feature's non-missing values (NaN keeps the "
         "side it learned); with K > 2 classes it holds for each one-vs-rest margin, and for SAMME's class "

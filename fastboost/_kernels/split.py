@@ -28,7 +28,10 @@ constrained) admit only the candidates whose sides' outputs follow the direction
 <= its right one for +1 (>= for -1), with the outputs it would get (the heavier class; EBBoost's polarity);
 a tree node's split with its sides' leaf values so ordered (:func:`side_value`: discrete leaves their
 class index, confidence-rated and least-squares leaves their value). ``tree.choose_level`` then bounds the
-children's leaves (LightGBM's intermediate bounds) so that the whole tree keeps the order.
+children's leaves (LightGBM's intermediate bounds) so that the whole tree keeps the order. AdaBoost's binary
+stumps may also step back (:func:`best_back_step`): a stump of the forbidden polarity at a threshold where the
+stumps before it stepped in the allowed direction, its step capped at theirs (the loop caps the step at the
+bound the learner reports, ``sums.max_step``).
 """
 import numpy as np
 from numba import prange
