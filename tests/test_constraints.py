@@ -449,3 +449,20 @@ def test_monotone_steps_options(tmp_path):
     old = load(tmp_path / "old.fbm")
     assert old.monotone_steps == "forward"
     np.testing.assert_array_equal(old.decision_function(X2), model.decision_function(X2))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [{"weight_trim_rate": 0.9}, {"subsample": 0.7, "random_state": 0},
+                                   {"colsample_bytree": 0.7, "subsample": 0.8, "random_state": 1},
+                                   {"bootstrap": True, "random_state": 2}])
+def test_capped_steps_with_trimming_and_sampling(extra):
+    """Steps back from the kept or drawn rows' histograms (missing values too): still monotone, every exact
+    jump >= 0, and 1 or 2 threads fit the same model."""
+    X, y, sw, direction = _credit(5, 600)
+    X[::29, 1] = np.nan
+    params = dict(monotone_constraints=direction.tolist(), monotone_steps="capped", **extra)
+    model = AdaBoostClassifier(150, n_jobs=1, **params).fit(X, y, sample_weight=sw)
+    assert _backward(model, direction).any()
+    _assert_capped_model(model, X, direction, np.random.default_rng(0))
+    two = AdaBoostClassifier(150, n_jobs=2, **params).fit(X, y, sample_weight=sw)
+    naive.assert_rounds_equal(two.rounds_, model.rounds_, "n_jobs=2")
