@@ -171,7 +171,7 @@ def _learn_stump(data, config, ws, model, t, m, categorical):
         searched = True
     state.hist_ready = 0
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
-    _finish_stump(data, config, ws, model, t, u, searched, categorical, feats)
+    _finish_stump(data, config, ws, model, t, u, searched, categorical, feats, ws.limits.monotone)
     if config.hist_rebuild > 1:  # the smaller side's histograms, for the next round's (update_stump_weights)
         r = model.rounds[t]
         if m >= 0:  # of the kept rows' sides
@@ -198,7 +198,7 @@ def _learn_stump_q(data, config, ws, model, t, m, categorical):
         m = u.shape[0]
         build_histograms_q(data.codes, rows.ylab, u, rows.q, st.hist, st.histq, feats)
     model.rounds[t].n_seen = m
-    _finish_stump(data, config, ws, model, t, u, False, categorical, feats)
+    _finish_stump(data, config, ws, model, t, u, False, categorical, feats, None)  # (EBBoost: no steps back)
     if m < u.shape[0]:  # trimmed: the step's sums of q over every row, as those of u (not the kept rows' histq)
         s = ws.sums[0]
         s.qi, s.qj = correct_wrong_sums(rows.q, rows.yh, rows.block_sums)
@@ -213,9 +213,11 @@ learn_stump_q = functools.partial(_learn_variant, _STUMP_Q)
 
 
 @jit
-def _finish_stump(data, config, ws, model, t, u, searched, categorical, feats):
+def _finish_stump(data, config, ws, model, t, u, searched, categorical, feats, mono):
     """The stump from the round's histograms of the features feats (searched: each feature's best split is in
-    ws.stump.fvalue / fbin / fmissing_left already), its sums over every row and its record."""
+    ws.stump.fvalue / fbin / fmissing_left already), its sums over every row and its record. mono: the
+    monotone constraints (Monotone) when the learner may step back (config.monotone_capped), None for a learner
+    that never does (numba then compiles no step back into it)."""
     r = model.rounds[t]
     direction = ws.limits.monotone.direction
     if searched:
@@ -231,8 +233,9 @@ def _finish_stump(data, config, ws, model, t, u, searched, categorical, feats):
     r.left = left
     r.right = right
     r.threshold = threshold
-    cap = back_step(ws.stump.hist, data.n_value_bins, data.thresholds, config, ws.limits.monotone, feats, r) \
-        if config.monotone_capped else np.inf
+    cap = np.inf
+    if mono is not None and config.monotone_capped:
+        cap = back_step(ws.stump.hist, data.n_value_bins, data.thresholds, config, mono, feats, r)
     apply_stump(data.codes[r.feature], r, config.missing_code, ws.rows, u, ws.sums)
     s = ws.sums[0]
     s.qi = qi
