@@ -223,8 +223,10 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0, monotone=None,
         wrong=np.empty(n if (depth and carried) else 0, np.int8),
     )
     constrained = bool(c["monotone"]) and monotone is not None  # (Dask's workers take no decisions: no directions)
+    capped = constrained and bool(c["monotone_capped"]) and stump
     mono = Monotone(direction=np.ascontiguousarray(monotone if constrained else np.zeros(0), dtype=np.int8),
-                    bounds=np.zeros((max_nodes if constrained and depth else 0, 2)))
+                    bounds=np.zeros((max_nodes if constrained and depth else 0, 2)),
+                    credit=np.zeros((n_features, n_bins) if capped else (0, 0)))
     return Workspace(rows=rows, sums=np.zeros(1, SUMS_DTYPE), state=state, stump=stump_scratch, tree=tree_scratch,
                      vblock_sums=np.empty((n_blocks(n_val), 4), np.float64),
                      limits=Limits(monotone=mono, sample=make_sample_scratch(n, n_features, config, groups)))

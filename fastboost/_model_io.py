@@ -37,7 +37,9 @@ HEADER = "header.json"
 #: 4: the rows the learner read). Version 5 added no record field: the array ``cover_`` (each node's cover, which
 #: ``predict_contrib`` needs; older files load and predict without it). Version 6 added the array ``leaf_values_``
 #: (SAMME.R's K-vector leaves) and the parameter ``multiclass``: an older file's AdaBoostClassifier of K > 2
-#: classes loads with multiclass="ovr" when it is one-vs-rest (as leaf="real" was then), "joint" otherwise
+#: classes loads with multiclass="ovr" when it is one-vs-rest (as leaf="real" was then), "joint" otherwise.
+#: AdaBoostClassifier's parameter ``monotone_steps`` came without a new version (the records are the same): a
+#: file without it loads with monotone_steps="forward", as its stumps were fitted (a warm start replays them so)
 _ADDED_IN = {2: ("categorical", "cat_left"), 3: ("lp_value", "lp_beta", "n_active"), 4: ("n_seen",)}
 
 
@@ -444,6 +446,8 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
         raise _Invalid(f"{where}: {name} has no parameter(s) {unknown}.")
     if version < 6 and "multiclass" in allowed and "estimators" in rec:
         params["multiclass"] = "ovr"  # (the one-vs-rest model of K > 2 classes an older fastboost fitted)
+    if "monotone_steps" in allowed and "monotone_steps" not in params:
+        params["monotone_steps"] = "forward"  # (written before the parameter: its stumps took no steps back)
     est.set_params(**params)
     try:
         est._check_params()

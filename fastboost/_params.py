@@ -387,7 +387,8 @@ COMMON = {
     "monotone_constraints": Param(None, MonotoneConstraints(), (
         "Monotone constraints: per feature 1 (the decision function never decreases as the feature grows, the "
         "other features fixed), -1 (never increases) or 0 (none); a sequence with one entry per feature, or a dict "
-        "{feature name: direction} (others 0). Stumps take only the allowed polarity and trees bound their "
+        "{feature name: direction} (others 0). Stumps take only the allowed polarity (AdaBoost's may also step "
+        "back, capped: ``monotone_steps``) and trees bound their "
         "leaves through every split on a constrained feature (LightGBM's intermediate bounds), for every "
         "algorithm, leaf kind and depth. The guarantee is over the feature's non-missing values (NaN keeps the "
         "side it learned); with K > 2 classes it holds for each one-vs-rest margin, and for SAMME's class "
@@ -493,7 +494,15 @@ ESTIMATOR_PARAMS = {
     "AdaBoostClassifier": _declare(
         "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
         "criterion", "max_depth", "leaf", "multiclass", "min_samples_leaf", "min_weight_fraction_leaf",
-        *_TAIL, criterion=_CRITERION_OR_REAL,
+        *_TAIL[:3], "monotone_steps", *_TAIL[3:], criterion=_CRITERION_OR_REAL,
+        monotone_steps=Param("auto", Options(("auto", "capped", "forward")), (
+            "With ``monotone_constraints``, which stumps a constrained feature may get. \"forward\": only those "
+            "whose outputs follow the constraint. \"capped\": also steps back, a stump of the other polarity at a "
+            "threshold where the stumps before it stepped in the allowed direction, its step capped at theirs, so "
+            "the score never moves against the constraint (full steps overshoot, and these take the overshoot "
+            "back; candidates are compared by the exponential loss at their step). Binary decision stumps only "
+            "(two classes or ``multiclass=\"ovr\"``, ``feature_rank=1``); trees bound their leaves instead. "
+            "\"auto\": \"capped\" where it applies, else \"forward\". See docs/monotone.md.")),
         multiclass=Param("auto", Options(("auto", "joint", "mh", "ovr")), (
             'K > 2 classes: "joint" fits one tree a round for all classes, SAMME with ``leaf="discrete"`` '
             '(each leaf names a class) and SAMME.R with ``leaf="real"`` (each leaf holds K real values, '

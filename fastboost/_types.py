@@ -99,6 +99,8 @@ SUMS_DTYPE = np.dtype([
     ("qj", np.float64),   # ... over the wrong examples
     ("eta", np.float64),  # sum_i p_i h_i**2 of the weak hypothesis (1 for +-1 outputs; QuadBoost's eta)
     ("z", np.float64),    # confidence-rated trees: the normaliser sum_i w_i exp(-y_i h_i) of the round
+    ("max_step", np.float64),  # the largest step the weak hypothesis may take (inf: any); the loop caps the
+                               # rule's alpha at it (a step back on a constrained feature: learners.py)
 ], align=True)
 
 #: Loop state carried from one call of the loop to the next.
@@ -138,6 +140,8 @@ CONFIG_DTYPE = np.dtype([
                                      # in between from the last round's (_kernels/incremental.py); 0: every round
     ("monotone", np.bool_),          # some feature has a monotone constraint (ws.limits.monotone.direction): every step
                                      # alpha, also a re-weighting pass's, stays >= 0
+    ("monotone_capped", np.bool_),   # binary stumps may step back on a constrained feature, capped by the credit
+                                     # the stumps before put there (ws.limits.monotone.credit; learners.py)
     # the algorithm
     ("lam", np.float64),             # VadaBoost's / EBBoost's variance penalty; QuadBoost's L1/L2 strength
     ("gamma", np.float64),           # SABoost's schedule scale
@@ -293,6 +297,10 @@ Monotone = namedtuple("Monotone", [
                   # increase (-1) in that feature; length 0 without any constraint
     "bounds",     # float64[max_nodes, 2]  trees: each node's interval [low, high] its leaves' values are kept in
                   # (discrete leaves: their class index), [0, 2] for stumps
+    "credit",     # float64[n_features, n_bins] or [0, 0]  stumps with capped steps back (config.monotone_capped):
+                  # per constrained feature and bin k, a lower bound of the steps the stumps so far put at the
+                  # threshold "code <= k" in the allowed direction (the sum of direction * alpha (right - left) / 2),
+                  # kept from round to round; the most a step back there may take
 ])
 
 #: What the weak learner may choose: its monotone constraints and its drawn features and rows.

@@ -110,6 +110,7 @@ TRAIN_PARAMS = {"n_estimators": int, "learning_rate": float, "max_depth": int, "
                 "schedule": str, "penalty": str, "alpha_max": float, "reweight_every": int, "nu": float,
                 "capping": float, "tol": float, "C": float, "solver": str, "criterion": str,
                 "leaf": str, "min_samples_leaf": int, "max_bins": bins, "monotone_constraints": constraints,
+                "monotone_steps": str,
                 "feature_rank": int, "weight_trim_rate": float,
                 "validation_fraction": float, "n_iter_no_change": int, "class_weight": str, "n_jobs": int,
                 "random_state": int, "verbose": int, "interaction_constraints": feature_groups,

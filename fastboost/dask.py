@@ -153,7 +153,7 @@ from ._fit import Fit
 from ._kernels.learners import finish_tree_round
 from ._kernels.loop import record_round, record_validation
 from ._kernels.sampling import draw_round
-from ._kernels.split import choose_stump
+from ._kernels.split import add_credit, best_back_step, choose_stump, step_loss, stump_wrong
 from ._kernels.tree import choose_level, finish_leaves, reset_tree, root_weight
 from ._types import (
     ACCEPT_STOP,
@@ -631,6 +631,9 @@ class _StumpLearner:
         self.sums = np.zeros(1, SUMS_DTYPE)
         self.ss = make_sample_scratch(0, d, config, groups)  # the round's features (every one without sampling)
         self.hist = None  # the round's summed histograms
+        # monotone_steps: the credit steps back may take, as the single-machine learner's (Monotone.credit)
+        capped = bool(c["monotone_capped"]) and self.direction.shape[0] > 0
+        self.credit = np.zeros((d, self.missing_code + 1) if capped else (0, 0))
 
     def start(self, shards, pending, t, every_row=False):
         draw, updates, pending = _round_draw(shards, self.c, self.ss, t, pending, every_row, True, self.n_rows)
@@ -657,6 +660,9 @@ class _StumpLearner:
         f, k, ml, left, right, threshold, qi, qj = _choose_stump(scratch, self.n_value_bins, self.thresholds, self.c,
                                                                  self.direction,
                                                                  self.ss.feats[:self.ss.drawn[1]])
+        cap = np.inf
+        if self.credit.shape[0]:  # a step back may do better (as learners.back_step)
+            f, k, ml, left, right, threshold, cap = self._back_step(f, k, ml, left, right, threshold)
         if self.fused:  # U = W: the weights of the rows the stump gets right / wrong, from the histograms
             hist = self.hist[f]
             bins = np.arange(hist.shape[0])
@@ -669,14 +675,35 @@ class _StumpLearner:
             ui, uj, wi, wj, qi_all, qj_all = _ordered_sum(shards.call("apply", f, k, ml, left, right))
             if self.c["use_q"] and self.n_seen < self.n_rows:  # drawn rows: the step's sums of q over every row
                 qi, qj = qi_all, qj_all
-        self.sums[0] = (ui, uj, wi, wj, qi, qj, 1.0, 0.0)
+        self.sums[0] = (ui, uj, wi, wj, qi, qj, 1.0, 0.0, cap)
         r = model.rounds[t]
         r["feature"], r["bin"], r["missing_left"], r["left"], r["right"], r["threshold"] = (
             f, k, ml, left, right, threshold)
         return self.sums
 
+    def _back_step(self, f, k, ml, left, right, threshold):
+        """The round's stump, or a capped step back on a constrained feature that lowers AdaBoost's loss more
+        (``learners.back_step`` on the summed histograms); returns it with its threshold and the cap (inf: none)."""
+        feats = self.ss.feats[:self.ss.drawn[1]]
+        f0 = f if left != right else int(feats[0])  # (a constant stump: any built feature's totals)
+        wrong, total = stump_wrong(self.hist[f0], k, ml, self.missing_code, left, right, False,
+                                   np.zeros(CAT_WORDS, np.uint64))
+        if not total > 0.0:
+            return f, k, ml, left, right, threshold, np.inf
+        lr = float(self.c["learning_rate"])
+        b = best_back_step(self.hist, self.n_value_bins, self.missing_code, self.direction, self.credit, feats, lr,
+                           step_loss(wrong / total, np.inf, lr))
+        if b[0] < 0:
+            return f, k, ml, left, right, threshold, np.inf
+        bf, bk, bml, bl, br, cap = (int(b[0]), int(b[1]), int(b[2]), int(b[3]), int(b[4]), float(b[5]))
+        return bf, bk, bml, bl, br, float(self.thresholds[bf, bk]), cap
+
     def update(self, model, t, alpha, sums):
         s = sums[0]
+        if self.credit.shape[0]:
+            r = model.rounds[t]
+            add_credit(self.credit, self.direction, int(r["feature"]), int(r["bin"]), int(r["left"]), int(r["right"]),
+                       float(alpha))
         return RoundUpdate(alpha, float(s["wi"]), float(s["wj"]), model.rounds[t:t + 1].copy(), None, None, None,
                            self.fused)
 
@@ -709,9 +736,10 @@ class _TreeLearner:
         self.leaf_w = np.zeros((max_nodes, n_classes))
         self.factor = np.zeros((max_nodes, 2))
         self.sums = np.zeros(1, SUMS_DTYPE)
+        self.sums[0]["max_step"] = np.inf  # (a tree's step is never bounded)
         constrained = direction is not None
         monotone = Monotone(np.ascontiguousarray(direction if constrained else np.zeros(0), np.int8),
-                            np.zeros((max_nodes if constrained else 0, 2)))
+                            np.zeros((max_nodes if constrained else 0, 2)), np.zeros((0, 0)))
         # the round's features and the nodes' (interaction groups, colsample_bynode), reused round after round
         self.limits = Limits(monotone, make_sample_scratch(0, d, config, groups))
 
@@ -773,6 +801,12 @@ class _TreeLearner:
         s = sums[0]
         return RoundUpdate(alpha, float(s["wi"]), float(s["wj"]), model.rounds[t:t + 1].copy(), model.nodes[t].copy(),
                            self.leaf_w.copy(), self.factor.copy())
+
+
+def _bounded(alpha, sums):
+    """The step alpha at most the learner's bound sums[0]["max_step"] (as the compiled loop's ``bounded_step``)."""
+    cap = float(sums[0]["max_step"])
+    return cap if cap < alpha else alpha
 
 
 class DaskRounds:
@@ -851,13 +885,13 @@ class DaskRounds:
                     state["stop"] = STOPPED_EARLY
                     return done - start
             sums = learner.finish(shards, model, t)
-            alpha = self.step(sums[0], t + 1, c) * c["learning_rate"]  # as the compiled loop
+            alpha = _bounded(self.step(sums[0], t + 1, c) * c["learning_rate"], sums)  # as the compiled loop
             decision = self.stop(alpha, sums[0], t + 1, c)
             if decision == REJECT and learner.n_seen < self.n_rows:
                 # (as the compiled loop) a hypothesis learnt from drawn rows was rejected: learn from every row
                 learner.start(shards, None, t, every_row=True)
                 sums = learner.finish(shards, model, t)
-                alpha = self.step(sums[0], t + 1, c) * c["learning_rate"]
+                alpha = _bounded(self.step(sums[0], t + 1, c) * c["learning_rate"], sums)
                 decision = self.stop(alpha, sums[0], t + 1, c)
             if decision == REJECT:
                 state["stop"] = STOPPED_BY_RULE
@@ -1306,7 +1340,7 @@ class DaskQuadBoostClassifier(_DaskBoostMixin, QuadBoostClassifier):
                 corr += float(part[0])
                 eta += float(part[1])
             cj = corr + old * eta
-            sums[0] = (max(cj, 0.0), max(-cj, 0.0), 0.0, 0.0, 0.0, 0.0, eta, 0.0)
+            sums[0] = (max(cj, 0.0), max(-cj, 0.0), 0.0, 0.0, 0.0, 0.0, eta, 0.0, np.inf)
             new = rule.step(sums[0], j + 1, c) if eta > 0.0 else 0.0
             if new != old:
                 pending = (voter, new - old)

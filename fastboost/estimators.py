@@ -527,8 +527,13 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             hist_rebuild=self._hist_rebuild(rule, depth, n_classes, leaf_kind),
             additive=rule.additive, use_q=rule.use_q, u_is_w=rule.u_is_w, need_s2=rule.needs_s2,
             patience=self.n_iter_no_change or 0, learning_rate=self.learning_rate,
-            monotone=self._monotone_direction(n_features) is not None, **self._rule_fields(n_classes),
+            monotone=self._monotone_direction(n_features) is not None,
+            monotone_capped=self._capped_steps(depth, n_features), **self._rule_fields(n_classes),
             **self._sampling_fields(rule))
+
+    def _capped_steps(self, depth, n_features):
+        """Whether constrained stumps may step back, capped (AdaBoost's ``monotone_steps``): not here."""
+        return False
 
     def _monotone_direction(self, n_features):
         """``monotone_constraints`` as int8[n_features] (-1 / 0 / +1), or None without any constraint; checked
@@ -972,10 +977,25 @@ class AdaBoostClassifier(BaseBoostClassifier):
                  weight_trim_rate=None,
                  criterion="error", max_depth=1, leaf="discrete", multiclass="auto", min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype",
-                 monotone_constraints=None, feature_rank=1, validation_fraction=None, n_iter_no_change=None,
-                 interaction_constraints=None, colsample_bytree=1.0, colsample_bynode=1.0, subsample=1.0,
-                 bootstrap=False, n_jobs=None, random_state=None, verbose=0):
+                 monotone_constraints=None, monotone_steps="auto", feature_rank=1, validation_fraction=None,
+                 n_iter_no_change=None, interaction_constraints=None, colsample_bytree=1.0, colsample_bynode=1.0,
+                 subsample=1.0, bootstrap=False, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
+
+    def _capped_steps(self, depth, n_features):
+        """Whether constrained stumps may step back (``monotone_steps``): binary stumps with the best feature's
+        split, under some monotone constraint; a ValueError when "capped" is asked of another fit."""
+        mode = self.monotone_steps
+        if mode == "forward" or self._monotone_direction(n_features) is None:
+            return False
+        applies = depth == 0 and self.feature_rank == 1
+        if mode == "capped" and not applies:
+            raise ValueError(
+                f"{type(self).__name__}(monotone_steps='capped') takes binary decision stumps (max_depth=1, "
+                "leaf='discrete', min_samples_leaf=1, min_weight_fraction_leaf=0, two classes or multiclass='ovr') "
+                "and feature_rank=1; trees keep the constraints through their leaves' bounds. Use "
+                "monotone_steps='auto' (capped where it applies) or 'forward'.")
+        return applies
 
 
 @register_model_class
@@ -993,6 +1013,10 @@ class LazyBoostClassifier(AdaBoostClassifier):
     """)
 
     _samme = False  # K > 2 classes: one-vs-rest lazy stump models
+
+    def _capped_steps(self, depth, n_features):
+        """Lazy stumps take only the allowed polarity on a constrained feature (no ``monotone_steps``)."""
+        return False
 
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None, feature_rank=2,

@@ -376,3 +376,65 @@ def grow_tree_naive(codes, y, u, n_value_bins, missing_code, n_classes, criterio
             node["class_"] = int(np.argmax(cw)) if monotone is None else _bounded_class_naive(cw, node["low"],
                                                                                                 node["high"])
     return nodes
+
+
+def monotone_stumps_naive(codes, y, direction, rounds, n_bins, mode, learning_rate=1.0, p=None):
+    """AdaBoost's discrete binary stumps under monotone constraints, written plainly (no missing values):
+    mode "free" (every stump), "forward" (a constrained feature only the polarity its constraint allows) or
+    "capped" (also a stump of the other polarity at a bin k where the stumps before it put weight in the allowed
+    direction, jump[f, k] = sum of alpha (right - left) / 2 there, its step capped at that weight). Every
+    candidate is scored by AdaBoost's loss factor Z = (1 - e) exp(-a) + e exp(a) at its (capped) step a; the
+    lowest wins, the first in (feature, bin) order among those within 1e-12 of it. p: the initial weights
+    (uniform when None). Returns [(feature, bin, left, right, alpha)]."""
+    d, n = codes.shape
+    w = np.full(n, 1.0 / n) if p is None else np.asarray(p, np.float64) / np.sum(p)
+    sign = 2 * y - 1
+    jump = np.zeros((d, n_bins - 1))
+    model = []
+    for _ in range(rounds):
+        best = None
+        for f in range(d):
+            h0 = np.bincount(codes[f], weights=w * (y == 0), minlength=n_bins)
+            h1 = np.bincount(codes[f], weights=w * (y == 1), minlength=n_bins)
+            l0, l1 = np.cumsum(h0)[:-1], np.cumsum(h1)[:-1]
+            r0, r1 = h0.sum() - l0, h1.sum() - l1
+            left = np.where(l1 > l0, 1, -1)
+            right = np.where(r1 > r0, 1, -1)
+            err = np.clip(np.where(left == 1, l0, l1) + np.where(right == 1, r0, r1), 1e-12, 1 - 1e-12)
+            alpha = learning_rate * 0.5 * np.log((1 - err) / err)
+            ok = (alpha > 0) & (l0 + l1 > 0) & (r0 + r1 > 0)
+            mono = direction[f]
+            if mono != 0 and mode != "free":
+                against = mono * (right - left) < 0
+                if mode == "forward":
+                    ok &= ~against
+                else:
+                    ok &= ~against | (mono * jump[f] > 0)
+                    alpha = np.where(against, np.minimum(alpha, np.abs(jump[f])), alpha)
+            if not ok.any():
+                continue
+            z = np.where(ok, (1 - err) * np.exp(-alpha) + err * np.exp(alpha), np.inf)
+            b = int(np.flatnonzero(z <= z.min() + 1e-12)[0])
+            if best is None or z[b] < best[0] - 1e-12:
+                best = (z[b], f, b, int(left[b]), int(right[b]), float(alpha[b]))
+        if best is None:
+            break
+        _, f, b, lo, ro, a = best
+        w = w * np.exp(-a * sign * np.where(codes[f] <= b, lo, ro))
+        w /= w.sum()
+        jump[f, b] += a * (ro - lo) / 2
+        model.append((f, b, lo, ro, a))
+    return model
+
+
+def exact_jumps_naive(rounds, direction):
+    """{(feature, bin): the exact sum (math.fsum) of direction * alpha * (right - left) over the stumps at that
+    threshold} for the constrained features: a monotone stump model has every entry >= 0."""
+    out = {}
+    for f in np.flatnonzero(direction):
+        sel = (rounds["feature"] == f) & (rounds["left"] != rounds["right"])
+        for k in np.unique(rounds["bin"][sel]):
+            at = sel & (rounds["bin"] == k)
+            steps = direction[f] * rounds["alpha"][at] * (rounds["right"][at] - rounds["left"][at])
+            out[(int(f), int(k))] = math.fsum(steps)
+    return out

@@ -1,6 +1,6 @@
 """monotone_constraints: the decision function follows each constraint for every algorithm, learner and leaf kind;
 the compiled constrained split search against its slow NumPy reference; a binding constraint changes the model;
-bad input."""
+AdaBoost's capped steps back against a NumPy model of them; bad input."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -92,6 +92,7 @@ CASES = [
     (VadaBoostClassifier, {"leaf": "real"}, True),
     (EBBoostClassifier, {}, False),
     (LazyBoostClassifier, {}, False),
+    (AdaBoostClassifier, {"monotone_steps": "capped", "multiclass": "ovr"}, False),
     (SABoostClassifier, {}, True),
     (QuadBoostClassifier, {"reweight_every": 3, "learning_rate": 1.0}, True),
     (QuadBoostClassifier, {"penalty": "l1", "lam": 0.01}, True),
@@ -297,6 +298,9 @@ def test_command_line(tmp_path, capsys):
         assert model.monotone_constraints == want
         assert_monotone(model, frame[["income", "age", "debt"]].to_numpy(), np.array([1, 0, -1]),
                         np.random.default_rng(0))
+    assert main(["train", str(tmp_path / "train.csv"), "--target", "label", "--n-estimators", "5",
+                 "--monotone-constraints", "1,0,-1", "--monotone-steps", "forward", "-o", str(out)]) == 0
+    assert load(out).monotone_steps == "forward"
     with pytest.raises(SystemExit):
         main(["train", str(tmp_path / "train.csv"), "--target", "label", "--monotone-constraints", "up"])
     assert "--monotone-constraints" in capsys.readouterr().err
@@ -310,3 +314,155 @@ def test_dict_without_names_and_categorical_feature():
     df = pd.DataFrame({"x": X[:, 0], "colour": pd.Categorical(np.where(X[:, 1] > 0, "red", "blue"))})
     with pytest.raises(ValueError, match="feature 1 \\('colour'\\) is categorical"):
         AdaBoostClassifier(3, monotone_constraints={"colour": -1}).fit(df, y)
+
+
+# ----------------------------------------------------------------------------- capped steps back (AdaBoost stumps)
+def _credit(seed, n):
+    """A credit-style problem (income +1, debt ratio -1, age free) with random sample weights."""
+    rng = np.random.default_rng(seed)
+    income, debt, age = rng.lognormal(3.5, 0.5, n), rng.uniform(0, 1, n), rng.uniform(18, 80, n)
+    logit = 0.06 * income - 3 * debt + 0.5 * np.sin(age / 5) - 1.5
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    return np.column_stack([income, debt, age]), y, rng.uniform(0.5, 1.5, n), np.array([1, -1, 0], np.int8)
+
+
+def _backward(model, direction):
+    """Which rounds are steps back: stumps of the polarity a constraint forbids."""
+    r = model.rounds_
+    return direction[r["feature"]] * (r["right"] - r["left"]) < 0
+
+
+def _assert_capped_model(model, X, direction, rng):
+    """Every step >= 0, every threshold's exact jump in the allowed direction >= 0, the scores monotone."""
+    assert np.all(model.rounds_["alpha"] >= 0.0)
+    assert min(naive.exact_jumps_naive(model.rounds_, direction).values(), default=0.0) >= 0.0
+    assert_monotone(model, X, direction, rng)
+
+
+@pytest.mark.parametrize("seed, learning_rate", [(1, 1.0), (2, 0.5)])
+@pytest.mark.parametrize("mode", ["capped", "forward"])
+def test_capped_steps_match_the_reference(seed, learning_rate, mode):
+    """The library's stumps (feature, bin, polarity) and steps are those of the plain NumPy model of AdaBoost's
+    stumps under the constraints (naive.monotone_stumps_naive), with and without steps back; with them, some
+    rounds step back."""
+    from fastboost._binning import BinMapper
+
+    X, y, sw, direction = _credit(seed, 300)
+    model = AdaBoostClassifier(60, learning_rate=learning_rate, monotone_constraints=direction.tolist(),
+                               monotone_steps=mode).fit(X, y, sample_weight=sw)
+    mapper = BinMapper(255).fit(X, sw / sw.sum())
+    ref = naive.monotone_stumps_naive(mapper.transform(X), y, direction, 60, mapper.missing_code + 1, mode,
+                                      learning_rate, sw)
+    r = model.rounds_
+    assert r.shape[0] == len(ref)
+    np.testing.assert_array_equal(np.column_stack([r["feature"], r["bin"], r["left"], r["right"]]),
+                                  np.array([s[:4] for s in ref]))
+    np.testing.assert_allclose(r["alpha"], [s[4] for s in ref], rtol=1e-9)
+    assert _backward(model, direction).any() == (mode == "capped" and learning_rate == 1.0)
+    _assert_capped_model(model, X, direction, np.random.default_rng(seed))
+
+
+def test_a_step_back_at_its_cap():
+    """20 rows on which round 38's step back would be 0.058 but the stumps before put only 0.035 at its
+    threshold: the step is that credit, the exact jump there is left at (about) 0, and it is never negative."""
+    X = np.array([[0.2, 1.2], [-1.6, -0.6], [-0.8, 0.1], [0.2, -1.3], [0.3, 0.7], [1.8, -0.1], [1.1, -0.3],
+                  [-1.3, 0.5], [-1.4, 0.6], [0.5, 1.0], [-0.9, 0.2], [-0.2, 1.0], [1.7, -0.2], [-1.5, -0.8],
+                  [-0.1, -1.5], [2.2, 2.4], [-0.5, 0.9], [0.4, 1.2], [1.7, -0.1], [1.5, -1.0]])
+    y = np.array([1, 1, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1])
+    direction = np.array([1, 1], np.int8)
+    model = AdaBoostClassifier(40, monotone_constraints=[1, 1]).fit(X, y)  # ("auto": capped for stumps)
+    r = model.rounds_
+    uncapped = 0.5 * np.log((1.0 - r["error"]) / r["error"])
+    at_cap = _backward(model, direction) & (r["alpha"] < uncapped - 1e-9)
+    assert at_cap.any()
+    t = int(np.flatnonzero(at_cap)[0])
+    jump = naive.exact_jumps_naive(r[:t + 1], direction)[(int(r["feature"][t]), int(r["bin"][t]))]
+    assert 0.0 <= jump < 1e-12
+    _assert_capped_model(model, X, direction, np.random.default_rng(0))
+    forward = AdaBoostClassifier(40, monotone_constraints=[1, 1], monotone_steps="forward").fit(X, y)
+    assert not _backward(forward, direction).any()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # (empty ensembles on such small data)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2 ** 16), d=st.integers(2, 3), nan=st.sampled_from([0.0, 0.15]),
+       constraints=st.lists(st.sampled_from([-1, 0, 1]), min_size=3, max_size=3),
+       learning_rate=st.sampled_from([1.0, 0.5]), three_classes=st.booleans())
+def test_capped_steps_follow_the_constraints(seed, d, nan, constraints, learning_rate, three_classes):
+    """The property with steps back, on small data and many rounds (so that some rounds step back): binary
+    stumps, and one model per class against the rest."""
+    X, y = _data(seed, 40, d, 3 if three_classes else 2, nan)
+    direction = np.array(constraints[:d], np.int8)
+    if not direction.any():
+        direction[0] = 1
+    model = AdaBoostClassifier(40, learning_rate=learning_rate, monotone_constraints=direction.tolist(),
+                               monotone_steps="capped", multiclass="ovr").fit(X, y)
+    for m in getattr(model, "estimators_", [model]):
+        assert min(naive.exact_jumps_naive(m.rounds_, direction).values(), default=0.0) >= 0.0
+    assert_monotone(model, X, direction, np.random.default_rng(seed))
+
+
+def test_capped_steps_warm_start_and_threads():
+    """With steps back: 30 + 30 rounds of a warm start are the 60 rounds of one fit, and 1 or 2 threads fit the
+    same model, bit for bit (the credit is the learner's scratch, kept from call to call)."""
+    X, y, sw, direction = _credit(3, 300)
+    params = dict(monotone_constraints=direction.tolist(), monotone_steps="capped")
+    whole = AdaBoostClassifier(60, n_jobs=1, **params).fit(X, y, sample_weight=sw)
+    assert _backward(whole, direction).any()
+    part = AdaBoostClassifier(30, warm_start=True, n_jobs=1, **params).fit(X, y, sample_weight=sw)
+    part.set_params(n_estimators=60).fit(X, y, sample_weight=sw)
+    naive.assert_rounds_equal(part.rounds_, whole.rounds_, "warm start")
+    two = AdaBoostClassifier(60, n_jobs=2, **params).fit(X, y, sample_weight=sw)
+    naive.assert_rounds_equal(two.rounds_, whole.rounds_, "n_jobs=2")
+
+
+def test_monotone_steps_options(tmp_path):
+    """"capped" takes binary stumps only (a clear error otherwise, "auto" then takes forward steps); a model file
+    written before the parameter loads with "forward", as its stumps were fitted."""
+    import io
+    import json
+    import zipfile
+
+    from fastboost import load
+
+    X, y = _data(5, 60, 3, 3, 0.0)
+    with pytest.raises(ValueError, match="monotone_steps='capped'\\) takes binary decision stumps"):
+        AdaBoostClassifier(3, max_depth=2, monotone_constraints=[1, 0, 0], monotone_steps="capped").fit(X, y)
+    with pytest.raises(ValueError, match="monotone_steps='capped'\\) takes binary decision stumps"):
+        AdaBoostClassifier(3, monotone_constraints=[1, 0, 0], monotone_steps="capped").fit(X, y)  # (SAMME: trees)
+    with pytest.raises(ValueError, match="monotone_steps must be one of"):
+        AdaBoostClassifier(3, monotone_constraints=[1, 0, 0], monotone_steps="back").fit(X, y)
+    AdaBoostClassifier(3, max_depth=2, monotone_steps="capped").fit(X, y)  # (no constraint: nothing to cap)
+    X2, y2, _, direction = _credit(4, 200)
+    model = AdaBoostClassifier(20, monotone_constraints=direction.tolist(), monotone_steps="forward").fit(X2, y2)
+    model.save(tmp_path / "m.fbm")
+    with zipfile.ZipFile(tmp_path / "m.fbm") as zf:
+        members = {name: zf.read(name) for name in zf.namelist()}
+    header = json.loads(members["header.json"])
+    assert header["model"]["params"].pop("monotone_steps") == "forward"
+    members["header.json"] = json.dumps(header).encode()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    (tmp_path / "old.fbm").write_bytes(buf.getvalue())
+    old = load(tmp_path / "old.fbm")
+    assert old.monotone_steps == "forward"
+    np.testing.assert_array_equal(old.decision_function(X2), model.decision_function(X2))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [{"weight_trim_rate": 0.9}, {"subsample": 0.7, "random_state": 0},
+                                   {"colsample_bytree": 0.7, "subsample": 0.8, "random_state": 1},
+                                   {"bootstrap": True, "random_state": 2}])
+def test_capped_steps_with_trimming_and_sampling(extra):
+    """Steps back from the kept or drawn rows' histograms (missing values too): still monotone, every exact
+    jump >= 0, and 1 or 2 threads fit the same model."""
+    X, y, sw, direction = _credit(5, 600)
+    X[::29, 1] = np.nan
+    params = dict(monotone_constraints=direction.tolist(), monotone_steps="capped", **extra)
+    model = AdaBoostClassifier(150, n_jobs=1, **params).fit(X, y, sample_weight=sw)
+    assert _backward(model, direction).any()
+    _assert_capped_model(model, X, direction, np.random.default_rng(0))
+    two = AdaBoostClassifier(150, n_jobs=2, **params).fit(X, y, sample_weight=sw)
+    naive.assert_rounds_equal(two.rounds_, model.rounds_, "n_jobs=2")

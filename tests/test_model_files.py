@@ -492,7 +492,7 @@ HEADER_CHANGES = [
     (M + ("estimator",), "os.system", "unknown estimator class"),
     (M + ("estimator",), "BaseEstimator", "unknown estimator class"),
     (M + ("estimator",), ["AdaBoostClassifier"], "unknown estimator class"),
-    (M + ("estimator",), "VadaBoostClassifier", "has no parameter(s) ['multiclass']"),
+    (M + ("estimator",), "VadaBoostClassifier", "has no parameter(s) ['monotone_steps', 'multiclass']"),
     (M + ("params",), [], "params must be an object"),
     (M + ("params", "n_estimators"), "ten", "n_estimators"),
     (M + ("params", "max_depth"), 99, "max_depth"),
@@ -540,6 +540,7 @@ def test_a_single_model_of_k_classes_is_refused_for_a_one_vs_rest_class(samples)
     def change(header):
         header["model"]["estimator"] = "VadaBoostClassifier"
         del header["model"]["params"]["multiclass"]
+        del header["model"]["params"]["monotone_steps"]
 
     _refused(_with_header(data, change), "is one-vs-rest")
 

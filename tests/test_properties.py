@@ -490,6 +490,8 @@ def cases(draw):
     case.scale = draw(st.sampled_from([2.0, 0.5, 8.0, 0.125]))
     if isinstance(X, np.ndarray) and _rarely(draw, 4):  # (numeric columns: any of them may be constrained)
         est.set_params(monotone_constraints=draw(st.lists(st.sampled_from([-1, 0, 1]), min_size=d, max_size=d)))
+        if "monotone_steps" in est.get_params() and draw(st.booleans()):  # (AdaBoost: "auto" steps back)
+            est.set_params(monotone_steps="forward")
     return case
 
 

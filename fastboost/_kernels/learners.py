@@ -28,7 +28,15 @@ from .histogram import build_histograms_q, build_histograms_q_rows, build_histog
 from .incremental import next_histograms, next_tree_histograms, side_rows, wrong_rows
 from .sampling import draw_round, sample_rows
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
-from .split import choose_stump, rescan_constrained, stump_from_feature_splits
+from .split import (
+    add_credit,
+    best_back_step,
+    choose_stump,
+    rescan_constrained,
+    step_loss,
+    stump_from_feature_splits,
+    stump_wrong,
+)
 from .tree import (
     grow_tree,
     rows_histograms,
@@ -163,7 +171,7 @@ def _learn_stump(data, config, ws, model, t, m, categorical):
         searched = True
     state.hist_ready = 0
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
-    _finish_stump(data, config, ws, model, t, u, searched, categorical, feats)
+    _finish_stump(data, config, ws, model, t, u, searched, categorical, feats, ws.limits.monotone)
     if config.hist_rebuild > 1:  # the smaller side's histograms, for the next round's (update_stump_weights)
         r = model.rounds[t]
         if m >= 0:  # of the kept rows' sides
@@ -190,7 +198,7 @@ def _learn_stump_q(data, config, ws, model, t, m, categorical):
         m = u.shape[0]
         build_histograms_q(data.codes, rows.ylab, u, rows.q, st.hist, st.histq, feats)
     model.rounds[t].n_seen = m
-    _finish_stump(data, config, ws, model, t, u, False, categorical, feats)
+    _finish_stump(data, config, ws, model, t, u, False, categorical, feats, None)  # (EBBoost: no steps back)
     if m < u.shape[0]:  # trimmed: the step's sums of q over every row, as those of u (not the kept rows' histq)
         s = ws.sums[0]
         s.qi, s.qj = correct_wrong_sums(rows.q, rows.yh, rows.block_sums)
@@ -205,9 +213,11 @@ learn_stump_q = functools.partial(_learn_variant, _STUMP_Q)
 
 
 @jit
-def _finish_stump(data, config, ws, model, t, u, searched, categorical, feats):
+def _finish_stump(data, config, ws, model, t, u, searched, categorical, feats, mono):
     """The stump from the round's histograms of the features feats (searched: each feature's best split is in
-    ws.stump.fvalue / fbin / fmissing_left already), its sums over every row and its record."""
+    ws.stump.fvalue / fbin / fmissing_left already), its sums over every row and its record. mono: the
+    monotone constraints (Monotone) when the learner may step back (config.monotone_capped), None for a learner
+    that never does (numba then compiles no step back into it)."""
     r = model.rounds[t]
     direction = ws.limits.monotone.direction
     if searched:
@@ -223,11 +233,43 @@ def _finish_stump(data, config, ws, model, t, u, searched, categorical, feats):
     r.left = left
     r.right = right
     r.threshold = threshold
-    apply_stump(data.codes[f], r, config.missing_code, ws.rows, u, ws.sums)
+    cap = np.inf
+    if mono is not None and config.monotone_capped:
+        cap = back_step(ws.stump.hist, data.n_value_bins, data.thresholds, config, mono, feats, r)
+    apply_stump(data.codes[r.feature], r, config.missing_code, ws.rows, u, ws.sums)
     s = ws.sums[0]
     s.qi = qi
     s.qj = qj
     s.eta = 1.0
+    s.max_step = cap
+
+
+@jit
+def back_step(hist, n_value_bins, thresholds, config, mono, feats, r):
+    """Monotone constraints with capped steps back (config.monotone_capped, binary AdaBoost stumps): the round's
+    stump r (its split fields, from the histograms hist of the features feats) is replaced by a step back on a
+    constrained feature when one lowers AdaBoost's loss more (``split.best_back_step``, with the credit
+    mono.credit); returns the most that stump's step may be (inf: the round's stump stays, unbounded)."""
+    f0 = r.feature if r.left != r.right else feats[0]  # (a constant stump: any built feature's totals)
+    wrong, total = stump_wrong(hist[f0], r.bin, r.missing_left, config.missing_code, r.left, r.right,
+                               r.categorical != 0, r.cat_left)
+    if not total > 0.0:
+        return np.inf
+    z_best = step_loss(wrong / total, np.inf, config.learning_rate)
+    f, k, ml, left, right, cap = best_back_step(hist, n_value_bins, config.missing_code, mono.direction, mono.credit,
+                                                feats, config.learning_rate, z_best)
+    if f < 0:
+        return np.inf
+    r.feature = f
+    r.categorical = 0
+    for j in range(r.cat_left.shape[0]):
+        r.cat_left[j] = 0
+    r.bin = k
+    r.missing_left = ml
+    r.left = left
+    r.right = right
+    r.threshold = thresholds[f, k]
+    return cap
 
 
 @compiled(UPDATE_SIG)
@@ -237,6 +279,9 @@ def update_stump_weights(data, config, ws, model, t, alpha):
     s = ws.sums[0]
     rows = ws.rows
     z, s2 = update_weights(rows.w, data.p, rows.yh, alpha, s.wi, s.wj, rows.block_sums, config.need_s2)
+    if config.monotone_capped:  # the credit a later step back may take (split.add_credit)
+        r = model.rounds[t]
+        add_credit(ws.limits.monotone.credit, ws.limits.monotone.direction, r.feature, r.bin, r.left, r.right, alpha)
     if config.hist_rebuild > 1:  # the next round's histograms from this round's (incremental.py)
         r = model.rounds[t]
         state = ws.state[0]

@@ -1,6 +1,7 @@
 """The one compiled boosting loop.
 
-A round is: transform -> learn -> step -> stop -> update -> cost -> validation.
+A round is: transform -> learn -> step -> stop -> update -> cost -> validation. The step is the rule's,
+times the learning rate, at most the bound the learner reports with its hypothesis (``sums.max_step``).
 Each of these is a compiled function handed to the loop as a first-class function
 value (``rules``): the algorithm supplies transform, step, stop and cost
 (``fastboost._algorithms``), the weak learner learn, update and validate
@@ -39,6 +40,15 @@ def record_round(rounds, t, alpha, sums, additive):
 
 
 @jit
+def bounded_step(alpha, sums):
+    """The rule's step alpha, at most the weak hypothesis's max_step (sums SUMS_DTYPE record; inf: unbounded;
+    a NaN alpha stays NaN, for the stop rule to reject)."""
+    if sums.max_step < alpha:
+        return sums.max_step
+    return alpha
+
+
+@jit
 def record_validation(state, t, err, patience):
     """Track the best validation error after round t (0-based); True when ``patience`` rounds brought no new best."""
     if err < state.best_val:
@@ -68,15 +78,17 @@ def _boost(data, valid, config, rules, ws, model, t_start, t_stop):
     for t in range(t_start, t_stop):
         if not config.u_is_w:
             transform(data, config, ws)
+        sums.max_step = np.inf  # (the learner may bound its step: a step back on a constrained feature)
         learn(data, config, ws, model, t)
-        alpha = step(sums, t + 1, config) * config.learning_rate
+        alpha = bounded_step(step(sums, t + 1, config) * config.learning_rate, sums)
         decision = stop(alpha, sums, t + 1, config)
         if decision == REJECT and model.rounds[t].n_seen < data.y.shape[0]:
             # weight trimming: a hypothesis learnt from part of the rows was rejected; learn from every row
             state.untrimmed = 1
+            sums.max_step = np.inf
             learn(data, config, ws, model, t)
             state.untrimmed = 0
-            alpha = step(sums, t + 1, config) * config.learning_rate
+            alpha = bounded_step(step(sums, t + 1, config) * config.learning_rate, sums)
             decision = stop(alpha, sums, t + 1, config)
         if decision == REJECT:
             state.stop = STOPPED_BY_RULE

@@ -82,7 +82,7 @@ tree_scratch_t = types.NamedTuple([
     f8_2d, f8_2d, f8_2d,  # leaf_u, leaf_w, factor
     f8_3d, f8_3d, i1_1d,  # root_hist, side_hist, wrong
 ], TreeScratch)
-monotone_t = types.NamedTuple([i1_1d, f8_2d], Monotone)  # direction, bounds
+monotone_t = types.NamedTuple([i1_1d, f8_2d, f8_2d], Monotone)  # direction, bounds, credit
 sample_scratch_t = types.NamedTuple([
     u1_1d, u1_2d, u1_1d, i8_1d, i8_1d,  # grouped, groups, fmask, feats, drawn
     u1_2d, u1_2d, f8_1d,  # node_groups, allowed, hu

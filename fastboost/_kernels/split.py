@@ -28,7 +28,10 @@ constrained) admit only the candidates whose sides' outputs follow the direction
 <= its right one for +1 (>= for -1), with the outputs it would get (the heavier class; EBBoost's polarity);
 a tree node's split with its sides' leaf values so ordered (:func:`side_value`: discrete leaves their
 class index, confidence-rated and least-squares leaves their value). ``tree.choose_level`` then bounds the
-children's leaves (LightGBM's intermediate bounds) so that the whole tree keeps the order.
+children's leaves (LightGBM's intermediate bounds) so that the whole tree keeps the order. AdaBoost's binary
+stumps may also step back (:func:`best_back_step`): a stump of the forbidden polarity at a threshold where the
+stumps before it stepped in the allowed direction, its step capped at theirs (the loop caps the step at the
+bound the learner reports, ``sums.max_step``).
 """
 import numpy as np
 from numba import prange
@@ -544,6 +547,131 @@ def stump_from_feature_splits(st, n_value_bins, categorical, thresholds, config,
                 qi = lq0 + rq0 if left < 0 else lq1 + rq1
                 qj = lq1 + rq1 if left < 0 else lq0 + rq0
     return f, k, ml, left, right, threshold, qi, qj, is_cat
+
+
+# ----------------------------------------------------------------------------- capped steps back (monotone stumps)
+@jit
+def step_loss(e, cap, learning_rate):
+    """AdaBoost's loss factor Z = (1 - e) exp(-a) + e exp(a) after a binary stump of weighted error e (the weights
+    summing to 1) at its step a = learning_rate / 2 log((1 - e) / e), at most cap; 1 (no progress) for e >= 1/2."""
+    if not e < 0.5:
+        return 1.0
+    if not e > 0.0:
+        return np.exp(-cap)  # (a perfect stump: its step is the cap; 0 without one)
+    a = min(0.5 * learning_rate * np.log((1.0 - e) / e), cap)
+    return (1.0 - e) * np.exp(-a) + e * np.exp(a)
+
+
+@jit
+def stump_wrong(hist_f, k, missing_left, missing_code, left, right, categorical, cat_left):
+    """(the learner weight a binary stump gets wrong, the total) from its feature's histogram: the stump (k,
+    missing_left) or, categorical, the set cat_left, with outputs left and right (-1 / +1; equal: constant)."""
+    wrong = 0.0
+    total = 0.0
+    for b in range(missing_code + 1):
+        c0 = hist_f[b, 0]
+        c1 = hist_f[b, 1]
+        total += c0 + c1
+        if b == missing_code:
+            go_left = missing_left != 0
+        elif categorical:
+            go_left = category_in(b, cat_left) != 0
+        else:
+            go_left = b <= k
+        out = left if go_left else right
+        wrong += c0 if out > 0 else c1
+    return wrong, total
+
+
+@jit
+def best_back_step(hist, n_value_bins, missing_code, direction, credit, feats, learning_rate, z_best):
+    """The best step back on a constrained feature: a stump of the polarity its constraint forbids (its sides'
+    outputs their heavier class, as every stump's), at a bin k whose credit[f, k] > 0 (the steps the stumps
+    before put at that threshold in the allowed direction), its step capped at that credit, so the jump of the
+    score there stays >= 0. Candidates are scored by AdaBoost's loss factor at their capped step
+    (:func:`step_loss`); one wins when its factor is below z_best (the round's stump's, uncapped) by more than
+    TIE_RTOL, the first of equals in the order of the scan (features as feats, then bins, missing left first).
+
+    hist    float64[n_features, n_bins, 2]  IN  the round's histograms (of the features feats)
+    direction int8[n_features]; credit float64[n_features, n_bins]  IN  (Monotone's)
+    Returns (feature, bin, missing_left, left, right, cap), feature -1 when no step back wins.
+    """
+    best = z_best
+    bf = -1
+    bk = 0
+    bml = 0
+    bl = 0
+    br = 0
+    bcap = np.inf
+    for p in range(feats.shape[0]):
+        f = feats[p]
+        mono = np.int64(direction[f])
+        if mono == 0:
+            continue
+        hf = hist[f]
+        nv = n_value_bins[f]
+        m0 = hf[missing_code, 0]
+        m1 = hf[missing_code, 1]
+        t0 = 0.0
+        t1 = 0.0
+        for b in range(nv):
+            t0 += hf[b, 0]
+            t1 += hf[b, 1]
+        total = t0 + t1 + m0 + m1
+        if not total > 0.0:
+            continue
+        missing = m0 + m1 > 0.0
+        l0 = 0.0
+        l1 = 0.0
+        for k in range(nv):
+            l0 += hf[k, 0]
+            l1 += hf[k, 1]
+            cap = credit[f, k]
+            if not cap > 0.0:
+                continue
+            r0 = t0 - l0
+            r1 = t1 - l1
+            for ml in (1, 0):
+                if ml == 1:
+                    if not (missing and k < nv - 1):
+                        continue
+                    a0, a1, b0, b1 = l0 + m0, l1 + m1, r0, r1
+                else:
+                    a0, a1, b0, b1 = l0, l1, r0 + m0, r1 + m1
+                if not (a0 + a1 > 0.0 and b0 + b1 > 0.0):
+                    continue
+                left = leaf_value(a0, a1)
+                right = leaf_value(b0, b1)
+                if mono * (right - left) >= 0:
+                    continue
+                wrong = (a0 if left > 0 else a1) + (b0 if right > 0 else b1)
+                z = step_loss(wrong / total, cap, learning_rate)
+                if z < best - TIE_RTOL:
+                    best = z
+                    bf, bk, bml, bl, br, bcap = f, k, ml, left, right, cap
+    if bf >= 0 and not (hist[bf, missing_code, 0] + hist[bf, missing_code, 1] > 0.0):
+        # no weight on missing values: send them (at prediction) to the heavier side, as every stump
+        lw = 0.0
+        tw = 0.0
+        for b in range(n_value_bins[bf]):
+            w = hist[bf, b, 0] + hist[bf, b, 1]
+            tw += w
+            if b <= bk:
+                lw += w
+        bml = 1 if lw >= tw - lw else 0
+    return bf, bk, bml, bl, br, bcap
+
+
+@jit
+def add_credit(credit, direction, f, k, left, right, alpha):
+    """After a stump (feature f, bin k, outputs left and right) with step alpha: credit[f, k] += direction[f]
+    alpha (right - left) / 2 on a constrained feature, rounded down (the next float below the rounded sum), so
+    credit stays at most the exact sum of the steps there and a step back capped by it never turns the
+    exact jump of the score negative."""
+    mono = np.int64(direction[f])
+    if mono == 0 or left == right:
+        return
+    credit[f, k] = np.nextafter(credit[f, k] + mono * alpha * (right - left) / 2, -np.inf)
 
 
 # ----------------------------------------------------------------------------- tree nodes
