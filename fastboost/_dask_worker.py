@@ -621,7 +621,7 @@ class WorkerShard:
                 tree_leaves_all_rows(self._tree_rows(), self.config[0], tree, ts.leaf_of_row, ts.leaf_u, ts.leaf_w)
             else:
                 tree_leaves_rows(self._tree_rows(), self.config[0], tree, n_nodes, n_first, splits, n_last,
-                                 last_root, ts)
+                                 last_root, ts, False)  # (the arguments' types as grow_tree's: one compiled variant)
         return ts.leaf_u[:n_nodes].copy(), ts.leaf_w[:n_nodes].copy()
 
     def update(self, seq, update):

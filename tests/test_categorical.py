@@ -68,7 +68,7 @@ def sides(h, n_cats, bits, missing_left):
 def test_stump_scan_finds_the_best_category_subset(criterion, seed, n_cats):
     rng = np.random.default_rng(seed)
     h = random_hist(rng, n_cats)
-    v, k, ml = best_split_one_feature(h, n_cats, MC, criterion, True)
+    v, k, ml = best_split_one_feature(h, n_cats, MC, criterion, True, 0)
     ref = brute_force(h, n_cats, lambda a, b: stump_criterion(a[0], a[1], b[0], b[1], criterion))
     if not np.isfinite(ref):
         assert not np.isfinite(v)
@@ -99,7 +99,7 @@ def test_tree_node_scan_against_all_subsets(n_classes, seed, n_cats):
             return np.inf
         return impurity(a, n_classes, CRITERION_GINI) + impurity(b, n_classes, CRITERION_GINI)
 
-    v, k, ml = best_split_tree_feature(h, n_cats, MC, n_classes, CRITERION_GINI, 1, 0.0, True)
+    v, k, ml = best_split_tree_feature(h, n_cats, MC, n_classes, CRITERION_GINI, 1, 0.0, True, 0, 0, 0.0)
     ref = brute_force(h, n_cats, value_of, n_classes)
     if not np.isfinite(ref):
         assert not np.isfinite(v)

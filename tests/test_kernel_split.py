@@ -19,7 +19,7 @@ def _check_split_kernels(hist, n_value_bins, missing_code, criterion):
         v, k, m = naive.best_split_feature_naive(hist[f], int(n_value_bins[f]), missing_code, criterion)
         assert (bin_[f], ml[f]) == (k, m), f"feature {f}: kernel ({bin_[f]}, {ml[f]}), naive ({k}, {m})"
         assert value[f] == v, f"feature {f}: kernel value {value[f]!r}, naive {v!r}"
-        one = best_split_one_feature(hist[f], n_value_bins[f], missing_code, criterion)
+        one = best_split_one_feature(hist[f], n_value_bins[f], missing_code, criterion, False, 0)
         assert (one[0], one[1], one[2]) == (value[f], bin_[f], ml[f])
     best = naive.best_stump_naive(hist, n_value_bins, missing_code, criterion)
     f = best_feature(value, 1.0)
@@ -78,7 +78,7 @@ def test_split_ties_explicit():
     h[3] = [0.0, 3.0]
     h[mc] = [1.0, 1.0]  # missing: one of each class, both sides are equally good
     for criterion in CRITERIA:
-        v, k, ml = best_split_one_feature(h, 4, mc, criterion)
+        v, k, ml = best_split_one_feature(h, 4, mc, criterion, False, 0)
         assert (k, ml) == naive.best_split_feature_naive(h, 4, mc, criterion)[1:]
         assert (k, ml) == (1, 1)  # bins 1 and 2 tie (bin 2 empty): bin 1; missing sides tie: left
     # missing-left at the last bin is not a candidate; missing-right there is
@@ -86,10 +86,10 @@ def test_split_ties_explicit():
     h[0] = [2.0, 0.0]
     h[mc] = [0.0, 2.0]
     for criterion in CRITERIA:
-        v, k, ml = best_split_one_feature(h, 1, mc, criterion)
+        v, k, ml = best_split_one_feature(h, 1, mc, criterion, False, 0)
         assert (v, k, ml) == (0.0, 0, 0) == naive.best_split_feature_naive(h, 1, mc, criterion)
         # nothing but missing values: no candidate at all
-        assert best_split_one_feature(h * [[0], [1], [1], [1], [1]], 1, mc, criterion)[1] == -1
+        assert best_split_one_feature(h * [[0], [1], [1], [1], [1]], 1, mc, criterion, False, 0)[1] == -1
     # identical features: the lowest index wins
     hist = np.zeros((3, mc + 1, 2))
     hist[:, 0] = [1.0, 0.0]
@@ -104,9 +104,9 @@ def test_split_ties_explicit():
     h = np.zeros((mc + 1, 2))
     h[0] = [1.0, 0.0]
     h[1] = [0.0, 1.0]
-    assert best_split_one_feature(h, 2, mc, 0)[1:] == (0, 1)
+    assert best_split_one_feature(h, 2, mc, 0, False, 0)[1:] == (0, 1)
     h[1] = [0.0, 1.5]
-    assert best_split_one_feature(h, 2, mc, 0)[1:] == (0, 0)
+    assert best_split_one_feature(h, 2, mc, 0, False, 0)[1:] == (0, 0)
     # leaf values: ties go to class 0 (-1)
     assert leaf_value(1.0, 1.0) == -1 and leaf_value(0.0, 0.0) == -1
     assert leaf_value(1.0, 2.0) == 1 and leaf_value(2.0, 1.0) == -1
