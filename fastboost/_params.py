@@ -466,7 +466,7 @@ _NU = Param("auto", OrAuto(OrNone(Real(0.0, 1.0, "right"))), (
     '"auto" (unless ``capping`` is given) chooses nu from the training rows alone, never one whose LP is '
     "degenerate (value <= 0, when nu is below about twice the training error: the weights may then cancel "
     "out): on each of three seeded stratified folds (``random_state``, 0 when None) AdaBoost is fitted on two "
-    "thirds of the rows, and each nu of ``_lp.NU_GRID`` (0.02 to 0.9) is scored by the weighted error on the "
+    "thirds of the rows, and each nu of ``_lp.NU_GRID`` (0.02 to 0.5: beyond 1/2 the LP tends to keep a single voter) is scored by the weighted error on the "
     "held-out third of the soft-margin LP over its voters (re-solved from the previous basis for each nu); the "
     "lowest mean error wins (the middle one among equal errors). The fit then runs at that nu. "
     f'The chosen value is ``nu_``; see {_DOCS}, "Choosing nu and C".'))
