@@ -42,11 +42,40 @@ def test_quadboost_auto_learning_rate_is_one_for_stumps_and_a_tenth_for_trees(ma
     X, y = make_twonorm(400, random_state=2)
     auto = QuadBoostClassifier(15, max_depth=max_depth).fit(X, y)
     assert auto.get_params()["learning_rate"] == "auto"
-    _same_model(auto, QuadBoostClassifier(15, max_depth=max_depth,
-                                          learning_rate=1.0 if max_depth == 1 else 0.1).fit(X, y))
+    _same_model(auto, QuadBoostClassifier(15, max_depth=max_depth, learning_rate=1.0 if max_depth == 1 else 0.1,
+                                          min_samples_leaf=1 if max_depth == 1 else 5).fit(X, y))
     if max_depth > 1:  # at 1.0 the least-squares trees fit the training labels far closer
         full = QuadBoostClassifier(15, max_depth=max_depth, learning_rate=1.0).fit(X, y)
         assert full.objective_ < auto.objective_
+
+
+def test_leaves_of_five_rows_with_trees_only_at_the_automatic_settings():
+    from fastboost import QuadBoostClassifier, RLPBoostClassifier, RQPBoostClassifier, SABoostClassifier
+    from fastboost.datasets import make_twonorm
+
+    for cls in (SABoostClassifier, QuadBoostClassifier, RLPBoostClassifier, RQPBoostClassifier):
+        assert cls()._min_leaf() == 1 and cls(max_depth=3)._min_leaf() == 5  # stumps: the published learner
+        assert cls(max_depth=3, min_samples_leaf=1)._min_leaf() == 1
+    # a value given for the setting the default goes with: the published learner's 1-row leaves
+    assert QuadBoostClassifier(max_depth=3, learning_rate=0.1)._min_leaf() == 1
+    assert RLPBoostClassifier(max_depth=3, nu=0.2)._min_leaf() == 1
+    assert RLPBoostClassifier(max_depth=3, capping=20)._min_leaf() == 1
+    assert RQPBoostClassifier(max_depth=3, C=1.0)._min_leaf() == 1
+    X, y = make_twonorm(400, random_state=2)
+    auto = QuadBoostClassifier(15, max_depth=3).fit(X, y)
+    assert auto.get_params()["min_samples_leaf"] == "auto"
+    _same_model(auto, QuadBoostClassifier(15, max_depth=3, learning_rate=0.1, min_samples_leaf=5).fit(X, y))
+
+
+def test_lazyboost_auto_rank_is_the_lazy_stump_with_eight_features_or_more():
+    from fastboost import LazyBoostClassifier
+    from fastboost.datasets import make_twonorm
+
+    X, y = make_twonorm(200, random_state=3)
+    _same_model(LazyBoostClassifier(8).fit(X[:, :8], y), LazyBoostClassifier(8, feature_rank=2).fit(X[:, :8], y))
+    few = LazyBoostClassifier(8).fit(X[:, :7], y)
+    _same_model(few, LazyBoostClassifier(8, feature_rank=1).fit(X[:, :7], y))
+    assert few.rounds_.tobytes() != LazyBoostClassifier(8, feature_rank=2).fit(X[:, :7], y).rounds_.tobytes()
 
 
 def test_saboost_default_steps_are_one_over_sqrt_t_and_a_named_schedule_keeps_gamma_one():
