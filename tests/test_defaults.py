@@ -91,15 +91,10 @@ def test_saboost_default_steps_are_one_over_sqrt_t_and_a_named_schedule_keeps_ga
 
 
 #: (data set, depth, estimator) cells known to miss the 1.5-point rule at the defaults (3 splits), with why:
-#: iris's test sets have 50 rows (one row is 2 points); with depth-3 trees on iris and wine AdaBoost stops after
-#: one perfect tree per class, so the re-weighted one-vs-rest votes tie; LazyBoost uses the second-best feature
-#: by design. The test fails if any other cell misses the rule, and reports these while they do.
-KNOWN_SHORTFALLS = {
-    ("iris", 1, "LazyBoostClassifier"), ("iris", 1, "RLPBoostClassifier"), ("iris", 3, "SABoostClassifier"),
-    ("iris", 3, "LPBoostClassifier"), ("iris", 3, "RLPBoostClassifier"), ("wine", 3, "RLPBoostClassifier"),
-    ("diabetes", 1, "LPBoostClassifier"), ("diabetes", 1, "RLPBoostClassifier"),
-    ("breast_cancer", 3, "QuadBoostClassifier"),
-}
+#: LPBoost with stumps on diabetes (about 28 % error) is 29-35 % at every nu of the grid on these splits, so no
+#: choice of nu reaches AdaBoost's 27.7 % + 1.5; RLP-Boost with stumps on iris is one test row (of 150 over the
+#: three splits) beyond the mark. The test fails if any other cell misses the rule, and reports these while they do.
+KNOWN_SHORTFALLS = {("diabetes", 1, "LPBoostClassifier"), ("iris", 1, "RLPBoostClassifier")}
 
 
 @pytest.mark.slow
