@@ -377,7 +377,7 @@ def test_choose_nu_scores_each_nu_by_held_out_error_of_the_fold_lps(seed):
     rng = np.random.default_rng(seed)
     n, k = 150, 12
     y = (rng.random(n) < 0.4).astype(np.uint8)
-    M = rng.normal(0.15, 1.0, (k, n))
+    M = rng.normal(0.4, 1.0, (k, n))  # degenerate at the smaller nu of the grid, not at the larger
     p = rng.random(n) + 0.5
     p /= p.sum()
     choice = choose_nu(M, y, p, seed=7)
@@ -395,7 +395,7 @@ def test_choose_nu_scores_each_nu_by_held_out_error_of_the_fold_lps(seed):
     assert ok.any()
     best = ref[ok].min()
     tied = [nu for nu, e in zip(NU_GRID, ref) if np.isfinite(e) and e <= best + 1e-12]
-    assert choice.value == tied[(len(tied) - 1) // 2]
+    assert choice.value == tied[0]  # among equal errors the smallest nu
 
 
 @pytest.mark.parametrize("cls", [RLPBoostClassifier, LPBoostClassifier])
