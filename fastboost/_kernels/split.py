@@ -862,6 +862,11 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
     for k in range(n_classes):
         scale += tot[k] + hist_f[missing_code, k]
     tol = TIE_RTOL * scale
+    # no missing fields at all (exactly 0.0): both sides of missing-left and missing-right are the same sums, so
+    # missing-right never beats missing-left at the same bin and is tried only where missing-left is not
+    no_missing = True
+    for k in range(nf):
+        no_missing = no_missing and hist_f[missing_code, k] == 0.0
     best = np.inf
     best_bin = -1
     best_ml = 1
@@ -875,6 +880,8 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
             v = _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol)
             if v < best - tol and _classes_follow(a, b, n_classes, mono):
                 best, best_bin, best_ml = v, kb, 1
+            if no_missing:
+                continue
         for k in range(nf):  # missing right
             a[k] = left[k]
             b[k] = tot[k] - left[k] + hist_f[missing_code, k]

@@ -74,6 +74,83 @@ def _rows_histogram_one_feature(rows, f, idx, start, stop, n_classes, with_count
                 hist_f[b, n_classes + 1 + k] += q[base + np.uint64(k)] * np.float64(k != c)  # no branch, exact)
 
 
+@jit(inline="always")
+def _mh_rows(rows, idx, start, stop, hist, fidx, g, n_classes, with_count):
+    """The row loop of _mh_group_histograms for g (a constant at each call) features fidx[:g]: per row, u_i to its
+    class c, the count (with_count: 1.0 for positive weight, else 0.0), then q[i K + k] times (k != c) to W- of
+    class k, each into the feature's histogram at the row's bin."""
+    nf = np.uint64(hist.shape[2])
+    h0 = hist[fidx[0]].ravel()
+    h1 = hist[fidx[min(1, g - 1)]].ravel()
+    h2 = hist[fidx[min(2, g - 1)]].ravel()
+    h3 = hist[fidx[min(3, g - 1)]].ravel()
+    c0 = rows.codes[fidx[0]]
+    c1 = rows.codes[fidx[min(1, g - 1)]]
+    c2 = rows.codes[fidx[min(2, g - 1)]]
+    c3 = rows.codes[fidx[min(3, g - 1)]]
+    direct = start == 0 and stop == idx.shape[0]  # the root: all rows in order, no gather
+    y = rows.y
+    u = rows.u
+    q = rows.q
+    kk = np.uint64(n_classes)
+    wm = np.uint64(n_classes + 1)
+    for j in range(start, stop):
+        i = row_at(None, j) if direct else row_at(idx, j)
+        c = np.uint64(y[i])
+        ui = u[i]
+        base = i * kk
+        o0 = np.uint64(c0[i]) * nf
+        o1 = np.uint64(c1[i]) * nf
+        o2 = np.uint64(c2[i]) * nf
+        o3 = np.uint64(c3[i]) * nf
+        h0[o0 + c] += ui
+        if g > 1:
+            h1[o1 + c] += ui
+        if g > 2:
+            h2[o2 + c] += ui
+        if g > 3:
+            h3[o3 + c] += ui
+        if with_count:
+            one = 1.0 if ui > 0.0 else 0.0
+            h0[o0 + kk] += one
+            if g > 1:
+                h1[o1 + kk] += one
+            if g > 2:
+                h2[o2 + kk] += one
+            if g > 3:
+                h3[o3 + kk] += one
+        for k in range(n_classes):
+            m = np.uint64(k)
+            v = q[base + m] * np.float64(m != c)
+            h0[o0 + wm + m] += v
+            if g > 1:
+                h1[o1 + wm + m] += v
+            if g > 2:
+                h2[o2 + wm + m] += v
+            if g > 3:
+                h3[o3 + wm + m] += v
+
+
+@jit
+def _mh_group_histograms(rows, fidx, idx, start, stop, n_classes, with_count, hist):
+    """hist[fidx[p]] (p < len(fidx) <= GROUP) = the AdaBoost.MH tree histograms (2K + 1 fields) of the rows
+    idx[start:stop] (all rows in order when that is the whole of idx), as _rows_histogram_one_feature and bit
+    for bit the same (each bin and field summed over the same rows in the same order), up to four features a
+    pass: a row's class, weight and pair weights are loaded once for them and their scatter-adds are
+    independent (as histogram.group_histograms). One feature a pass: 1.5x the time on 200 000 x 21 waveform."""
+    g = fidx.shape[0]
+    for p in range(g):
+        hist[fidx[p]] = 0.0
+    if g == 4:  # (g a constant in each copy of the loop: no test per row)
+        _mh_rows(rows, idx, start, stop, hist, fidx, 4, n_classes, with_count)
+    elif g == 3:
+        _mh_rows(rows, idx, start, stop, hist, fidx, 3, n_classes, with_count)
+    elif g == 2:
+        _mh_rows(rows, idx, start, stop, hist, fidx, 2, n_classes, with_count)
+    else:
+        _mh_rows(rows, idx, start, stop, hist, fidx, 1, n_classes, with_count)
+
+
 @jit
 def _grouped_case(n_classes, with_count, hist_f):
     """Binary, no row count, no q field: the grouped stump-histogram kernel builds the class fields."""
@@ -113,11 +190,14 @@ def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_group
     d = rows.codes.shape[0]
     k = feats.shape[0]
     grouped = _grouped_case(n_classes, with_count, hist)
-    ng = sub_group_count(n_groups, d, k) if grouped else k  # (one feature a unit otherwise)
+    mh = hist.shape[-1] == 2 * n_classes + 1  # AdaBoost.MH: groups of features too (_mh_group_histograms)
+    ng = sub_group_count(n_groups, d, k) if grouped or mh else k  # (one feature a unit otherwise)
     for j in prange(ng):
         g0, g1 = group_bounds(j, ng, k)
         if grouped:
             _group_rows_histograms(rows, feats[g0:g1], idx, start, stop, hist)
+        elif mh:
+            _mh_group_histograms(rows, feats[g0:g1], idx, start, stop, n_classes, with_count, hist)
         else:
             _rows_histogram_one_feature(rows, feats[g0], idx, start, stop, n_classes, with_count, hist[feats[g0]])
 
@@ -144,7 +224,8 @@ def level_child_histograms(rows, idx, small_range, n_split, parent_slot, hist_pa
     d = rows.codes.shape[0]
     k = feats.shape[0]
     grouped = _grouped_case(n_classes, with_count, hist_parent)
-    ng = sub_group_count(n_groups, d, k) if grouped else k  # (one feature a unit otherwise)
+    mh = hist_parent.shape[-1] == 2 * n_classes + 1  # AdaBoost.MH (as rows_histograms)
+    ng = sub_group_count(n_groups, d, k) if grouped or mh else k  # (one feature a unit otherwise)
     for jg in prange(ng):
         g0, g1 = group_bounds(jg, ng, k)
         for j in range(n_split):
@@ -153,6 +234,9 @@ def level_child_histograms(rows, idx, small_range, n_split, parent_slot, hist_pa
             if grouped:
                 _group_rows_histograms(rows, feats[g0:g1], idx, small_range[j, 0], small_range[j, 1],
                                        hist_children[small])
+            elif mh:
+                _mh_group_histograms(rows, feats[g0:g1], idx, small_range[j, 0], small_range[j, 1], n_classes,
+                                     with_count, hist_children[small])
             else:
                 _rows_histogram_one_feature(rows, feats[g0], idx, small_range[j, 0], small_range[j, 1], n_classes,
                                             with_count, hist_children[small, feats[g0]])
