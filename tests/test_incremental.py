@@ -147,7 +147,7 @@ def test_only_the_rules_it_is_exact_for_carry_histograms(twonorm):
     y3 = np.where(X[:, 0] > 0.5, 2, (y > 0).astype(int))
     for est, yy in ((AdaBoostClassifier(3, warm_start=True), y),
                     (AdaBoostClassifier(3, max_depth=2, warm_start=True), y),
-                    (SABoostClassifier(3, max_depth=3, warm_start=True), y),
+                    (SABoostClassifier(3, max_depth=3, min_samples_leaf=1, warm_start=True), y),
                     (AdaBoostClassifier(3, warm_start=True), y3),
                     (AdaBoostClassifier(3, max_depth=2, warm_start=True), y3),
                     (AdaBoostClassifier(3, weight_trim_rate=0.99, warm_start=True), y)):

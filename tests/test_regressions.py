@@ -56,7 +56,7 @@ def test_quadboost_trees_on_separable_data_fit_exactly(max_depth):
     by zero."""
     X = np.arange(6.0)[:, None]
     y = np.array([0, 0, 0, 1, 1, 1])
-    model = _fit(QuadBoostClassifier(n_estimators=3, max_depth=max_depth), X, y)
+    model = _fit(QuadBoostClassifier(n_estimators=3, max_depth=max_depth, min_samples_leaf=1), X, y)  # leaves of a row
     np.testing.assert_array_equal(model.predict(X), y)
     np.testing.assert_allclose(model.decision_function(X), 2.0 * y - 1.0, atol=1e-12)
     assert model.objective_ == pytest.approx(0.0, abs=1e-12)
@@ -77,7 +77,7 @@ def test_quadboost_trees_on_constant_X_predict_the_majority(params, X):
 def test_quadboost_trees_on_two_rows(max_depth):
     X = np.array([[0.0], [1.0]])
     y = np.array(["a", "b"])
-    model = _fit(QuadBoostClassifier(n_estimators=5, max_depth=max_depth), X, y)
+    model = _fit(QuadBoostClassifier(n_estimators=5, max_depth=max_depth, min_samples_leaf=1), X, y)
     np.testing.assert_array_equal(model.predict(X), y)
 
 
