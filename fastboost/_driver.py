@@ -101,8 +101,11 @@ def pick_learner(config, categorical=True):
     else:
         kind = "tree" if c["n_classes"] == 2 else "tree_samme"
     learner = LEARNERS[kind]
-    # weight trimming and row sampling share the learn variant that reads a chosen set of rows
-    return learner._replace(learn=learner.learn(bool(c["trim_rate"] > 0 or c["sample_rows"]), bool(categorical)))
+    # weight trimming and row sampling share the learn variant that reads a chosen set of rows; only the stumps
+    # of fits with monotone steps back compile their search
+    back = {"steps_back": True} if kind == "stump" and c["monotone_capped"] else {}
+    return learner._replace(learn=learner.learn(bool(c["trim_rate"] > 0 or c["sample_rows"]), bool(categorical),
+                                                **back))
 
 
 def pick_step_stop(rule, config):

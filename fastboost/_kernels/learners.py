@@ -62,12 +62,14 @@ _STUMP, _STUMP_Q, _TREE = 0, 1, 2  # the learners' bodies: _learn_stump, _learn_
 
 
 @functools.lru_cache(maxsize=None)
-def _learn_variant(body, trim, categorical):
+def _learn_variant(body, trim, categorical, steps_back=False):
     """The loop's learn function (LEARN_SIG) around one learner's body for one kind of fit, made once each.
 
     The body is called as ``(data, config, ws, model, t, m, categorical)``; a variant compiles only the
     paths its fits take: without weight trimming or row sampling (trim False) no row selection, without categorical
-    features (categorical False: the body gets None for them) no scan of categories. numba drops a
+    features (categorical False: the body gets None for them) no scan of categories, without monotone steps back
+    (steps_back False: AdaBoost's stumps without ``monotone_steps``' capped steps; the stump body gets None for the
+    constraints it would step back on) no search for them. numba drops a
     branch on a closure's constant, or on an argument that is None, before it types the code, so
     neither path's kernels are compiled (a cold stump fit compiles about 10 s less). ``m`` is the
     number of rows chosen (``round_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
@@ -84,14 +86,15 @@ def _learn_variant(body, trim, categorical):
         m = round_rows(config, ws, t, ws.tree.rows if body == _TREE else ws.stump.kept) if trim else -1
         cats = data.categorical if categorical else None
         if body == _STUMP:
-            _learn_stump(data, config, ws, model, t, m, cats)
+            _learn_stump(data, config, ws, model, t, m, cats, ws.limits.monotone if steps_back else None)
         elif body == _STUMP_Q:
             _learn_stump_q(data, config, ws, model, t, m, cats)
         else:
             _learn_tree(data, config, ws, model, t, m, cats)
 
     name = ("learn_stump", "learn_stump_q", "learn_tree")[body]
-    return typed(LEARN_SIG, learn, name=f"{name}[trim={trim}, categorical={categorical}]")
+    back = ", steps_back=True" if steps_back else ""
+    return typed(LEARN_SIG, learn, name=f"{name}[trim={trim}, categorical={categorical}{back}]")
 
 
 @jit
@@ -144,7 +147,7 @@ def trimmed_rows(config, ws, t, kept):
 
 # ----------------------------------------------------------------------------- decision stumps (binary)
 @jit(inline="always")
-def _learn_stump(data, config, ws, model, t, m, categorical):
+def _learn_stump(data, config, ws, model, t, m, categorical, mono):
     """The best stump on the learner's weights (histograms, split search, one pass for its sums).
 
     With weight trimming or row sampling (m >= 0) the histograms hold only the m rows in ws.stump.kept chosen by
@@ -171,7 +174,7 @@ def _learn_stump(data, config, ws, model, t, m, categorical):
         searched = True
     state.hist_ready = 0
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
-    _finish_stump(data, config, ws, model, t, u, searched, categorical, feats, ws.limits.monotone)
+    _finish_stump(data, config, ws, model, t, u, searched, categorical, feats, mono)
     if config.hist_rebuild > 1:  # the smaller side's histograms, for the next round's (update_stump_weights)
         r = model.rounds[t]
         if m >= 0:  # of the kept rows' sides
@@ -204,7 +207,7 @@ def _learn_stump_q(data, config, ws, model, t, m, categorical):
         s.qi, s.qj = correct_wrong_sums(rows.q, rows.yh, rows.block_sums)
 
 
-#: learn_stump(trim, categorical): learn_stump's learn function for that kind of fit
+#: learn_stump(trim, categorical, steps_back=False): learn_stump's learn function for that kind of fit
 learn_stump = functools.partial(_learn_variant, _STUMP)
 
 
