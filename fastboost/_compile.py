@@ -2,7 +2,8 @@
 
 A fit compiles only the kernels it uses, the first time it uses them; this runs one tiny fit
 (and prediction) of every common kind, group by group, so that such later fits never wait for
-the compiler (exact mode combined with categorical features or weight trimming still compiles
+the compiler (exact mode combined with categorical features or weight trimming, and the joint
+real-valued multiclass trees, ``multiclass="joint"`` or ``"mh"`` with ``leaf="real"``, still compile
 on first use).
 """
 import time
