@@ -3,6 +3,7 @@ import importlib.util
 import json
 import sys
 
+import numpy as np
 import pytest
 
 from fastboost import cli
@@ -35,6 +36,10 @@ def test_bench_tiny_run_writes_json_and_table(tmp_path, capsys, monkeypatch):
     assert "nosuchboost" in skipped["fastboost-nosuchboost"]
     assert "lightgbm" not in by_key
 
+    for r in (fb, sk):  # each round's end stamped: the early rounds' time; no late rounds in a 5-round fit
+        assert 0.0 < r["early_per_round_s"] and r["late_per_round_s"] is None
+    assert "per round, rounds 2-50 (ms, from each round's end time): " in printed
+    assert "early-round ratios: sklearn AdaBoost/fastboost adaboost = " in printed
     assert payload["table"] in printed
     assert "fastboost AdaBoostClassifier" in printed and "sklearn AdaBoost/fastboost adaboost per-round =" in printed
     assert "skipped LightGBM" in printed
@@ -103,3 +108,14 @@ def test_scatter_probe_times_the_updates_it_makes():
     r = scatter_probe(200_000, 1, n_features=4, runs=2, min_seconds=0.001)
     assert r["updates"] == 200_000 and r["threads"] == 1
     assert 0 < r["best_s_per_update"] <= r["s_per_update"] < float("inf")
+
+
+def test_phase_round_seconds_are_the_mean_round_times_of_rounds_2_to_50_and_after_100():
+    from fastboost.bench.measure import phase_round_seconds
+
+    ends = np.cumsum(np.r_[np.full(50, 2.0), np.full(50, 3.0), np.full(100, 5.0)])  # round t ends at ends[t - 1]
+    assert phase_round_seconds(ends) == (2.0, 5.0)
+    assert phase_round_seconds(ends[:149]) == (2.0, None)  # late rounds from 150 rounds on
+    assert phase_round_seconds(ends[:10]) == (2.0, None)
+    assert phase_round_seconds(ends[:1]) == (None, None)
+    assert phase_round_seconds(np.r_[1.0, 1.5, 4.5]) == (1.75, None)  # rounds 2 and 3: (4.5 - 1.0) / 2

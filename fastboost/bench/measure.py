@@ -67,6 +67,21 @@ def interpolate_round_times(points, n_rounds):
     return np.interp(np.arange(1, n_rounds + 1, dtype=np.float64), done, secs)
 
 
+#: ``fastboost bench``'s early rounds end at this round; its late rounds are those after LATE_AFTER, reported once a
+#: fit runs at least LATE_MIN rounds
+EARLY_UNTIL, LATE_AFTER, LATE_MIN = 50, 100, 150
+
+
+def phase_round_seconds(ends):
+    """(early, late): the mean seconds a round over rounds 2 .. 50 and over rounds 101 .. n, from the seconds at
+    which rounds 1 .. n ended (``ends``); early is None under 2 rounds, late None under LATE_MIN rounds."""
+    n = len(ends)
+    k = min(n, EARLY_UNTIL)
+    early = float(ends[k - 1] - ends[0]) / (k - 1) if k >= 2 else None
+    late = float(ends[n - 1] - ends[LATE_AFTER - 1]) / (n - LATE_AFTER) if n >= LATE_MIN else None
+    return early, late
+
+
 def default_threads():
     try:
         return len(os.sched_getaffinity(0))

@@ -94,6 +94,29 @@ def machine_info(threads):
 
 
 # ================================================================================== table
+def _phase_lines(res, ref):
+    """The early and late rounds' times (``measure.phase_round_seconds``) and their ratios to fastboost's."""
+    from .measure import EARLY_UNTIL, LATE_AFTER
+
+    lines = []
+    timed = [r for r in res if r.get("early_per_round_s") is not None]
+    if not timed:
+        return lines
+    n_late = {r["rounds_run"] for r in timed if r.get("late_per_round_s") is not None}
+    late_span = f" / rounds {LATE_AFTER + 1}-{max(n_late)}" if n_late else ""
+    parts = [f"{r['short']} {_ms(r['early_per_round_s'])}"
+             + (f" / {_ms(r['late_per_round_s'])}" if r.get("late_per_round_s") is not None else "") for r in timed]
+    lines.append(f"per round, rounds 2-{EARLY_UNTIL}{late_span} (ms, from each round's end time): " + "; ".join(parts))
+    for phase, name in (("early_per_round_s", "early"), ("late_per_round_s", "late")):
+        if ref is None or ref.get(phase) is None:
+            continue
+        parts = [f"{r['short']}/{ref['short']} = {fmt_ratio(r[phase] / ref[phase])}" for r in timed
+                 if r is not ref and r.get(phase) is not None]
+        if parts:
+            lines.append(f"{name}-round ratios: " + "; ".join(parts))
+    return lines
+
+
 def format_table(payload):
     cfg, data = payload["config"], payload["data"]
     res = [r for r in payload["results"] if r["status"] == "ok"]
@@ -137,6 +160,7 @@ def format_table(payload):
                  for r in res if r is not ref]
         if parts:
             lines.append("ratios (same run): " + "; ".join(parts))
+        lines += _phase_lines(res, ref)
         parts = []
         for r in res:
             if r is ref or r["prep_s"] is None or not ref["prep_s"]:
@@ -193,6 +217,10 @@ def format_table(payload):
         lines.append(f"skipped {s['label']}: {s['message']}")
     lines.append("notes: per round = training time (preparation excluded) / rounds run, median over repeats; "
                  "prep = binning / dataset construction; 'load' = cores used by other processes meanwhile")
+    if any(r.get("early_per_round_s") is not None for r in res):
+        lines.append("  early / late rounds: the mean time a round over rounds 2-50 and after round 100 (fits of 150 "
+                     "rounds or more), from the end time of each round as --curve stamps it (fastboost: its fit "
+                     "callbacks between chunks of rounds, linear in between)")
     lines.append(f"  {GBM_NOTE}")
     if any(r["key"] == "sklearn-hgb" for r in res):
         lines.append("  sklearn HGB prep = the binning time HGB prints with verbose=1; its train = fit wall time - "

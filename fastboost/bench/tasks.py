@@ -12,7 +12,16 @@ from pathlib import Path
 import numpy as np
 
 from .adapters import Skipped, adapter_class, warm_slice
-from .measure import FitMemory, Timer, bandwidth_probe, log, pool_probes, scatter_probe
+from .measure import (
+    FitMemory,
+    RoundStamps,
+    Timer,
+    bandwidth_probe,
+    log,
+    phase_round_seconds,
+    pool_probes,
+    scatter_probe,
+)
 
 
 def _median(values):
@@ -90,20 +99,31 @@ def _time_predict(predict, reps=3):
 
 def _timed_fits(adapter, task, X, y, record):
     """``task["repeat"]`` timed fits: prepare, then train, each timed (the previous fit's input and model freed
-    first); ``record(r, run)`` gets each run. Returns (the last model, fit +MB)."""
+    first), the end of each round stamped as ``--curve`` stamps it (``adapter.round_seconds``) for the early and
+    late rounds' times (``measure.phase_round_seconds``; not for an extrapolated fit); ``record(r, run)`` gets each
+    run. Returns (the last model, fit +MB)."""
     model = None
+    extrapolated = (task.get("fit_rounds") or task["rounds"]) < task["rounds"]
     with FitMemory() as fit_mem:
         for r in range(task["repeat"]):
             model = dataset = None
             gc.collect()
+            stamps = RoundStamps()
+            stamps.start()
             with Timer() as tp:
                 dataset = adapter.prepare(X, y)
+            prep_clock = stamps.now()
             with Timer() as t:
-                model = adapter.train(dataset)
+                model = adapter.train(dataset, on_round=stamps.stamp)
+            fit_clock = stamps.now()
             prep, train = adapter.fit_seconds(model, tp.s, t.s)
             n_run = adapter.rounds_run(model)
+            early = late = None
+            if not extrapolated and n_run >= 2:
+                early, late = phase_round_seconds(adapter.round_seconds(model, stamps, prep_clock, fit_clock, {}))
             record(r, {"prep_s": prep, "train_s": train, "fit_wall_s": tp.s + t.s, "rounds": n_run,
-                       "per_round_s": train / max(n_run, 1)})
+                       "per_round_s": train / max(n_run, 1), "early_per_round_s": early,
+                       "late_per_round_s": late})
     return model, fit_mem.mb
 
 
@@ -169,6 +189,9 @@ def run_task(task, data, say=log):
     res["per_round_s"] = _median([r["per_round_s"] for r in runs])
     res["per_round_min_s"] = min(r["per_round_s"] for r in runs)
     res["per_round_max_s"] = max(r["per_round_s"] for r in runs)
+    for phase in ("early_per_round_s", "late_per_round_s"):  # (None unless every run has it)
+        values = [r[phase] for r in runs]
+        res[phase] = None if None in values else _median(values)
     res["rounds_run"] = runs[-1]["rounds"]
     res["test_accuracy"] = _accuracy(pred, yte)
     if res["extrapolated"]:
