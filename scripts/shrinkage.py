@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Shrinkage against leaf kind and depth: AdaBoostClassifier's test error at learning rates 0.1, 0.3 and 1.0.
 
-    python scripts/shrinkage.py --part small           # the accuracy table's data sets, 3 splits, T = 300
+    python scripts/shrinkage.py --part small           # the accuracy table's data sets, 5 splits, T = 300
     python scripts/shrinkage.py --part large           # twonorm, ringnorm, waveform: 50 000 / 20 000 rows, T = 600
     python scripts/shrinkage.py --table                # rewrite the markdown of the saved results only
 
@@ -46,7 +46,7 @@ KINDS = ("discrete", "real", "mh")
 #: the leaf kinds that need more than two classes
 MULTICLASS_ONLY = {"mh"}
 LARGE_DATASETS = ("twonorm", "ringnorm", "waveform")
-PARTS = {"small": dict(rounds=300, checkpoints=(100, 300), repeats=3),
+PARTS = {"small": dict(rounds=300, checkpoints=(100, 300), repeats=5),
          "large": dict(rounds=600, checkpoints=(100, 300, 600), n_train=50_000, n_test=20_000)}
 REFERENCE = "LightGBM"
 BEGIN = "<!-- shrinkage: begin (written by scripts/shrinkage.py) -->"
@@ -184,6 +184,10 @@ def _best(means, name, depth, kind):
     return min(found, key=lambda f: (f[0], f[2], f[1])) if found else None
 
 
+def _rows(n):
+    return f"{n:,}".replace(",", " ")
+
+
 def part_markdown(part, records, meta):
     """The tables of one part (small or large data): one per depth."""
     means = cell_means(records)
@@ -196,8 +200,8 @@ def part_markdown(part, records, meta):
                  + ", ".join(f"{d['name']} ({d['rows']} rows, {d['classes']} classes)" for d in meta["datasets"])
                  + f", after {after} rounds of the same fit.")
     else:
-        title = f"### Large data: {meta['n_train']:,} training rows, T = {meta['rounds']}".replace(",", " ")
-        intro = (f"Test error (%) on {meta['n_test']:,} test rows of one draw (seed 0) of ".replace(",", " ")
+        title = f"### Large data: {_rows(meta['n_train'])} training rows, T = {meta['rounds']}"
+        intro = (f"Test error (%) on {_rows(meta['n_test'])} test rows of one draw (seed 0) of "
                  + ", ".join(f"{d['name']} ({d['classes']} classes)" for d in meta["datasets"])
                  + f", after {after} rounds of the same fit.")
     lines = [title, "", intro + f" Run time {meta['elapsed_seconds'] / 60:.1f} min on {meta['threads']} thread"
@@ -297,7 +301,7 @@ def parse_args(argv=None):
     ap.add_argument("--rounds", type=int, help="rounds T (small: 300, large: 600)")
     ap.add_argument("--checkpoints", type=int, nargs="+", help="round counts read (small: 100 300; large: 100 300 "
                                                                 "600); T is always one")
-    ap.add_argument("--repeats", type=int, help="splits of the small data sets (default 3)")
+    ap.add_argument("--repeats", type=int, help="splits of the small data sets (default 5)")
     ap.add_argument("--n-train", type=int, help="training rows of the large data sets (default 50 000)")
     ap.add_argument("--n-test", type=int, help="test rows of the large data sets (default 20 000)")
     ap.add_argument("--datasets", nargs="+")
