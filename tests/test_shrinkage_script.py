@@ -43,7 +43,8 @@ def test_tables_between_markers(shrinkage, tmp_path):
     for name, n_classes in (("two", 2), ("three", 3)):
         X_tr, y_tr, X_te, y_te = tiny(n_classes, seed=1)
         for rec in shrinkage.run_grid(name, [(X_tr, y_tr, X_te, y_te)], depths=[1], rates=[0.3, 1.0],
-                                      kinds=["discrete"], rounds=4, checkpoints=[2, 4], threads=1, log=lambda *a, **k: None):
+                                      kinds=["discrete"], rounds=4, checkpoints=[2, 4], threads=1,
+                                      log=lambda *a, **k: None):
             records.append({"part": "large", **rec})
     meta = {"command": "python scripts/shrinkage.py --part large", "elapsed_seconds": 1.0, "load_average": [1, 2],
             "rounds": 4, "checkpoints": [2, 4], "rates": [0.3, 1.0], "depths": [1], "kinds": ["discrete"],
