@@ -43,11 +43,11 @@ def test_tables_between_markers(shrinkage, tmp_path):
     for name, n_classes in (("two", 2), ("three", 3)):
         X_tr, y_tr, X_te, y_te = tiny(n_classes, seed=1)
         for rec in shrinkage.run_grid(name, [(X_tr, y_tr, X_te, y_te)], depths=[1], rates=[0.3, 1.0],
-                                      kinds=["discrete"], rounds=4, checkpoints=[2, 4], threads=1,
+                                      kinds=["discrete", "real"], rounds=4, checkpoints=[2, 4], threads=1,
                                       log=lambda *a, **k: None):
             records.append({"part": "large", **rec})
     meta = {"command": "python scripts/shrinkage.py --part large", "elapsed_seconds": 1.0, "load_average": [1, 2],
-            "rounds": 4, "checkpoints": [2, 4], "rates": [0.3, 1.0], "depths": [1], "kinds": ["discrete"],
+            "rounds": 4, "checkpoints": [2, 4], "rates": [0.3, 1.0], "depths": [1], "kinds": ["discrete", "real"],
             "threads": 1, "n_train": 40, "n_test": 20,
             "datasets": [{"name": "two", "classes": 2}, {"name": "three", "classes": 3}]}
     doc = tmp_path / "page.md"
@@ -56,9 +56,16 @@ def test_tables_between_markers(shrinkage, tmp_path):
     shrinkage.write_doc(doc, {"meta": {"large": meta}, "results": records})  # rewritten in place, once
     text = doc.read_text()
     assert text.startswith("# Page\n\nbefore\n") and text.count(shrinkage.BEGIN) == 1 and text.count(shrinkage.END) == 1
+    summary, tables = text.split("### Large data")
+    cells = [c.strip() for c in next(line for line in summary.splitlines() if line.startswith("| two")).split("|")]
+    base = next(r for r in records if (r["dataset"], r["kind"], r["rate"]) == ("two", "discrete", 1.0))
+    new = next(r for r in records if (r["dataset"], r["kind"], r["rate"]) == ("two", "real", 0.3))
+    assert cells[1:6] == ["two", "40", "1", f"{base['errors']['4']:.2f}", f"{new['errors']['4']:.2f} (real, 0.3)"]
+    assert float(cells[6]) == pytest.approx(new["errors"]["4"] - base["errors"]["4"], abs=0.005)
+    assert not any(line.startswith("| three") for line in summary.splitlines())  # no MH fit: no suggested cell
     rows = {tuple(c.strip() for c in line.split("|")[1:3]): [c.strip() for c in line.split("|")[3:-1]]
-            for line in text.splitlines() if line.startswith("| two") or line.startswith("| three")}
-    assert set(rows) == {("two", "discrete"), ("two", "LightGBM"), ("three", "discrete"), ("three", "LightGBM")}
+            for line in tables.splitlines() if line.startswith("| two") or line.startswith("| three")}
+    assert set(rows) == {(name, kind) for name in ("two", "three") for kind in ("discrete", "real", "LightGBM")}
     for (name, kind), cells in rows.items():
         recs = {r["rate"]: r for r in records if r["dataset"] == name and r["kind"] == kind}
         for rate, cell in zip((0.3, 1.0), cells[:2]):
