@@ -19,7 +19,8 @@ after the same round counts from ``predict(num_iteration=...)``.
 
 Data: ``--part small``: scripts/accuracy.py's data sets, loaded and split by it (2/3 train, 1/3 test, split r:
 ``random_state=r``), errors averaged over the splits. ``--part large`` and ``--part larger``: one draw (seed 0) of
-``fastboost.datasets``' twonorm, ringnorm and waveform, ``--n-train`` training and ``--n-test`` test rows.
+``fastboost.datasets``' twonorm, ringnorm and waveform and of scripts/multiclass_mh.py's 10-class problem
+(``make_classification``), ``--n-train`` training and ``--n-test`` test rows.
 Every fit runs on ``--threads`` threads (errors do not depend on it). The results of each part go to
 ``--json`` (the other part's are kept) and the tables of every saved part are written between the markers of
 ``--doc`` (docs/which-estimator.md by default).
@@ -46,7 +47,7 @@ DEPTHS = (1, 3)
 KINDS = ("discrete", "real", "mh")
 #: the leaf kinds that need more than two classes
 MULTICLASS_ONLY = {"mh"}
-LARGE_DATASETS = ("twonorm", "ringnorm", "waveform")
+LARGE_DATASETS = ("twonorm", "ringnorm", "waveform", "classes10")
 PARTS = {"small": dict(rounds=300, checkpoints=(100, 300), repeats=5),
          "large": dict(rounds=600, checkpoints=(100, 300, 600), n_train=50_000, n_test=20_000),
          "larger": dict(rounds=600, checkpoints=(100, 300, 600), n_train=200_000, n_test=50_000)}
@@ -69,6 +70,7 @@ def _script(name):
 
 
 accuracy = _script("accuracy")
+multiclass_mh = _script("multiclass_mh")
 
 
 def make(kind, depth, rate, rounds, threads):
@@ -163,6 +165,14 @@ def small_splits(name, repeats):
 
 
 def large_split(name, n_train, n_test):
+    """One draw (seed 0): the first ``n_train`` rows train, the next ``n_test`` test; waveform and the 10-class
+    problem as scripts/multiclass_mh.py draws them."""
+    if name in multiclass_mh.DATASETS:
+        how = "scripts/multiclass_mh.py's " + ("`make_data`: " + ("`fastboost.datasets.make_waveform`, seed 0"
+                                                                if name == "waveform" else
+                                                                "scikit-learn's `make_classification`, 10 classes, "
+                                                                "20 features (10 informative), seed 0"))
+        return [multiclass_mh.make_data(name, n_train, n_test)], how
     from fastboost import datasets
 
     X, y = getattr(datasets, f"make_{name}")(n_train + n_test, random_state=0)
