@@ -246,6 +246,12 @@ def _at_last(records, name, depth, kind, rate):
             if (r["dataset"], r["depth"], r["kind"], r["rate"]) == (name, depth, kind, rate)}
 
 
+def _seconds(records, name, depth, kind, rate):
+    """Median fit seconds of one cell over the splits."""
+    return float(np.median([r["fit_seconds"] for r in records
+                            if (r["dataset"], r["depth"], r["kind"], r["rate"]) == (name, depth, kind, rate)]))
+
+
 def suggested(depth, n_classes):
     """(leaf kind, learning rate) the guide suggests: confidence-rated leaves (AdaBoost.MH with more than two
     classes) at ``SUGGESTED_RATE[depth]``."""
@@ -257,7 +263,7 @@ def summary_markdown(saved):
     count, and the suggested setting's distance from LightGBM's best; small data: the mean over the splits and
     the paired difference's standard error."""
     lines = ["| data | rows (train) | depth | default: discrete, rate 1 | suggested | suggested − default | "
-             "suggested − LightGBM's best |", "|---" * 7 + "|"]
+             "suggested − LightGBM's best | fit time / LightGBM's |", "|---" * 8 + "|"]
     for part in PARTS:
         meta = saved["meta"].get(part)
         if meta is None:
@@ -275,10 +281,13 @@ def summary_markdown(saved):
                 diff = np.array([new[k] - base[k] for k in sorted(base) if k in new])
                 se = f" ± {diff.std(ddof=1) / np.sqrt(len(diff)):.2f}" if len(diff) > 1 else ""
                 rows = next(r["n_train"] for r in records if r["dataset"] == d["name"])
+                time_ratio = (_seconds(records, d["name"], depth, kind, rate)
+                              / _seconds(records, d["name"], depth, REFERENCE, ref[1]))
                 lines.append(f"| {d['name']} | {_rows(rows)} | {depth} | {np.mean(list(base.values())):.2f} | "
                              f"{np.mean(list(new.values())):.2f} ({KIND_NAMES[kind]}, {rate:g}) | "
                              f"{round(diff.mean(), 2) + 0.0:+.2f}{se} | "
-                             f"{round(np.mean(list(new.values())) - ref[0], 2) + 0.0:+.2f} |")
+                             f"{round(np.mean(list(new.values())) - ref[0], 2) + 0.0:+.2f} | "
+                             f"{time_ratio:.2f} |")
     return "\n".join(lines)
 
 
@@ -301,7 +310,9 @@ def markdown(saved):
              + " with stumps, ".join(f"{SUGGESTED_RATE[d]:g}" for d in sorted(SUGGESTED_RATE))
              + " with depth-3 trees), neither chosen on the test rows; the last column against LightGBM's best "
              "as below (small data: means over the splits, and ± the standard error of the paired "
-             "difference).", "", summary_markdown(saved), ""]
+             "difference). The fit times are whole fits (binning included) on one thread, the suggested setting's "
+             "against LightGBM's at its best learning rate, measured on a shared 2-core machine (the load is "
+             "given with each part).", "", summary_markdown(saved), ""]
     for part in PARTS:
         if part in saved["meta"]:
             recs = [r for r in saved["results"] if r["part"] == part]
