@@ -36,6 +36,7 @@ from ._lp import (
     held_out_folds,
     highspy_module,
     nu_errors,
+    one_row_share,
     soft_margin_caps,
     solve_auto_C,
     solve_auto_nu,
@@ -1376,6 +1377,12 @@ def _held_out_fold_errors(est, codes, y_idx, p, mapper, score):
     return out
 
 
+def _one_row(est, y_idx, p):
+    """nu="auto"'s tolerance: ``one_row_share`` of the rows with weight on the folds of ``_held_out_fold_errors``."""
+    rows = np.flatnonzero(p > 0)
+    return one_row_share(y_idx[rows], p[rows], auto_seed(est.random_state))
+
+
 def _refit_nu_check(nu):
     """refit_weights' nu: "auto" or a number in (0, 1]."""
     if not _auto(nu):
@@ -1519,7 +1526,8 @@ class LPBoostClassifier(_RefitNu, BaseBoostClassifier):
     def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
         soft_margin_caps(p[p > 0], _given_nu(self), self.capping)  # ValueError before any round
         if _nu_auto(self):  # nu from held-out folds first, then column generation at that nu
-            choice = choose(NU_GRID, _held_out_fold_errors(self, codes, y_idx, p, mapper, nu_errors), larger=True)
+            choice = choose(NU_GRID, _held_out_fold_errors(self, codes, y_idx, p, mapper, nu_errors), larger=True,
+                            tolerance=_one_row(self, y_idx, p))
             self._auto_nu = FALLBACK_NU if choice.value is None else choice.value
         try:
             return super()._boost(codes, y_idx, p, mapper, val, n_classes, resume)
@@ -1684,7 +1692,7 @@ class RLPBoostClassifier(_RefitNu, _ReweightedAdaBoost):
         if _nu_auto(self):
             data = fit.data
             choice = choose(NU_GRID, _held_out_fold_errors(self, data.codes, data.y, data.p, fit.mapper, nu_errors),
-                            larger=True)
+                            larger=True, tolerance=_one_row(self, data.y, data.p))
             nu, sol = solve_nu_from(M, p, FALLBACK_NU if choice.value is None else choice.value)
             self.nu_ = float(nu)
         else:
