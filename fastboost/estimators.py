@@ -1378,7 +1378,10 @@ def _held_out_fold_errors(est, codes, y_idx, p, mapper, score):
 
 
 def _one_row(est, y_idx, p):
-    """nu="auto"'s tolerance: ``one_row_share`` of the rows with weight on the folds of ``_held_out_fold_errors``."""
+    """RLP-Boost's nu="auto" tolerance: ``one_row_share`` of the rows with weight on the folds of
+    ``_held_out_fold_errors``. Not LPBoost's: its folds score the LP over AdaBoost's voters, a stand-in for the
+    columns it generates, and at a smaller nu those fit fewer rows harder (docs/algorithms.md, "Choosing nu
+    and C")."""
     rows = np.flatnonzero(p > 0)
     return one_row_share(y_idx[rows], p[rows], auto_seed(est.random_state))
 
@@ -1526,8 +1529,7 @@ class LPBoostClassifier(_RefitNu, BaseBoostClassifier):
     def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
         soft_margin_caps(p[p > 0], _given_nu(self), self.capping)  # ValueError before any round
         if _nu_auto(self):  # nu from held-out folds first, then column generation at that nu
-            choice = choose(NU_GRID, _held_out_fold_errors(self, codes, y_idx, p, mapper, nu_errors), larger=True,
-                            tolerance=_one_row(self, y_idx, p))
+            choice = choose(NU_GRID, _held_out_fold_errors(self, codes, y_idx, p, mapper, nu_errors), larger=True)
             self._auto_nu = FALLBACK_NU if choice.value is None else choice.value
         try:
             return super()._boost(codes, y_idx, p, mapper, val, n_classes, resume)
