@@ -863,7 +863,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             if hasattr(self, "estimators_"):  # monotone in each model's margin, as predict's argmax
                 q = self._link(margin)
                 rows = q.sum(axis=1, keepdims=True)
-                return np.where(rows > 0, q / np.where(rows > 0, rows, 1.0), 1.0 / q.shape[1])
+                return _top_stays_top(np.where(rows > 0, q / np.where(rows > 0, rows, 1.0), 1.0 / q.shape[1]),
+                                      margin)
             from scipy.special import softmax
 
             if getattr(self, "leaf_values_", None) is not None:
@@ -1307,6 +1308,18 @@ class QuadBoostClassifier(BaseBoostClassifier):
             return super()._margin_to_proba(margin, total)
         p1 = self._link(margin)
         return np.column_stack([1.0 - p1, p1])
+
+
+def _top_stays_top(proba, margin):
+    """One-vs-rest probabilities whose argmax is predict's (the argmax of the margins): margins an ulp apart
+    can round to the same probability (the link, then the division), and the tie would go to the earlier class;
+    there the top margin's class gets the next float above the row's largest probability."""
+    top = np.argmax(margin, axis=1)
+    rows = np.flatnonzero(np.argmax(proba, axis=1) != top)
+    if rows.shape[0]:
+        proba = proba.copy()
+        proba[rows, top[rows]] = np.nextafter(proba[rows].max(axis=1), np.inf)
+    return proba
 
 
 # ============================================================================ totally corrective fits
