@@ -861,7 +861,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         """
         if margin.ndim == 2:
             if hasattr(self, "estimators_"):  # monotone in each model's margin, as predict's argmax
-                q = self._link(margin)
+                q = self._link(np.round(margin, 12))  # margins equal but for rounding: equal (_top_stays_top)
                 rows = q.sum(axis=1, keepdims=True)
                 return _top_stays_top(np.where(rows > 0, q / np.where(rows > 0, rows, 1.0), 1.0 / q.shape[1]),
                                       margin)
@@ -1311,14 +1311,15 @@ class QuadBoostClassifier(BaseBoostClassifier):
 
 
 def _top_stays_top(proba, margin):
-    """One-vs-rest probabilities whose argmax is predict's (the argmax of the margins): margins an ulp apart
-    can round to the same probability (the link, then the division), and the tie would go to the earlier class;
-    there the top margin's class gets the next float above the row's largest probability."""
+    """One-vs-rest probabilities (of margins rounded to 12 decimals) whose argmax is predict's, the argmax of
+    the margins. Margins equal but for rounding (an ulp apart) could give probabilities an ulp apart, which
+    ``predict_log_proba``'s logarithm may or may not merge (and sort differently); rounded first they are
+    equal, and the class predict takes among them (the top raw margin) gets the row's largest probability
+    times 1 + 16 machine epsilons, a gap the logarithm keeps."""
     top = np.argmax(margin, axis=1)
     rows = np.flatnonzero(np.argmax(proba, axis=1) != top)
     if rows.shape[0]:
-        proba = proba.copy()
-        proba[rows, top[rows]] = np.nextafter(proba[rows].max(axis=1), np.inf)
+        proba[rows, top[rows]] = proba[rows].max(axis=1) * (1.0 + 16.0 * np.finfo(np.float64).eps)
     return proba
 
 
