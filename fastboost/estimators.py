@@ -856,8 +856,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         Binary: q = 1 / (1 + exp(-2 F / sum |alpha|)), scikit-learn's AdaBoost formula (F / sum |alpha|
         lies in [-1, 1] for +-1 hypotheses, so q does too in [0.12, 0.88]: never exactly 0 or 1).
         SAMME: the softmax of the symmetric scores / (K - 1), as scikit-learn. One-vs-rest: ``_link`` of each
-        model's margin F_k (1 / (1 + exp(-2 F_k))), normalised to sum 1, so the top probability is the
-        predicted class.
+        model's margin F_k (1 / (1 + exp(-2 F_k)), F_k rounded to 12 decimals), normalised to sum 1, so the top
+        probability is the predicted class (``_top_stays_top``).
         """
         if margin.ndim == 2:
             if hasattr(self, "estimators_"):  # monotone in each model's margin, as predict's argmax
