@@ -470,7 +470,8 @@ _NU = Param("auto", OrAuto(OrNone(Real(0.0, 1.0, "right"))), (
     "thirds of the rows, and each nu of ``_lp.NU_GRID`` (0.02 to 0.5: beyond 1/2 the LP tends to keep a "
     "single voter) is scored by the weighted error on the "
     "held-out third of the soft-margin LP over its voters (re-solved from the previous basis for each nu); the "
-    "lowest mean error wins (the smallest nu among equal errors). The fit then runs at that nu. "
+    "lowest mean error wins (the smallest nu among equal errors; RLP-Boost counts errors within one held-out row "
+    "of the lowest as equal, a single row being no evidence for a softer margin). The fit then runs at that nu. "
     f'The chosen value is ``nu_``; see {_DOCS}, "Choosing nu and C".'))
 _CAPPING = Param(None, OrNone(Real(1.0, np.inf, "left")), (
     "The same soft margin in capped form: dual weights at most p_i n / capping (1 / capping without sample "

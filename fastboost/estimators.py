@@ -36,6 +36,7 @@ from ._lp import (
     held_out_folds,
     highspy_module,
     nu_errors,
+    one_row_share,
     soft_margin_caps,
     solve_auto_C,
     solve_auto_nu,
@@ -855,14 +856,15 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         Binary: q = 1 / (1 + exp(-2 F / sum |alpha|)), scikit-learn's AdaBoost formula (F / sum |alpha|
         lies in [-1, 1] for +-1 hypotheses, so q does too in [0.12, 0.88]: never exactly 0 or 1).
         SAMME: the softmax of the symmetric scores / (K - 1), as scikit-learn. One-vs-rest: ``_link`` of each
-        model's margin F_k (1 / (1 + exp(-2 F_k))), normalised to sum 1, so the top probability is the
-        predicted class.
+        model's margin F_k (1 / (1 + exp(-2 F_k)), F_k rounded to 12 decimals), normalised to sum 1, so the top
+        probability is the predicted class (``_top_stays_top``).
         """
         if margin.ndim == 2:
             if hasattr(self, "estimators_"):  # monotone in each model's margin, as predict's argmax
-                q = self._link(margin)
+                q = self._link(np.round(margin, 12))  # margins equal but for rounding: equal (_top_stays_top)
                 rows = q.sum(axis=1, keepdims=True)
-                return np.where(rows > 0, q / np.where(rows > 0, rows, 1.0), 1.0 / q.shape[1])
+                return _top_stays_top(np.where(rows > 0, q / np.where(rows > 0, rows, 1.0), 1.0 / q.shape[1]),
+                                      margin)
             from scipy.special import softmax
 
             if getattr(self, "leaf_values_", None) is not None:
@@ -1308,6 +1310,19 @@ class QuadBoostClassifier(BaseBoostClassifier):
         return np.column_stack([1.0 - p1, p1])
 
 
+def _top_stays_top(proba, margin):
+    """One-vs-rest probabilities (of margins rounded to 12 decimals) whose argmax is predict's, the argmax of
+    the margins. Margins equal but for rounding (an ulp apart) could give probabilities an ulp apart, which
+    ``predict_log_proba``'s logarithm may or may not merge (and sort differently); rounded first they are
+    equal, and the class predict takes among them (the top raw margin) gets the row's largest probability
+    times 1 + 16 machine epsilons, a gap the logarithm keeps."""
+    top = np.argmax(margin, axis=1)
+    rows = np.flatnonzero(np.argmax(proba, axis=1) != top)
+    if rows.shape[0]:
+        proba[rows, top[rows]] = proba[rows].max(axis=1) * (1.0 + 16.0 * np.finfo(np.float64).eps)
+    return proba
+
+
 # ============================================================================ totally corrective fits
 def _warn_no_soft_margin(est, value):
     """Warn when the soft-margin LP's value is not positive: then no convex combination of the voters has
@@ -1374,6 +1389,15 @@ def _held_out_fold_errors(est, codes, y_idx, p, mapper, score):
         M = voter_margins(codes, y_idx, rows, model, 0, model.rounds.shape[0], mapper.missing_code)
         out.append(score(M[:, train], pf[rows[train]], M[:, held], y[held], p[rows[held]]))
     return out
+
+
+def _one_row(est, y_idx, p):
+    """RLP-Boost's nu="auto" tolerance: ``one_row_share`` of the rows with weight on the folds of
+    ``_held_out_fold_errors``. Not LPBoost's: its folds score the LP over AdaBoost's voters, a stand-in for the
+    columns it generates, and at a smaller nu those fit fewer rows harder (docs/algorithms.md, "Choosing nu
+    and C")."""
+    rows = np.flatnonzero(p > 0)
+    return one_row_share(y_idx[rows], p[rows], auto_seed(est.random_state))
 
 
 def _refit_nu_check(nu):
@@ -1684,7 +1708,7 @@ class RLPBoostClassifier(_RefitNu, _ReweightedAdaBoost):
         if _nu_auto(self):
             data = fit.data
             choice = choose(NU_GRID, _held_out_fold_errors(self, data.codes, data.y, data.p, fit.mapper, nu_errors),
-                            larger=True)
+                            larger=True, tolerance=_one_row(self, data.y, data.p))
             nu, sol = solve_nu_from(M, p, FALLBACK_NU if choice.value is None else choice.value)
             self.nu_ = float(nu)
         else:

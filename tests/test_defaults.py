@@ -91,10 +91,12 @@ def test_saboost_default_steps_are_one_over_sqrt_t_and_a_named_schedule_keeps_ga
 
 
 #: (data set, depth, estimator) cells known to miss the 1.5-point rule at the defaults (3 splits), with why:
-#: LPBoost with stumps on diabetes (about 28 % error) is 29-35 % at every nu of the grid on these splits, so no
-#: choice of nu reaches AdaBoost's 27.7 % + 1.5; RLP-Boost with stumps on iris is one test row (of 150 over the
-#: three splits) beyond the mark. The test fails if any other cell misses the rule, and reports these while they do.
-KNOWN_SHORTFALLS = {("diabetes", 1, "LPBoostClassifier"), ("iris", 1, "RLPBoostClassifier")}
+#: LPBoost with stumps on diabetes (about 28 % error) is 29-35 % at every nu of the grid on these splits but the
+#: largest, 0.5 (29.05 % over the three splits against the mark of 29.2 %), and the held-out folds take 0.4 on
+#: split 0 (34.5 % there against 29.7 % at 0.5), with AdaBoost's voters and with LPBoost's own alike, with 5 or
+#: 10 folds too; no choice of nu from the training rows reaches AdaBoost's 27.7 % + 1.5 on all three
+#: (docs/algorithms.md, "Choosing nu and C"). The test fails if any other cell misses the rule, and reports this one.
+KNOWN_SHORTFALLS = {("diabetes", 1, "LPBoostClassifier")}
 
 
 @pytest.mark.slow

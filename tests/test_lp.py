@@ -394,8 +394,30 @@ def test_choose_nu_scores_each_nu_by_held_out_error_of_the_fold_lps(seed):
     ok = np.isfinite(ref)
     assert ok.any()
     best = ref[ok].min()
-    tied = [nu for nu, e in zip(NU_GRID, ref) if np.isfinite(e) and e <= best + 1e-12]
-    assert choice.value == tied[0]  # among equal errors the smallest nu
+    folds = StratifiedKFold(n_splits=AUTO_FOLDS, shuffle=True, random_state=7).split(np.zeros(n), y)
+    one_row = max(p[held].max() / p[held].sum() for _, held in folds) / AUTO_FOLDS
+    tied = [nu for nu, e in zip(NU_GRID, ref) if np.isfinite(e) and e <= best + one_row + 1e-12]
+    assert choice.value == tied[0]  # among errors within one held-out row of the lowest the smallest nu
+
+
+def test_choose_takes_the_smallest_nu_within_the_tolerance_and_the_middle_C_of_exact_ties():
+    from fastboost._lp import choose, one_row_share
+
+    grid = [0.02, 0.05, 0.1, 0.2, 0.5]
+    folds = [np.array([0.10, 0.10, np.nan, 0.08, 0.07]), np.array([0.12, 0.11, 0.10, 0.10, 0.10])]
+    # mean errors 0.11, 0.105, NaN, 0.09, 0.085: 0.2 is within 0.006 of the lowest, 0.05 is not; NaN never
+    assert choose(grid, folds, larger=True).value == 0.5
+    assert choose(grid, folds, larger=True, tolerance=0.006).value == 0.2
+    assert choose(grid, folds, larger=True, tolerance=0.03).value == 0.02
+    assert choose(grid, [np.array([0.3, 0.2, 0.2, 0.2, 0.3])], larger=False).value == 0.1  # the middle tie
+    assert choose(grid, [], larger=True).value is None
+    # one row's share: 1 / (fold size * folds) without weights; the heaviest row's share of its fold with them
+    y = np.repeat(np.array([0, 1], np.uint8), [30, 30])
+    assert one_row_share(y, np.full(60, 1 / 60), seed=0) == pytest.approx(1 / 20 / 3)
+    p = np.full(60, 1.0)
+    p[5] = 11.0  # 11 of its fold's 30
+    assert one_row_share(y, p / p.sum(), seed=0) == pytest.approx(11 / 30 / 3)
+    assert one_row_share(y[:32], np.full(32, 1 / 32), seed=0) == 0.0  # two rows of class 1: no folds
 
 
 @pytest.mark.parametrize("cls", [RLPBoostClassifier, LPBoostClassifier])
