@@ -580,7 +580,7 @@ class WorkerShard:
             if not self._replaying:
                 rows_histograms(self._grow_rows(), ts.rows, 0, n if m < 0 else m, int(c["n_classes"]),
                                 int(c["min_samples_leaf"]) > 1, self.hist_now[0], int(c["hist_groups"]),
-                                self._feats_now, None)  # (None: no AdaBoost.MH on Dask)
+                                self._feats_now)
         return done, self._sent(self.hist_now[0]), m
 
     def _feats(self):
@@ -606,7 +606,7 @@ class WorkerShard:
         with self._kernels():  # (on drawn rows the root's rows are ts.rows[:m], not the positions)
             split_level_rows(self._grow_rows(), self.config[0], splits, n_split, first_child,
                              root and not self._subset, self.ws.tree, self.hist_now, self.hist_next,
-                             not self._replaying, self._feats_now, None)
+                             not self._replaying, self._feats_now)
         self.hist_now, self.hist_next = self.hist_next, self.hist_now
         return self._sent(self.hist_now[:2 * n_split], axis=1)
 

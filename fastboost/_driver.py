@@ -102,12 +102,10 @@ def pick_learner(config, categorical=True):
         kind = "tree" if c["n_classes"] == 2 else "tree_samme"
     learner = LEARNERS[kind]
     # weight trimming and row sampling share the learn variant that reads a chosen set of rows; only the stumps
-    # of fits with monotone steps back compile their search, and only AdaBoost.MH's trees their histograms of
-    # pair weights
+    # of fits with monotone steps back compile their search
     back = {"steps_back": True} if kind == "stump" and c["monotone_capped"] else {}
-    mh = {"mh": True} if kind == "tree_vector" and c["criterion"] == CRITERION_MH else {}
     return learner._replace(learn=learner.learn(bool(c["trim_rate"] > 0 or c["sample_rows"]), bool(categorical),
-                                                **back, **mh))
+                                                **back))
 
 
 def pick_step_stop(rule, config):

@@ -62,15 +62,14 @@ _STUMP, _STUMP_Q, _TREE = 0, 1, 2  # the learners' bodies: _learn_stump, _learn_
 
 
 @functools.lru_cache(maxsize=None)
-def _learn_variant(body, trim, categorical, steps_back=False, mh=False):
+def _learn_variant(body, trim, categorical, steps_back=False):
     """The loop's learn function (LEARN_SIG) around one learner's body for one kind of fit, made once each.
 
     The body is called as ``(data, config, ws, model, t, m, categorical)``; a variant compiles only the
     paths its fits take: without weight trimming or row sampling (trim False) no row selection, without categorical
     features (categorical False: the body gets None for them) no scan of categories, without monotone steps back
     (steps_back False: AdaBoost's stumps without ``monotone_steps``' capped steps; the stump body gets None for the
-    constraints it would step back on) no search for them, and only AdaBoost.MH's trees (mh True: the tree body gets
-    the pair weights, else None) its histograms of pair weights. numba drops a
+    constraints it would step back on) no search for them. numba drops a
     branch on a closure's constant, or on an argument that is None, before it types the code, so
     neither path's kernels are compiled (a cold stump fit compiles about 10 s less). ``m`` is the
     number of rows chosen (``round_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
@@ -91,11 +90,11 @@ def _learn_variant(body, trim, categorical, steps_back=False, mh=False):
         elif body == _STUMP_Q:
             _learn_stump_q(data, config, ws, model, t, m, cats)
         else:
-            _learn_tree(data, config, ws, model, t, m, cats, ws.rows.q if mh else None)
+            _learn_tree(data, config, ws, model, t, m, cats)
 
     name = ("learn_stump", "learn_stump_q", "learn_tree")[body]
-    extra = (", steps_back=True" if steps_back else "") + (", mh=True" if mh else "")
-    return typed(LEARN_SIG, learn, name=f"{name}[trim={trim}, categorical={categorical}{extra}]")
+    back = ", steps_back=True" if steps_back else ""
+    return typed(LEARN_SIG, learn, name=f"{name}[trim={trim}, categorical={categorical}{back}]")
 
 
 @jit
@@ -310,9 +309,8 @@ def validate_stump(valid, config, ws, model, t, alpha):
 
 # ----------------------------------------------------------------------------- trees (binary or K classes)
 @jit(inline="always")
-def _learn_tree(data, config, ws, model, t, m, categorical, pairs):
-    """A depth-wise tree on the learner's weights; its sums from the leaves. pairs: AdaBoost.MH's pair weights
-    (ws.rows.q), None for the other trees (grow_tree).
+def _learn_tree(data, config, ws, model, t, m, categorical):
+    """A depth-wise tree on the learner's weights; its sums from the leaves.
 
     Least-squares leaves (QuadBoost): sums.ui - sums.uj = g = <h, r>_p and sums.eta = <h, h>_p,
     with each leaf's value in ws.tree.factor[:, 0]. Confidence-rated leaves: sums.z, the normaliser
@@ -334,7 +332,7 @@ def _learn_tree(data, config, ws, model, t, m, categorical, pairs):
         state = ws.state[0]
         if state.hist_ready == 0 or t % config.hist_rebuild == 0:
             rows_histograms(trows, ts.rows, 0, u.shape[0], config.n_classes, False, ts.root_hist, config.hist_groups,
-                            feats, None)  # (carried histograms: discrete leaves, never AdaBoost.MH)
+                            feats)
         root = ts.level_a[0]
         for f in range(root.shape[0]):  # loops: a slice copy would compile numba's shape-mismatch error path
             for b in range(root.shape[1]):
@@ -342,7 +340,7 @@ def _learn_tree(data, config, ws, model, t, m, categorical, pairs):
                     root[f, b, c] = ts.root_hist[f, b, c]
         state.hist_ready = 0
     n_nodes = grow_tree(grow_rows, data.n_value_bins, categorical, data.thresholds, config, ts, tree, m, carry,
-                        ws.limits, trows, pairs)
+                        ws.limits, trows)
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
     if config.leaf == LEAF_VECTOR:
@@ -516,8 +514,7 @@ def _update_discrete_leaves(data, config, ws, model, t, alpha, factor):
     if carry:  # the next round's root histograms from this round's (incremental.py)
         k, small_wrong = wrong_rows(ts.wrong, rows.block_sums, ts.tmp)
         rows_histograms(TreeRows(data.codes, rows.ylab, rows.w, rows.q, rows.w), ts.tmp, 0, k, config.n_classes,
-                        False, ts.side_hist, config.hist_groups, ws.limits.sample.feats[:ws.limits.sample.drawn[1]],
-                        None)
+                        False, ts.side_hist, config.hist_groups, ws.limits.sample.feats[:ws.limits.sample.drawn[1]])
         next_tree_histograms(ts.root_hist, ts.side_hist, small_wrong, alpha, s.wi, s.wj)
         ws.state[0].hist_ready = 1
     return z, s2

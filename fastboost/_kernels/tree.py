@@ -56,7 +56,7 @@ def _rows_histogram_one_feature(rows, f, idx, start, stop, n_classes, with_count
     u = rows.u
     q = rows.q
     hist_f[:] = 0.0
-    with_q = hist_f.shape[1] > n_classes + 1
+    with_q = hist_f.shape[1] == n_classes + 2  # (AdaBoost.MH's 2 K + 1 fields: _mh_group_histograms, not here)
     direct = start == 0 and stop == idx.shape[0]  # the root: all rows in order, no gather
     for j in range(start, stop):
         i = row_at(None, j) if direct else row_at(idx, j)  # (None: the position itself)
@@ -69,9 +69,9 @@ def _rows_histogram_one_feature(rows, f, idx, start, stop, n_classes, with_count
 
 
 @jit(inline="always")
-def _mh_rows(rows, pairs, idx, start, stop, hist, fidx, g, n_classes, with_count):
+def _mh_rows(rows, idx, start, stop, hist, fidx, g, n_classes, with_count):
     """The row loop of _mh_group_histograms for g (a constant at each call) features fidx[:g]: per row, u_i to its
-    class c, the count (with_count: 1.0 for positive weight, else 0.0), then pairs[i K + k] times (k != c) to W- of
+    class c, the count (with_count: 1.0 for positive weight, else 0.0), then q[i K + k] times (k != c) to W- of
     class k, each into the feature's histogram at the row's bin."""
     nf = np.uint64(hist.shape[2])
     h0 = hist[fidx[0]].ravel()
@@ -85,6 +85,7 @@ def _mh_rows(rows, pairs, idx, start, stop, hist, fidx, g, n_classes, with_count
     direct = start == 0 and stop == idx.shape[0]  # the root: all rows in order, no gather
     y = rows.y
     u = rows.u
+    q = rows.q
     kk = np.uint64(n_classes)
     wm = np.uint64(n_classes + 1)
     for j in range(start, stop):
@@ -114,7 +115,7 @@ def _mh_rows(rows, pairs, idx, start, stop, hist, fidx, g, n_classes, with_count
                 h3[o3 + kk] += one
         for k in range(n_classes):
             m = np.uint64(k)
-            v = pairs[base + m] * np.float64(m != c)
+            v = q[base + m] * np.float64(m != c)
             h0[o0 + wm + m] += v
             if g > 1:
                 h1[o1 + wm + m] += v
@@ -125,24 +126,24 @@ def _mh_rows(rows, pairs, idx, start, stop, hist, fidx, g, n_classes, with_count
 
 
 @jit
-def _mh_group_histograms(rows, pairs, fidx, idx, start, stop, n_classes, with_count, hist):
-    """hist[fidx[p]] (p < len(fidx) <= GROUP) = the AdaBoost.MH tree histograms of the rows idx[start:stop] (all
-    rows in order when that is the whole of idx): per bin W+ by class (rows.u of the row's class), the count of
-    positive-weight rows, then W- by class (the pair weights pairs[i K + k] of the row's other classes), each bin
-    and field summed over its rows in increasing order. Up to four features a pass: a row's class, weight and
-    pair weights are loaded once for them and their scatter-adds are independent (as
+def _mh_group_histograms(rows, fidx, idx, start, stop, n_classes, with_count, hist):
+    """hist[fidx[p]] (p < len(fidx) <= GROUP) = the AdaBoost.MH tree histograms (2K + 1 fields) of the rows
+    idx[start:stop] (all rows in order when that is the whole of idx): per bin W+ by class (u of the row's class),
+    the count of positive-weight rows, then W- by class (the pair weights q[i K + k] of the row's other classes),
+    each bin and field summed over its rows in increasing order. Up to four features a pass: a row's class,
+    weight and pair weights are loaded once for them and their scatter-adds are independent (as
     histogram.group_histograms). One feature a pass: 1.5x the time on 200 000 x 21 waveform."""
     g = fidx.shape[0]
     for p in range(g):
         hist[fidx[p]] = 0.0
     if g == 4:  # (g a constant in each copy of the loop: no test per row)
-        _mh_rows(rows, pairs, idx, start, stop, hist, fidx, 4, n_classes, with_count)
+        _mh_rows(rows, idx, start, stop, hist, fidx, 4, n_classes, with_count)
     elif g == 3:
-        _mh_rows(rows, pairs, idx, start, stop, hist, fidx, 3, n_classes, with_count)
+        _mh_rows(rows, idx, start, stop, hist, fidx, 3, n_classes, with_count)
     elif g == 2:
-        _mh_rows(rows, pairs, idx, start, stop, hist, fidx, 2, n_classes, with_count)
+        _mh_rows(rows, idx, start, stop, hist, fidx, 2, n_classes, with_count)
     else:
-        _mh_rows(rows, pairs, idx, start, stop, hist, fidx, 1, n_classes, with_count)
+        _mh_rows(rows, idx, start, stop, hist, fidx, 1, n_classes, with_count)
 
 
 @jit
@@ -170,7 +171,7 @@ def _group_rows_histograms(rows, fidx, idx, start, stop, out):
 
 
 @pjit
-def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_groups, feats, pairs):
+def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_groups, feats):
     """Tree histograms of the rows idx[start:stop] and the features feats (int64[k], increasing: the round's;
     the others' are not written); threads over features, rows in order.
 
@@ -178,26 +179,20 @@ def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_group
            when hist has n_classes + 2 fields; w is not read)
     idx    int64[n_samples]  IN (not read when start:stop is all rows)
     with_count  count the positive-weight rows in field n_classes (only min_samples_leaf > 1 needs it)
-    hist   float64[n_features, n_bins, n_classes + 1 (+1)]  OUT (AdaBoost.MH: [.., 2 n_classes + 1])
+    hist   float64[n_features, n_bins, n_classes + 1 (+1)]  OUT
     n_groups  histogram.n_feature_groups(n_features, threads): the binary case runs the grouped kernel
-    pairs  float64[n_samples * n_classes]  IN  AdaBoost.MH's pair weights (W- by class follow the count,
-           _mh_group_histograms); None for every other learner, whose variants then hold no code of AdaBoost.MH's
-           (numba drops a branch on an argument that is None before it types the code)
     """
     d = rows.codes.shape[0]
     k = feats.shape[0]
-    if pairs is not None:  # AdaBoost.MH: groups of features (_mh_group_histograms)
-        ng = sub_group_count(n_groups, d, k)
-        for j in prange(ng):
-            g0, g1 = group_bounds(j, ng, k)
-            _mh_group_histograms(rows, pairs, feats[g0:g1], idx, start, stop, n_classes, with_count, hist)
-        return
     grouped = _grouped_case(n_classes, with_count, hist)
-    ng = sub_group_count(n_groups, d, k) if grouped else k  # (one feature a unit otherwise)
+    mh = hist.shape[-1] == 2 * n_classes + 1  # AdaBoost.MH: groups of features too (_mh_group_histograms)
+    ng = sub_group_count(n_groups, d, k) if grouped or mh else k  # (one feature a unit otherwise)
     for j in prange(ng):
         g0, g1 = group_bounds(j, ng, k)
         if grouped:
             _group_rows_histograms(rows, feats[g0:g1], idx, start, stop, hist)
+        elif mh:
+            _mh_group_histograms(rows, feats[g0:g1], idx, start, stop, n_classes, with_count, hist)
         else:
             _rows_histogram_one_feature(rows, feats[g0], idx, start, stop, n_classes, with_count, hist[feats[g0]])
 
@@ -212,31 +207,31 @@ def _subtract(hp, hs, hl):
 
 @pjit
 def level_child_histograms(rows, idx, small_range, n_split, parent_slot, hist_parent, hist_children, n_classes,
-                           with_count, n_groups, feats, pairs):
+                           with_count, n_groups, feats):
     """Children histograms of a level, threads over features: for split j, the smaller child (slot 2j or
     2j+1, rows small_range[j]) is built from its rows and its sibling is the parent's minus it.
 
     rows         TreeRows           IN  as rows_histograms
     small_range  int64[n_split, 3]  IN  (start, stop, slot of the smaller child) per split node
     parent_slot  int64[n_split]     IN  the parent's slot in hist_parent
-    n_classes, with_count, n_groups, feats, pairs     as rows_histograms
+    n_classes, with_count, n_groups, feats     as rows_histograms
     """
     d = rows.codes.shape[0]
     k = feats.shape[0]
-    mh = pairs is not None  # AdaBoost.MH (as rows_histograms)
-    grouped = not mh and _grouped_case(n_classes, with_count, hist_parent)
+    grouped = _grouped_case(n_classes, with_count, hist_parent)
+    mh = hist_parent.shape[-1] == 2 * n_classes + 1  # AdaBoost.MH (as rows_histograms)
     ng = sub_group_count(n_groups, d, k) if grouped or mh else k  # (one feature a unit otherwise)
     for jg in prange(ng):
         g0, g1 = group_bounds(jg, ng, k)
         for j in range(n_split):
             small = small_range[j, 2]
             large = 4 * j + 1 - small  # the sibling's slot: 2j <-> 2j + 1
-            if pairs is not None:
-                _mh_group_histograms(rows, pairs, feats[g0:g1], idx, small_range[j, 0], small_range[j, 1],
-                                     n_classes, with_count, hist_children[small])
-            elif grouped:
+            if grouped:
                 _group_rows_histograms(rows, feats[g0:g1], idx, small_range[j, 0], small_range[j, 1],
                                        hist_children[small])
+            elif mh:
+                _mh_group_histograms(rows, feats[g0:g1], idx, small_range[j, 0], small_range[j, 1], n_classes,
+                                     with_count, hist_children[small])
             else:
                 _rows_histogram_one_feature(rows, feats[g0], idx, small_range[j, 0], small_range[j, 1], n_classes,
                                             with_count, hist_children[small, feats[g0]])
@@ -843,13 +838,12 @@ def _leaf_sums_from(hist_f, n_bins_code, missing_code, k, missing_left, categori
 
 @jit
 def split_level_rows(rows, config, splits, n_split, first_child, root, ts, hist_parent, hist_children,
-                     with_histograms, feats, pairs):
+                     with_histograms, feats):
     """The rows' side of a level that is not the last: partition the split nodes' rows (children
     first_child + 2j, first_child + 2j + 1 of split j; ts.rows, ts.tmp, ts.node_range) and, with_histograms,
     build the children's histograms into hist_children[2j], hist_children[2j + 1] (the smaller child from its
     rows, its sibling by subtraction from hist_parent). root: the level is the root's (ts.rows not filled yet).
-    rows TreeRows IN; splits SPLIT_DTYPE[>= n_split] IN; feats int64[k] IN the features whose histograms are built;
-    pairs AdaBoost.MH's pair weights or None (rows_histograms).
+    rows TreeRows IN; splits SPLIT_DTYPE[>= n_split] IN; feats int64[k] IN the features whose histograms are built.
     """
     node_range = ts.node_range
     n_left = np.empty(max(n_split, 1), np.int64)
@@ -874,7 +868,7 @@ def split_level_rows(rows, config, splits, n_split, first_child, root, ts, hist_
         parent_slot[j] = splits[j].slot
     if with_histograms:
         level_child_histograms(rows, ts.rows, small_range, n_split, parent_slot, hist_parent, hist_children,
-                               config.n_classes, config.min_samples_leaf > 1, config.hist_groups, feats, pairs)
+                               config.n_classes, config.min_samples_leaf > 1, config.hist_groups, feats)
 
 
 @jit
@@ -951,8 +945,7 @@ def finish_leaves(tree, n_nodes, leaf_u, config, total_u, bounds):
 
 
 @jit(inline="always")  # into the tree learner (learners._learn_variant says why)
-def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_seen, root_ready, limits, leaf_rows,
-              pairs):
+def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_seen, root_ready, limits, leaf_rows):
     """Grow one tree on the learner weights rows.u into ``tree``; return its number of nodes.
 
     rows     TreeRows  IN  codes uint8 / uint16 [n_features, n_samples]; y uint16[n_samples] (class index
@@ -983,8 +976,6 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
              of length 0: none), OUT its bounds, each node's interval (module docstring)
     leaf_rows  TreeRows  IN  the rows whose u the leaves' sums add when the tree grows on a subset (n_seen >= 0): rows
              with the learner's weights where rows.u holds bootstrap counts, else rows itself
-    pairs    float64[n_samples * n_classes]  IN  AdaBoost.MH's pair weights (its histograms' W- by class); None for
-             every other learner (rows_histograms)
     root_ready  ts.level_a[0] holds the root's histograms already (carried from the last round: incremental.py);
              then u is w, the leaves discrete, no row counts, and the leaves' sums come from the level histograms
              (hist_leaf_sums: bins, not rows, so they carry the histograms' rounding) and the pass over the
@@ -1010,7 +1001,7 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
     feats = ss.feats[:ss.drawn[1]]
     if not root_ready:
         rows_histograms(rows, ts.rows, 0, n, config.n_classes, config.min_samples_leaf > 1, hist_a[0],
-                        config.hist_groups, feats, pairs)
+                        config.hist_groups, feats)
     total_u = root_weight(hist_a[0], config, feats[0])
     min_weight = config.min_weight_fraction_leaf * total_u
     level_first = 0  # node indices of the current level: level_first .. level_first + level_count - 1
@@ -1036,7 +1027,7 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
             last_root = depth == 0 and not subset
             break
         split_level_rows(rows, config, splits, n_split, first_child, depth == 0 and not subset, ts, hist_a, hist_b,
-                         True, feats, pairs)
+                         True, feats)
         level_first = first_child
         level_count = 2 * n_split
         hist_a, hist_b = hist_b, hist_a
