@@ -55,6 +55,18 @@ def test_side_rows_are_the_smaller_side_in_order(n, seed, missing_left, categori
     assert bool(small_left) == (sub_left.sum() <= among.size - sub_left.sum())
     np.testing.assert_array_equal(rows[:m], among[sub_left if small_left else ~sub_left])
 
+def test_codes_past_the_category_set_go_right_without_reading_past_it():
+    """Two-byte codes reach past the 256 codes a categorical split's set holds (the side tables are built
+    for every code up to the missing one): those codes go right, and nothing past the set is read (here
+    the words after it are all ones)."""
+    words = np.full(2 * NO_SET.shape[0], np.uint64(2 ** 64 - 1))
+    cat_left = words[:NO_SET.shape[0]]
+    cat_left[:] = 0
+    cat_left[0] = np.uint64(0b101)
+    got = [bool(goes_left(c, 0, 0, 700, True, cat_left)) for c in (0, 1, 2, 255, 256, 300, 699)]
+    assert got == [True, False, True, False, False, False, False]
+    assert goes_left(700, 0, 1, 700, True, cat_left)  # the missing code: missing_left
+
 
 def test_one_step_equals_the_histograms_of_the_updated_weights():
     rng = np.random.default_rng(3)

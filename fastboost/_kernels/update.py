@@ -37,8 +37,9 @@ def goes_left(c, k, missing_left, missing_code, categorical, cat_left):
     """Whether bin code c goes left at the split (k, missing_left) or, categorical, the set cat_left."""
     if c == missing_code:
         return missing_left != 0
-    if categorical:
-        return ((cat_left[c >> 6] >> np.uint64(c & 63)) & np.uint64(1)) != 0
+    if categorical:  # (a code past the set's words, no category's, goes right)
+        w = np.int64(c) >> 6
+        return w < cat_left.shape[0] and ((cat_left[w] >> np.uint64(c & 63)) & np.uint64(1)) != 0
     return c <= k
 
 
