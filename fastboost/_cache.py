@@ -1,14 +1,20 @@
-"""Keep numba's on-disk cache consistent with the kernel sources.
+"""Keep numba's on-disk cache consistent with the kernel sources, and safe for processes sharing it.
 
 numba stamps a cached function with its own source file only; ``boost`` in
 ``_kernels/loop.py`` links code from the other kernel modules, so an edit there
 would leave a stale loop in the cache. At import we hash every source the
 compiled code depends on and, when the hash changed, drop the package's cache
 files before any kernel is loaded.
+
+Several processes compile into one cache at once (the workers of a Dask cluster on one machine, test
+runners, a user's own process pool); :func:`keyed_cache_files` makes that safe (see :class:`KeyedCacheFile`).
 """
+import contextlib
 import hashlib
 import os
 import pathlib
+
+from numba.core.caching import IndexDataCacheFile
 
 _PACKAGE = pathlib.Path(__file__).resolve().parent
 _SOURCES = ["_config.py", "_types.py", "_algorithms.py", *sorted(
@@ -59,3 +65,59 @@ def ensure_fresh_cache():
         stamp.write_text(digest)
     except OSError:  # read-only install: numba keeps its own cache elsewhere
         pass
+
+
+class KeyedCacheFile(IndexDataCacheFile):
+    """numba's cache files of one function (an index of its compiled variants, a data file each), with data
+    files named after their variant's key and the index updated under a lock.
+
+    numba numbers the data files of a function's variants (the signatures of the codes' widths, the
+    learners' closures) in the order they are saved: it reads the index, takes the first free number,
+    writes the index, then the data. Two processes saving different variants at once take the same number,
+    and the index can end up pointing one variant's key at the other's machine code: a later process that
+    loads it runs code compiled for other argument types or another learner, which writes past its
+    buffers. Here a variant's data file is named by a hash of its key, written (atomically, as numba writes
+    it) before the index names it, and the index is read, extended and written again while holding a lock
+    on the cache directory (where the platform has ``fcntl``; without it an entry another process saved at
+    the same moment may be dropped from the index, and is compiled again when next needed, never swapped).
+    """
+
+    def save(self, key, data):
+        name = self._keyed_name(key)
+        self._save_data(name, data)
+        with _locked(os.path.join(self._cache_path, "fastboost-index.lock")):
+            overloads = self._load_index()
+            if overloads.get(key) != name:
+                overloads[key] = name
+                self._save_index(overloads)
+
+    def _keyed_name(self, key):
+        base = self._index_name[: -len(".nbi")]
+        return f"{base}.{hashlib.sha256(repr(key).encode()).hexdigest()[:24]}.nbc"
+
+
+def keyed_cache_files(dispatcher):
+    """``dispatcher`` (a numba dispatcher with caching enabled) saved through :class:`KeyedCacheFile`."""
+    cache = getattr(dispatcher, "_cache", None)
+    cache_file = getattr(cache, "_cache_file", None)
+    if type(cache_file) is IndexDataCacheFile:
+        cache_file.__class__ = KeyedCacheFile
+    return dispatcher
+
+
+@contextlib.contextmanager
+def _locked(path):
+    """An exclusive lock on the file ``path`` (created if missing) while the block runs; no lock where the
+    platform has no ``fcntl`` or the file cannot be opened."""
+    try:
+        import fcntl
+
+        f = open(path, "a+b")
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+    finally:
+        f.close()  # (closing releases the lock)

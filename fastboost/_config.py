@@ -16,6 +16,8 @@ import numpy as np
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 
+from ._cache import keyed_cache_files
+
 FASTMATH = {"nsz", "arcp", "contract", "afn"}
 
 
@@ -42,6 +44,7 @@ def _kernel(cache=True, **options):
         dispatcher = _PlainTypesDispatcher(py_func=fn, locals={}, targetoptions={"nopython": True, **options})
         if cache:
             dispatcher.enable_caching()
+            keyed_cache_files(dispatcher)
         return dispatcher
     return decorate
 
@@ -83,7 +86,7 @@ class typed:
         dispatcher = self._compiled.get(key)
         if dispatcher is None:
             start_thread_pool()
-            dispatcher = numba.njit(cache=True, nogil=True, fastmath=FASTMATH)(self.py_func)
+            dispatcher = keyed_cache_files(numba.njit(cache=True, nogil=True, fastmath=FASTMATH)(self.py_func))
             if not _in_cache(dispatcher, signature):
                 first_use_notice()
             with warnings.catch_warnings():  # first-class functions are "experimental" in numba

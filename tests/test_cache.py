@@ -160,3 +160,46 @@ def test_after_fastboost_compile_the_common_fits_compile_nothing(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "ok"
     assert "compiling" not in out.stderr, out.stderr[-2000:]
+
+
+SAVER = """
+import sys
+from numba.core.caching import IndexDataCacheFile
+from fastboost._cache import KeyedCacheFile
+
+cls = KeyedCacheFile if sys.argv[3] == "keyed" else IndexDataCacheFile
+f = cls(cache_path=sys.argv[1], filename_base="kernel", source_stamp=(1.0, 10))
+p = int(sys.argv[2])
+sys.stdout.write("ready\\n")
+sys.stdout.flush()
+sys.stdin.readline()
+for i in range(150):
+    f.save(("sig", p, i), (p, i, bytes(2000 + 7 * i)))
+"""
+
+
+def _save_at_once(directory, kind):
+    """Two processes saving 150 variants each of one function into one cache directory, started together."""
+    procs = [subprocess.Popen([sys.executable, "-c", SAVER, str(directory), str(p), kind], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True) for p in (0, 1)]
+    for proc in procs:
+        assert proc.stdout.readline() == "ready\n"
+    for proc in procs:
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    for proc in procs:
+        proc.communicate(timeout=120)
+        assert proc.returncode == 0
+
+
+def test_processes_saving_variants_at_once_never_swap_their_code(tmp_path):
+    """numba numbers a function's data files in the order its variants are saved, so two processes saving at
+    once can leave the index pointing one variant's key at another's code (which, loaded later, writes past
+    its buffers). The package's cache files name the data by the key and update the index under a lock:
+    every variant loads back as itself and none is lost."""
+    pytest.importorskip("fcntl")  # (without it the index may drop an entry, still never swap one)
+    _save_at_once(tmp_path, "keyed")
+    f = cache.KeyedCacheFile(cache_path=str(tmp_path), filename_base="kernel", source_stamp=(1.0, 10))
+    for p in (0, 1):
+        for i in range(150):
+            assert f.load(("sig", p, i)) == (p, i, bytes(2000 + 7 * i))
