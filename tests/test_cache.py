@@ -163,9 +163,14 @@ def test_after_fastboost_compile_the_common_fits_compile_nothing(tmp_path):
 
 
 SAVER = """
+import importlib.util
 import sys
 from numba.core.caching import IndexDataCacheFile
-from fastboost._cache import KeyedCacheFile
+
+spec = importlib.util.spec_from_file_location("fastboost_cache", sys.argv[4])  # (the module alone: no kernels)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+KeyedCacheFile = module.KeyedCacheFile
 
 cls = KeyedCacheFile if sys.argv[3] == "keyed" else IndexDataCacheFile
 f = cls(cache_path=sys.argv[1], filename_base="kernel", source_stamp=(1.0, 10))
@@ -180,7 +185,8 @@ for i in range(150):
 
 def _save_at_once(directory, kind):
     """Two processes saving 150 variants each of one function into one cache directory, started together."""
-    procs = [subprocess.Popen([sys.executable, "-c", SAVER, str(directory), str(p), kind], stdin=subprocess.PIPE,
+    procs = [subprocess.Popen([sys.executable, "-c", SAVER, str(directory), str(p), kind, cache.__file__],
+                              stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True) for p in (0, 1)]
     for proc in procs:
         assert proc.stdout.readline() == "ready\n"
