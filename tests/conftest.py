@@ -34,7 +34,10 @@ def pytest_configure(config):
     if any(any(d.glob("loop.boost-*.nbi")) for d in dirs if d.is_dir()):
         return
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "fastboost", "compile"], capture_output=True, text=True)
+    where = str(_cache._PACKAGE.parent)  # (the fastboost these processes import, not one in the working directory)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([where, *filter(None, [os.environ.get("PYTHONPATH")])])}
+    out = subprocess.run([sys.executable, "-m", "fastboost", "compile"], capture_output=True, text=True, env=env,
+                         cwd=where)
     done = f"in {time.perf_counter() - start:.0f} s" if out.returncode == 0 else (
         f"failed ({(out.stderr or out.stdout).strip().splitlines()[-1:]}); the test processes compile them")
     sys.stderr.write(f"fastboost compile (the kernels, once for every test process): {done}\n")
