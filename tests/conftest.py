@@ -31,7 +31,7 @@ def pytest_configure(config):
     from fastboost import _cache
 
     dirs = _cache.user_cache_dirs() or [_cache._PACKAGE / "_kernels" / "__pycache__"]
-    if any(any(d.glob("loop.boost-*.nbi")) for d in dirs if d.is_dir()):
+    if any(any(d.glob("*.nbi")) for d in dirs if d.is_dir()):  # (some kernels cached: not a fresh install)
         return
     start = time.perf_counter()
     where = str(_cache._PACKAGE.parent)  # (the fastboost these processes import, not one in the working directory)
