@@ -19,30 +19,6 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("FASTBOOST_WAIT_POLICY", "passive")
 
 
-def pytest_configure(config):
-    """With several test processes and no compiled kernels in numba's cache (a fresh install), compile them
-    once, as ``fastboost compile`` does (its groups in parallel), before the processes start: each would
-    otherwise compile the same kernels for its own first fits. Later runs find them cached and skip this."""
-    if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", None):
-        return
-    import subprocess
-    import time
-
-    from fastboost import _cache
-
-    dirs = _cache.user_cache_dirs() or [_cache._PACKAGE / "_kernels" / "__pycache__"]
-    if any(any(d.glob("*.nbi")) for d in dirs if d.is_dir()):  # (some kernels cached: not a fresh install)
-        return
-    start = time.perf_counter()
-    where = str(_cache._PACKAGE.parent)  # (the fastboost these processes import, not one in the working directory)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([where, *filter(None, [os.environ.get("PYTHONPATH")])])}
-    out = subprocess.run([sys.executable, "-m", "fastboost", "compile"], capture_output=True, text=True, env=env,
-                         cwd=where)
-    done = f"in {time.perf_counter() - start:.0f} s" if out.returncode == 0 else (
-        f"failed ({(out.stderr or out.stdout).strip().splitlines()[-1:]}); the test processes compile them")
-    sys.stderr.write(f"fastboost compile (the kernels, once for every test process): {done}\n")
-
-
 @pytest.fixture(scope="module")
 def replay_data():
     """Integer-valued features (<= 10 distinct values) with a few NaNs; n = 256 keeps 1/n exact."""
