@@ -21,7 +21,10 @@ def pkg(tmp_path, monkeypatch):
     return pkg
 
 
-def test_cache_files_dropped_exactly_when_kernel_sources_change(pkg):
+def test_cache_files_dropped_exactly_when_kernel_sources_change(pkg, monkeypatch):
+    from numba.core import config
+
+    monkeypatch.setattr(config, "CACHE_DIR", "")  # the package's own __pycache__ (NUMBA_CACHE_DIR is the next test)
     entry = pkg / "_kernels" / "__pycache__" / "loop.boost-1.py311.nbi"
     entry.parent.mkdir(parents=True)
 
