@@ -281,6 +281,7 @@ def _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, mon
             tq1 += histq_f[b, 1]
     total = t0 + t1 + m0 + m1
     tol = TIE_RTOL * (total * total if eb else total)
+    no_missing = m0 == 0.0 and m1 == 0.0 and mq0 == 0.0 and mq1 == 0.0  # (as in _best_split_binary)
     best = np.inf
     best_bin = -1
     best_ml = 1
@@ -289,11 +290,16 @@ def _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, mon
     lq0 = 0.0
     lq1 = 0.0
     for k in range(n_value_bins):
-        l0 += hist_f[k, 0]
-        l1 += hist_f[k, 1]
-        if eb:
-            lq0 += histq_f[k, 0]
-            lq1 += histq_f[k, 1]
+        h0 = hist_f[k, 0]
+        h1 = hist_f[k, 1]
+        hq0 = histq_f[k, 0] if eb else 0.0
+        hq1 = histq_f[k, 1] if eb else 0.0
+        if k > 0 and h0 == 0.0 and h1 == 0.0 and hq0 == 0.0 and hq1 == 0.0:
+            continue  # the sides of the bin before (as in _best_split_binary)
+        l0 += h0
+        l1 += h1
+        lq0 += hq0
+        lq1 += hq1
         r0 = t0 - l0
         r1 = t1 - l1
         if k < n_value_bins - 1:  # missing left (for k == last, everything would go left)
@@ -309,6 +315,8 @@ def _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, mon
                     best = v
                     best_bin = k
                     best_ml = 1
+        if no_missing:
+            continue
         b0 = r0 + m0
         b1 = r1 + m1
         if l0 + l1 > 0.0 and b0 + b1 > 0.0 and _stump_follows(l0, l1, lq0, lq1, b0, b1, tq0 - lq0 + mq0,
@@ -767,6 +775,11 @@ def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, 
         if ls:
             tp += hist_f[b, 3]
     tol = TIE_RTOL * (t0 + t1 + m0 + m1)
+    # No missing fields at all (exactly 0.0): missing-right has the same sides as missing-left at every bin (and an
+    # empty right side at the last), so it is tried only where missing-left is not. A bin after the first whose
+    # fields are all exactly 0.0 leaves the sides as they were at the bin before, whose candidates were tried: the
+    # same values cannot beat best - tol, so it is skipped. Both give the splits of the full scan, bit for bit.
+    no_missing = m0 == 0.0 and m1 == 0.0 and mc == 0.0 and mp == 0.0
     best = np.inf
     best_bin = -1
     best_ml = 1
@@ -775,11 +788,16 @@ def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, 
     lc = 0.0
     lp = 0.0
     for k in range(n_value_bins):
-        l0 += hist_f[k, 0]
-        l1 += hist_f[k, 1]
-        lc += hist_f[k, 2]
-        if ls:
-            lp += hist_f[k, 3]
+        h0 = hist_f[k, 0]
+        h1 = hist_f[k, 1]
+        hc = hist_f[k, 2]
+        hp = hist_f[k, 3] if ls else 0.0
+        if k > 0 and h0 == 0.0 and h1 == 0.0 and hc == 0.0 and hp == 0.0:
+            continue
+        l0 += h0
+        l1 += h1
+        lc += hc
+        lp += hp
         r0 = t0 - l0
         r1 = t1 - l1
         rc = tc - lc
@@ -789,6 +807,8 @@ def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, 
                               tol)
             if v < best - tol and _follows2(l0 + m0, l1 + m1, lp + mp, r0, r1, rp, mono, leaf, delta):
                 best, best_bin, best_ml = v, k, 1
+        if no_missing:
+            continue
         v = _split_value2(l0, l1, lc, lp, r0 + m0, r1 + m1, rc + mc, rp + mp, criterion, min_leaf, min_weight, tol)
         if v < best - tol and _follows2(l0, l1, lp, r0 + m0, r1 + m1, rp + mp, mono, leaf, delta):  # missing right
             best, best_bin, best_ml = v, k, 0
@@ -871,6 +891,11 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
     best_bin = -1
     best_ml = 1
     for kb in range(n_value_bins):
+        empty = kb > 0
+        for k in range(nf):
+            empty = empty and hist_f[kb, k] == 0.0
+        if empty:
+            continue  # the sides of the bin before (as in _best_split_binary)
         for k in range(nf):
             left[k] += hist_f[kb, k]
         if kb < n_value_bins - 1:  # missing left
