@@ -140,6 +140,10 @@ class RowSample:
         return rows[order], None if payload is None else payload[order]
 
 
+#: values in the binning sample (rows x features) from which the features' edges are found on threads
+THREADED_VALUES = 1_000_000
+
+
 def sample_rows(seed, size, n, positive=None):
     """The binning subsample of ``n`` rows (or of the rows ``positive``, sorted), as sorted row indices."""
     sample = RowSample(seed, size)
@@ -277,6 +281,7 @@ class BinMapper:
         subsample = SUBSAMPLE if self.subsample is None else self.subsample  # (None: the module's, read now)
         if n_rows > subsample and not self.exact:
             rows = sample_rows(sample_seed(self.random_state), subsample, n, rows)
+        n_sample = n_rows if rows is None else rows.size
         weights = None  # equal weights give the unweighted CDF: skip the slower weighted path
         if sample_weight is not None:
             weights = sample_weight if rows is None else sample_weight[rows]
@@ -300,9 +305,10 @@ class BinMapper:
             self.n_value_bins_[f] = edges.size + 1 if n_distinct else 0
             quantised[f] = n_distinct > cap
 
-        # NumPy's sort releases the GIL: columns run on numba's thread count, results per column
+        # NumPy's sort releases the GIL: columns run on numba's thread count, results per column (threads pay
+        # from about a million values: below, starting them costs more than they save)
         n_workers = min(d, numba.get_num_threads())
-        if n_workers > 1:
+        if n_workers > 1 and n_sample * d >= THREADED_VALUES:
             with ThreadPoolExecutor(n_workers) as pool:
                 list(pool.map(fit_column, range(d)))
         else:

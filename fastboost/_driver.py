@@ -129,8 +129,8 @@ def pick_rules(rule, config, validation, codes=np.uint8, categorical=True):
     learner = pick_learner(config, categorical)
     step, stop = pick_step_stop(rule, config)
     validate = learner.validate if validation else no_validation
-    return tuple(f.get(codes) for f in (rule.transform, step, stop, rule.cost, learner.learn, learner.update,
-                                        validate))
+    return tuple(f.address(codes) for f in (rule.transform, step, stop, rule.cost, learner.learn, learner.update,
+                                            validate))
 
 
 def make_sample_scratch(n, n_features, config, groups=None):
