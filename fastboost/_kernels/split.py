@@ -45,7 +45,7 @@ NO_CONSTRAINTS = np.zeros(0, np.int8)
 
 
 # ----------------------------------------------------------------------------- impurity of one side
-@jit
+@jit(inline="always")
 def impurity(c, n_classes, criterion):
     """Weighted impurity of one side with class weights c[:n_classes] (0 for no weight). AdaBoost.MH
     (CRITERION_MH): c[:n_classes] are W+_k, c[n_classes + 1 + k] W-_k (the pair weights (row, class k) of the
@@ -683,7 +683,7 @@ def add_credit(credit, direction, f, k, left, right, alpha):
 
 
 # ----------------------------------------------------------------------------- tree nodes
-@jit
+@jit(inline="always")
 def _side_ok(c, n_classes, min_leaf, min_weight, floor):
     """As _ok2, for K classes."""
     w = 0.0
@@ -700,7 +700,7 @@ def _ok2(c0, c1, count, min_leaf, min_weight, floor):
     return (min_leaf <= 1 or count >= min_leaf) and w >= min_weight and w > floor
 
 
-@jit
+@jit(inline="always")  # (a call per candidate otherwise: the scan's hot path)
 def _split_value2(a0, a1, ac, ap, b0, b1, bc, bp, criterion, min_leaf, min_weight, tol):
     """Criterion of a two-class split with sides (class weights, positive rows, sum of p) a and b; inf
     when a side is not valid."""
@@ -820,7 +820,7 @@ def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, 
     return best, best_bin, best_ml
 
 
-@jit
+@jit(inline="always")  # (as _split_value2)
 def _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol):
     """As _split_value2 for K classes, sides a and b as field vectors (class weights, then the row count)."""
     if _side_ok(a, n_classes, min_leaf, min_weight, tol) and _side_ok(b, n_classes, min_leaf, min_weight, tol):
