@@ -263,7 +263,7 @@ def _range_tasks(nodes, count, node_range, is_leaf):
     return task
 
 
-@jit
+@jit(inline="always")  # (a call per row otherwise, in every pass that sends rows down a split)
 def _goes_left(c, k, missing_left, missing_code, categorical, cat_left, table=NO_TABLE):
     """Whether code c goes left: table[c] when the split has a table (side_tables), else from the split."""
     if table.shape[0] > 0:
