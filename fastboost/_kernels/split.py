@@ -37,7 +37,16 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .._types import CRITERION_EB, CRITERION_GINI, CRITERION_LS, CRITERION_MH, CRITERION_Z, LEAF_LSQ, LEAF_REAL
+from .._types import (
+    CRITERION_EB,
+    CRITERION_ERROR,
+    CRITERION_GINI,
+    CRITERION_LS,
+    CRITERION_MH,
+    CRITERION_Z,
+    LEAF_LSQ,
+    LEAF_REAL,
+)
 
 TIE_RTOL = 1e-12
 #: no monotone constraint on any feature (a ``direction`` of length 0)
@@ -757,8 +766,65 @@ def _classes_follow(a, b, n_classes, mono):
 
 
 @jit
+def _best_split_binary_error(hist_f, n_value_bins, missing_code, min_weight):
+    """_best_split_binary for the error criterion without monotone constraints or a least row count (AdaBoost's
+    trees at their defaults): the same candidates, values and choice, in a loop without their branches (about
+    twice as fast)."""
+    m0 = hist_f[missing_code, 0]
+    m1 = hist_f[missing_code, 1]
+    t0 = 0.0
+    t1 = 0.0
+    for b in range(n_value_bins):
+        t0 += hist_f[b, 0]
+        t1 += hist_f[b, 1]
+    tol = TIE_RTOL * (t0 + t1 + m0 + m1)
+    no_missing = m0 == 0.0 and m1 == 0.0
+    best = np.inf
+    best_bin = -1
+    best_ml = 1
+    l0 = 0.0
+    l1 = 0.0
+    for k in range(n_value_bins):
+        h0 = hist_f[k, 0]
+        h1 = hist_f[k, 1]
+        if k > 0 and h0 == 0.0 and h1 == 0.0:
+            continue  # the sides of the bin before (_best_split_binary)
+        l0 += h0
+        l1 += h1
+        r0 = t0 - l0
+        r1 = t1 - l1
+        if k < n_value_bins - 1:  # missing left
+            a0 = l0 + m0
+            a1 = l1 + m1
+            wa = a0 + a1
+            wb = r0 + r1
+            if wa >= min_weight and wa > tol and wb >= min_weight and wb > tol:
+                v = min(a0, a1) + min(r0, r1)
+                if v < best - tol:
+                    best, best_bin, best_ml = v, k, 1
+        if no_missing:
+            continue
+        b0 = r0 + m0  # missing right
+        b1 = r1 + m1
+        wa = l0 + l1
+        wb = b0 + b1
+        if wa >= min_weight and wa > tol and wb >= min_weight and wb > tol:
+            v = min(l0, l1) + min(b0, b1)
+            if v < best - tol:
+                best, best_bin, best_ml = v, k, 0
+    if best_bin >= 0 and m0 + m1 <= tol:  # (as in _best_split_binary)
+        lw = 0.0
+        for b in range(best_bin + 1):
+            lw += hist_f[b, 0] + hist_f[b, 1]
+        best_ml = 1 if lw >= t0 + t1 - lw else 0
+    return best, best_bin, best_ml
+
+
+@jit
 def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight, mono, leaf, delta):
     """best_split_tree_feature for two classes with scalar accumulators (the common case, ~10x faster)."""
+    if criterion == CRITERION_ERROR and mono == 0 and min_leaf <= 1:
+        return _best_split_binary_error(hist_f, n_value_bins, missing_code, min_weight)
     ls = criterion == CRITERION_LS
     m0 = hist_f[missing_code, 0]
     m1 = hist_f[missing_code, 1]
