@@ -54,7 +54,7 @@ NO_CONSTRAINTS = np.zeros(0, np.int8)
 
 
 # ----------------------------------------------------------------------------- impurity of one side
-@jit(inline="always")
+@jit
 def impurity(c, n_classes, criterion):
     """Weighted impurity of one side with class weights c[:n_classes] (0 for no weight). AdaBoost.MH
     (CRITERION_MH): c[:n_classes] are W+_k, c[n_classes + 1 + k] W-_k (the pair weights (row, class k) of the
@@ -692,7 +692,7 @@ def add_credit(credit, direction, f, k, left, right, alpha):
 
 
 # ----------------------------------------------------------------------------- tree nodes
-@jit(inline="always")
+@jit
 def _side_ok(c, n_classes, min_leaf, min_weight, floor):
     """As _ok2, for K classes."""
     w = 0.0
@@ -886,7 +886,7 @@ def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, 
     return best, best_bin, best_ml
 
 
-@jit(inline="always")  # (as _split_value2)
+@jit
 def _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol):
     """As _split_value2 for K classes, sides a and b as field vectors (class weights, then the row count)."""
     if _side_ok(a, n_classes, min_leaf, min_weight, tol) and _side_ok(b, n_classes, min_leaf, min_weight, tol):
