@@ -511,3 +511,27 @@ def test_weighted_binning_equals_repeated_rows_hypothesis(col, reps, max_bins):
     codes = m.transform(col[:, None])[0].astype(np.int64)
     for k in range(max_bins):
         np.testing.assert_array_equal(codes <= k, col <= m.thresholds_[0, k])
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_threaded_edges_equal_the_calling_threads(monkeypatch, weighted):
+    """The features' edges are found on threads only from binning_module.THREADED_VALUES sampled values; either
+    way every fitted attribute is the same (each thread writes only its own features' entries)."""
+    import numba
+
+    rng = np.random.default_rng(11)
+    X = _mixed_X(rng, 3000)
+    w = rng.random(3000) * (rng.random(3000) < 0.9) if weighted else None
+    fitted = []
+    for threshold in (10 ** 12, 0):  # never threads, always threads (with more than one)
+        monkeypatch.setattr(binning_module, "THREADED_VALUES", threshold)
+        before = numba.get_num_threads()
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        try:
+            fitted.append(BinMapper(max_bins=63).fit(X, sample_weight=w))
+        finally:
+            numba.set_num_threads(before)
+    serial, threaded = fitted
+    for name in ("thresholds_", "n_edges_", "n_value_bins_", "categorical_", "n_features_quantised_"):
+        np.testing.assert_array_equal(getattr(serial, name), getattr(threaded, name), err_msg=name)
+    assert serial.n_features_quantised_ > 0  # quantile edges as well as one edge per distinct value
