@@ -267,27 +267,24 @@ def _stump_follows(l0, l1, lq0, lq1, r0, r1, rq0, rq1, lam, criterion, mono):
 
 
 @jit
+def binary_totals(hist_f, n_value_bins, missing_code):
+    """(m0, m1, t0, t1): a binary histogram's class weights in the missing bin and summed over the value bins
+    0 .. n_value_bins - 1 in order (every scan's starting point)."""
+    t0 = 0.0
+    t1 = 0.0
+    for b in range(n_value_bins):
+        t0 += hist_f[b, 0]
+        t1 += hist_f[b, 1]
+    return hist_f[missing_code, 0], hist_f[missing_code, 1], t0, t1
+
+
+@jit
 def _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, mono):
     """The stump scan over the bins 0 .. n_value_bins - 1 in order (see best_split_one_feature_q); with mono
     != 0 only the candidates whose outputs follow the constraint."""
     eb = criterion == CRITERION_EB
-    m0 = hist_f[missing_code, 0]
-    m1 = hist_f[missing_code, 1]
-    t0 = 0.0
-    t1 = 0.0
-    mq0 = 0.0
-    mq1 = 0.0
-    tq0 = 0.0
-    tq1 = 0.0
-    for b in range(n_value_bins):
-        t0 += hist_f[b, 0]
-        t1 += hist_f[b, 1]
-    if eb:
-        mq0 = histq_f[missing_code, 0]
-        mq1 = histq_f[missing_code, 1]
-        for b in range(n_value_bins):
-            tq0 += histq_f[b, 0]
-            tq1 += histq_f[b, 1]
+    m0, m1, t0, t1 = binary_totals(hist_f, n_value_bins, missing_code)
+    mq0, mq1, tq0, tq1 = binary_totals(histq_f, n_value_bins, missing_code) if eb else (0.0, 0.0, 0.0, 0.0)
     total = t0 + t1 + m0 + m1
     tol = TIE_RTOL * (total * total if eb else total)
     no_missing = m0 == 0.0 and m1 == 0.0 and mq0 == 0.0 and mq1 == 0.0  # (as in _best_split_binary)
@@ -627,13 +624,7 @@ def best_back_step(hist, n_value_bins, missing_code, direction, credit, feats, l
             continue
         hf = hist[f]
         nv = n_value_bins[f]
-        m0 = hf[missing_code, 0]
-        m1 = hf[missing_code, 1]
-        t0 = 0.0
-        t1 = 0.0
-        for b in range(nv):
-            t0 += hf[b, 0]
-            t1 += hf[b, 1]
+        m0, m1, t0, t1 = binary_totals(hf, nv, missing_code)
         total = t0 + t1 + m0 + m1
         if not total > 0.0:
             continue
@@ -770,13 +761,7 @@ def _best_split_binary_error(hist_f, n_value_bins, missing_code, min_weight):
     """_best_split_binary for the error criterion without monotone constraints or a least row count (AdaBoost's
     trees at their defaults): the same candidates, values and choice, in a loop without their branches (about
     twice as fast)."""
-    m0 = hist_f[missing_code, 0]
-    m1 = hist_f[missing_code, 1]
-    t0 = 0.0
-    t1 = 0.0
-    for b in range(n_value_bins):
-        t0 += hist_f[b, 0]
-        t1 += hist_f[b, 1]
+    m0, m1, t0, t1 = binary_totals(hist_f, n_value_bins, missing_code)
     tol = TIE_RTOL * (t0 + t1 + m0 + m1)
     no_missing = m0 == 0.0 and m1 == 0.0
     best = np.inf
