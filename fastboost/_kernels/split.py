@@ -282,6 +282,8 @@ def binary_totals(hist_f, n_value_bins, missing_code):
 def _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, mono):
     """The stump scan over the bins 0 .. n_value_bins - 1 in order (see best_split_one_feature_q); with mono
     != 0 only the candidates whose outputs follow the constraint."""
+    if criterion == CRITERION_ERROR and mono == 0:
+        return _best_split_binary_error(hist_f, n_value_bins, missing_code, 0.0, False)
     eb = criterion == CRITERION_EB
     m0, m1, t0, t1 = binary_totals(hist_f, n_value_bins, missing_code)
     mq0, mq1, tq0, tq1 = binary_totals(histq_f, n_value_bins, missing_code) if eb else (0.0, 0.0, 0.0, 0.0)
@@ -757,50 +759,126 @@ def _classes_follow(a, b, n_classes, mono):
 
 
 @jit
-def _best_split_binary_error(hist_f, n_value_bins, missing_code, min_weight):
-    """_best_split_binary for the error criterion without monotone constraints or a least row count (AdaBoost's
-    trees at their defaults): the same candidates, values and choice, in a loop without their branches (about
-    twice as fast)."""
-    m0, m1, t0, t1 = binary_totals(hist_f, n_value_bins, missing_code)
+def _best_split_binary_error(hist_f, n_value_bins, missing_code, min_weight, dust):
+    """The error criterion's binary scan without monotone constraints or a least row count (AdaBoost's stumps and
+    trees at their defaults): the candidates, values and choice of _best_split_binary (dust True: a tree node's
+    sides must outweigh the tie tolerance) or of _scan_stump (dust False: positive weight), bit for bit, in passes
+    without data-dependent branches, which a sparse histogram's empty bins would make unpredictable:
+
+    1. the prefix sums of the class weights (and of their sum, for the missing values' side);
+    2. every candidate's value (inf where a side is not valid; missing-left at bin k in ``vl[k]``, missing-right
+       in ``vr[k]``, tried after it);
+    3. the choice. The scan's rule takes a candidate that beats the best so far by more than tol. If no candidate
+       lies in (g, g + tol], g the least value, that rule ends at the first candidate of value g: every candidate
+       before it is above g + tol, so it is taken, and none after it is below g - tol. Otherwise (near ties) the
+       rule itself runs, skipping blocks of candidates that cannot beat the best.
+    """
+    n = n_value_bins
+    if n <= 0:
+        return np.inf, -1, 1
+    nn = (n + 3) // 4 * 4
+    buf = np.empty((5, nn))
+    ls0 = buf[0]
+    ls1 = buf[1]
+    lws = buf[2]
+    vl = buf[3]
+    vr = buf[4]
+    m0 = hist_f[missing_code, 0]
+    m1 = hist_f[missing_code, 1]
+    l0 = 0.0
+    l1 = 0.0
+    lw = 0.0
+    for k in range(n):
+        h0 = hist_f[k, 0]
+        h1 = hist_f[k, 1]
+        l0 += h0
+        l1 += h1
+        lw += h0 + h1
+        ls0[k] = l0
+        ls1[k] = l1
+        lws[k] = lw
+    t0 = l0  # (binary_totals' sums: the same additions in the same order)
+    t1 = l1
     tol = TIE_RTOL * (t0 + t1 + m0 + m1)
+    floor = tol if dust else 0.0
     no_missing = m0 == 0.0 and m1 == 0.0
+    for k in range(n):  # missing left
+        r0 = t0 - ls0[k]
+        r1 = t1 - ls1[k]
+        a0 = ls0[k] + m0
+        a1 = ls1[k] + m1
+        wa = a0 + a1
+        wb = r0 + r1
+        v = min(a0, a1) + min(r0, r1)
+        ok = (wa >= min_weight) & (wa > floor) & (wb >= min_weight) & (wb > floor)
+        vl[k] = v if ok else np.inf
+    vl[n - 1] = np.inf  # (everything would go left)
+    for k in range(n, nn):
+        vl[k] = np.inf
+        vr[k] = np.inf
+    if not no_missing:  # (without missing weight missing-right has missing-left's sides: never taken)
+        for k in range(n):
+            b0 = t0 - ls0[k] + m0
+            b1 = t1 - ls1[k] + m1
+            wa = ls0[k] + ls1[k]
+            wb = b0 + b1
+            v = min(ls0[k], ls1[k]) + min(b0, b1)
+            ok = (wa >= min_weight) & (wa > floor) & (wb >= min_weight) & (wb > floor)
+            vr[k] = v if ok else np.inf
+    g0 = np.inf
+    g1 = np.inf
+    g2 = np.inf
+    g3 = np.inf
+    for k in range(0, nn, 4):
+        g0 = min(g0, vl[k])
+        g1 = min(g1, vl[k + 1])
+        g2 = min(g2, vl[k + 2])
+        g3 = min(g3, vl[k + 3])
+    if not no_missing:
+        for k in range(0, nn, 4):
+            g0 = min(g0, vr[k])
+            g1 = min(g1, vr[k + 1])
+            g2 = min(g2, vr[k + 2])
+            g3 = min(g3, vr[k + 3])
+    g = min(min(g0, g1), min(g2, g3))
     best = np.inf
     best_bin = -1
     best_ml = 1
-    l0 = 0.0
-    l1 = 0.0
-    for k in range(n_value_bins):
-        h0 = hist_f[k, 0]
-        h1 = hist_f[k, 1]
-        if k > 0 and h0 == 0.0 and h1 == 0.0:
-            continue  # the sides of the bin before (_best_split_binary)
-        l0 += h0
-        l1 += h1
-        r0 = t0 - l0
-        r1 = t1 - l1
-        if k < n_value_bins - 1:  # missing left
-            a0 = l0 + m0
-            a1 = l1 + m1
-            wa = a0 + a1
-            wb = r0 + r1
-            if wa >= min_weight and wa > tol and wb >= min_weight and wb > tol:
-                v = min(a0, a1) + min(r0, r1)
-                if v < best - tol:
-                    best, best_bin, best_ml = v, k, 1
-        if no_missing:
-            continue
-        b0 = r0 + m0  # missing right
-        b1 = r1 + m1
-        wa = l0 + l1
-        wb = b0 + b1
-        if wa >= min_weight and wa > tol and wb >= min_weight and wb > tol:
-            v = min(l0, l1) + min(b0, b1)
-            if v < best - tol:
-                best, best_bin, best_ml = v, k, 0
-    if best_bin >= 0 and m0 + m1 <= tol:  # (as in _best_split_binary)
-        lw = 0.0
-        for b in range(best_bin + 1):
-            lw += hist_f[b, 0] + hist_f[b, 1]
+    if g < np.inf:
+        hi = g + tol
+        near = 0
+        for k in range(n):
+            near += 1 if (vl[k] > g) & (vl[k] <= hi) else 0
+        if not no_missing:
+            for k in range(n):
+                near += 1 if (vr[k] > g) & (vr[k] <= hi) else 0
+        if near == 0:
+            best = g
+            for k in range(n):
+                if vl[k] == g:
+                    best_bin = k
+                    best_ml = 1
+                    break
+                if vr[k] == g and not no_missing:
+                    best_bin = k
+                    best_ml = 0
+                    break
+        else:
+            for k0 in range(0, nn, 4):
+                low = min(min(vl[k0], vl[k0 + 1]), min(vl[k0 + 2], vl[k0 + 3]))
+                if not no_missing:
+                    low = min(low, min(min(vr[k0], vr[k0 + 1]), min(vr[k0 + 2], vr[k0 + 3])))
+                if low >= best - tol:
+                    continue
+                for k in range(k0, k0 + 4):
+                    if vl[k] < best - tol:
+                        best, best_bin, best_ml = vl[k], k, 1
+                    if not no_missing and vr[k] < best - tol:
+                        best, best_bin, best_ml = vr[k], k, 0
+    if best_bin >= 0 and ((m0 + m1 <= tol) if dust else (m0 + m1 == 0.0)):
+        # no weight on missing values (a subtracted histogram's empty bin may hold rounding dust): they go (at
+        # prediction) to the heavier side
+        lw = lws[best_bin]
         best_ml = 1 if lw >= t0 + t1 - lw else 0
     return best, best_bin, best_ml
 
@@ -809,7 +887,7 @@ def _best_split_binary_error(hist_f, n_value_bins, missing_code, min_weight):
 def _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight, mono, leaf, delta):
     """best_split_tree_feature for two classes with scalar accumulators (the common case, ~10x faster)."""
     if criterion == CRITERION_ERROR and mono == 0 and min_leaf <= 1:
-        return _best_split_binary_error(hist_f, n_value_bins, missing_code, min_weight)
+        return _best_split_binary_error(hist_f, n_value_bins, missing_code, min_weight, True)
     ls = criterion == CRITERION_LS
     m0 = hist_f[missing_code, 0]
     m1 = hist_f[missing_code, 1]
