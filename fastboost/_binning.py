@@ -28,7 +28,9 @@ between them, so its codes are the indices themselves. ±inf are ordinary values
 X is read column by column to fit the edges and chunk by chunk to map it, so
 at most one chunk of float64 values is made at a time, besides (above
 ``subsample`` rows of a NumPy array) one gather of the subsampled rows in X's
-own dtype, up to 1 GiB.
+own dtype, up to 1 GiB. A small unweighted NumPy sample (fewer than ``THREADED_VALUES``
+values, 8 MB as float64) is sorted as one block instead: its columns without NaN share one
+sort and one set of quantile positions (``edges_of_columns``, the same edges).
 """
 from concurrent.futures import ThreadPoolExecutor
 
@@ -189,15 +191,40 @@ def edges_and_distinct(col, max_bins, weights=None):
     distinct = s[np.r_[True, s[1:] != s[:-1]]]
     if distinct.size <= max_bins:
         return _safe_midpoints(distinct[:-1], distinct[1:]), distinct.size
-    if weights is None:
-        cum = np.arange(1.0, s.size + 1.0)
-    else:
-        cum = np.cumsum(weights[keep][order])
-    targets = cum[-1] * np.arange(1.0, max_bins) / max_bins
-    lo = np.minimum(np.searchsorted(cum, targets, side="left"), s.size - 1)
-    hi = np.minimum(np.searchsorted(cum, targets, side="right"), s.size - 1)
+    lo, hi = _quantile_positions(np.arange(1.0, s.size + 1.0) if weights is None
+                                 else np.cumsum(weights[keep][order]), max_bins)
     edges = np.unique(_safe_midpoints(s[lo], s[hi]))  # equal neighbours give the value itself
     return edges[edges < s[-1]], distinct.size
+
+
+def _quantile_positions(cum, max_bins):
+    """(lo, hi): for each quantile q = j / max_bins of the empirical CDF given by the cumulative weights cum of
+    the sorted values, the positions of the smallest value with F >= q and of the smallest with F > q."""
+    targets = cum[-1] * np.arange(1.0, max_bins) / max_bins
+    lo = np.minimum(np.searchsorted(cum, targets, side="left"), cum.size - 1)
+    hi = np.minimum(np.searchsorted(cum, targets, side="right"), cum.size - 1)
+    return lo, hi
+
+
+def edges_of_columns(block, max_bins):
+    """edges_and_distinct of every column of a float64 block [n_rows >= 1, k] without NaN, unweighted: the same
+    arrays, from one sort of the whole block and the quantile positions shared by its columns (a few NumPy calls
+    a column instead of a dozen, which is most of a small fit's binning)."""
+    s = np.sort(block, axis=0)
+    new = s[1:] != s[:-1]
+    n_distinct = 1 + np.count_nonzero(new, axis=0)
+    out = [None] * block.shape[1]
+    many = np.flatnonzero(n_distinct > max_bins)
+    if many.size:
+        lo, hi = _quantile_positions(np.arange(1.0, s.shape[0] + 1.0), max_bins)
+        mids = _safe_midpoints(s[lo][:, many], s[hi][:, many])
+        for j, f in enumerate(many):
+            edges = np.unique(mids[:, j])
+            out[f] = edges[edges < s[-1, f]], int(n_distinct[f])
+    for f in np.flatnonzero(n_distinct <= max_bins):
+        distinct = s[np.r_[True, new[:, f]], f]
+        out[f] = _safe_midpoints(distinct[:-1], distinct[1:]), int(n_distinct[f])
+    return out
 
 
 def _column(X, f, rows):
@@ -293,14 +320,23 @@ class BinMapper:
         edges_of = [None] * d
         self.n_value_bins_ = np.zeros(d, dtype=np.int64)
         quantised = np.zeros(d, dtype=bool)
+        found = {}  # small unweighted samples: the numeric columns without NaN all at once
+        if weights is None and rows is None and not is_dataframe(sample) and 0 < n_sample * d < THREADED_VALUES:
+            numeric = np.flatnonzero(n_categories == 0)
+            block = np.asarray(sample[:, numeric], dtype=np.float64)
+            whole = ~np.isnan(block).any(axis=0)
+            if whole.any():
+                found = dict(zip(numeric[whole].tolist(), edges_of_columns(block[:, whole], cap)))
 
         def fit_column(f):  # writes only entry f of the outputs
             if n_categories[f]:  # category indices: one code each
                 edges_of[f] = np.arange(n_categories[f] - 1) + 0.5
                 self.n_value_bins_[f] = n_categories[f]
                 return
-            col = _column(sample, f, rows)
-            edges, n_distinct = edges_and_distinct(col, cap, weights)
+            if f in found:
+                edges, n_distinct = found[f]
+            else:
+                edges, n_distinct = edges_and_distinct(_column(sample, f, rows), cap, weights)
             edges_of[f] = edges
             self.n_value_bins_[f] = edges.size + 1 if n_distinct else 0
             quantised[f] = n_distinct > cap

@@ -513,6 +513,22 @@ def test_weighted_binning_equals_repeated_rows_hypothesis(col, reps, max_bins):
         np.testing.assert_array_equal(codes <= k, col <= m.thresholds_[0, k])
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(block=hnp.arrays(np.float64, st.tuples(st.integers(1, 50), st.integers(1, 4)),
+                        elements=_float_values.filter(lambda v: not np.isnan(v))),
+       max_bins=st.sampled_from([2, 3, 5, 17, 255]))
+def test_columns_binned_together_equal_columns_one_by_one(block, max_bins):
+    """A small unweighted sample's columns without NaN get their edges from one sort of the block: the same
+    edges (signed zeros included) and distinct counts as column by column."""
+    found = binning_module.edges_of_columns(block, max_bins)
+    assert len(found) == block.shape[1]
+    for f, (edges, n_distinct) in enumerate(found):
+        ref, ref_distinct = binning_module.edges_and_distinct(block[:, f].copy(), max_bins)
+        assert n_distinct == ref_distinct
+        np.testing.assert_array_equal(edges, ref)
+        np.testing.assert_array_equal(np.signbit(edges), np.signbit(ref))
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_threaded_edges_equal_the_calling_threads(monkeypatch, weighted):
     """The features' edges are found on threads only from binning_module.THREADED_VALUES sampled values; either
