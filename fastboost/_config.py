@@ -16,6 +16,7 @@ import numpy as np
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 from numba.core.types.function_type import WrapperAddressProtocol
+from numba.core.typing.typeof import typeof_impl
 from numba.experimental.function_type import _get_wrapper_address
 
 from ._cache import keyed_cache_files
@@ -118,19 +119,26 @@ class FunctionAddress(WrapperAddressProtocol):
     nothing then, but hashes the signature's types twice per function: about 0.5 ms for the loop's seven
     functions, a tenth of a small fit); this object hands over the stored address."""
 
-    __slots__ = ("_address", "_signature", "dispatcher")
+    __slots__ = ("_address", "_signature", "_type", "dispatcher")
 
     def __init__(self, dispatcher):
         (args,) = dispatcher.signatures  # (typed functions have exactly one)
         self.dispatcher = dispatcher  # (keeps the compiled code alive)
         self._signature = dispatcher.overloads[args].signature
         self._address = _get_wrapper_address(dispatcher, self._signature)
+        self._type = types.FunctionType(self._signature)
 
     def __wrapper_address__(self):
         return self._address
 
     def signature(self):
         return self._signature
+
+
+@typeof_impl.register(FunctionAddress)
+def _typeof_function_address(val, c):
+    """Its numba type, made once (numba's own typeof builds a FunctionType, naming its signature, at every call)."""
+    return val._type
 
 
 def compiled(signature):
