@@ -164,6 +164,19 @@ def combine(hist, hist_side, side_factor, other_factor, side_scale=1.0):
     for f in prange(d):
         h = hist[f]
         s = hist_side[f]
+        if k == 2:  # (the classes' factors in registers: a loop over bins that vectorises)
+            s0 = side_factor[0]
+            s1 = side_factor[1]
+            o0 = other_factor[0]
+            o1 = other_factor[1]
+            for b in range(nb):
+                a = side_scale * s[b, 0]
+                r = h[b, 0] - a
+                h[b, 0] = s0 * a + o0 * (r if r > 0.0 else 0.0)
+                a = side_scale * s[b, 1]
+                r = h[b, 1] - a
+                h[b, 1] = s1 * a + o1 * (r if r > 0.0 else 0.0)
+            continue
         for b in range(nb):
             for c in range(k):
                 a = side_scale * s[b, c]
