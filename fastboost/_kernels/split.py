@@ -766,8 +766,8 @@ def _best_split_binary_error(hist_f, n_value_bins, missing_code, min_weight, dus
     without data-dependent branches, which a sparse histogram's empty bins would make unpredictable:
 
     1. the prefix sums of the class weights (and of their sum, for the missing values' side);
-    2. every candidate's value (inf where a side is not valid; missing-left at bin k in ``vl[k]``, missing-right
-       in ``vr[k]``, tried after it);
+    2. every candidate's value (inf where a side is not valid; missing-left at bin k in ``buf[3, k]``, missing-right
+       in ``buf[4, k]``, tried after it);
     3. the choice. The scan's rule takes a candidate that beats the best so far by more than tol. If no candidate
        lies in (g, g + tol], g the least value, that rule ends at the first candidate of value g: every candidate
        before it is above g + tol, so it is taken, and none after it is below g - tol. Otherwise (near ties) the
@@ -777,12 +777,8 @@ def _best_split_binary_error(hist_f, n_value_bins, missing_code, min_weight, dus
     if n <= 0:
         return np.inf, -1, 1
     nn = (n + 3) // 4 * 4
-    buf = np.empty((5, nn))
-    ls0 = buf[0]
-    ls1 = buf[1]
-    lws = buf[2]
-    vl = buf[3]
-    vr = buf[4]
+    buf = np.empty((5, nn))  # rows: per bin: the prefix sums l0, l1, l0 + l1, then the values vl, vr (indexed in
+    # place: a view per row would cost two atomic reference counts each)
     m0 = hist_f[missing_code, 0]
     m1 = hist_f[missing_code, 1]
     l0 = 0.0
@@ -794,52 +790,52 @@ def _best_split_binary_error(hist_f, n_value_bins, missing_code, min_weight, dus
         l0 += h0
         l1 += h1
         lw += h0 + h1
-        ls0[k] = l0
-        ls1[k] = l1
-        lws[k] = lw
+        buf[0, k] = l0
+        buf[1, k] = l1
+        buf[2, k] = lw
     t0 = l0  # (binary_totals' sums: the same additions in the same order)
     t1 = l1
     tol = TIE_RTOL * (t0 + t1 + m0 + m1)
     floor = tol if dust else 0.0
     no_missing = m0 == 0.0 and m1 == 0.0
     for k in range(n):  # missing left
-        r0 = t0 - ls0[k]
-        r1 = t1 - ls1[k]
-        a0 = ls0[k] + m0
-        a1 = ls1[k] + m1
+        r0 = t0 - buf[0, k]
+        r1 = t1 - buf[1, k]
+        a0 = buf[0, k] + m0
+        a1 = buf[1, k] + m1
         wa = a0 + a1
         wb = r0 + r1
         v = min(a0, a1) + min(r0, r1)
         ok = (wa >= min_weight) & (wa > floor) & (wb >= min_weight) & (wb > floor)
-        vl[k] = v if ok else np.inf
-    vl[n - 1] = np.inf  # (everything would go left)
+        buf[3, k] = v if ok else np.inf
+    buf[3, n - 1] = np.inf  # (everything would go left)
     for k in range(n, nn):
-        vl[k] = np.inf
-        vr[k] = np.inf
+        buf[3, k] = np.inf
+        buf[4, k] = np.inf
     if not no_missing:  # (without missing weight missing-right has missing-left's sides: never taken)
         for k in range(n):
-            b0 = t0 - ls0[k] + m0
-            b1 = t1 - ls1[k] + m1
-            wa = ls0[k] + ls1[k]
+            b0 = t0 - buf[0, k] + m0
+            b1 = t1 - buf[1, k] + m1
+            wa = buf[0, k] + buf[1, k]
             wb = b0 + b1
-            v = min(ls0[k], ls1[k]) + min(b0, b1)
+            v = min(buf[0, k], buf[1, k]) + min(b0, b1)
             ok = (wa >= min_weight) & (wa > floor) & (wb >= min_weight) & (wb > floor)
-            vr[k] = v if ok else np.inf
+            buf[4, k] = v if ok else np.inf
     g0 = np.inf
     g1 = np.inf
     g2 = np.inf
     g3 = np.inf
     for k in range(0, nn, 4):
-        g0 = min(g0, vl[k])
-        g1 = min(g1, vl[k + 1])
-        g2 = min(g2, vl[k + 2])
-        g3 = min(g3, vl[k + 3])
+        g0 = min(g0, buf[3, k])
+        g1 = min(g1, buf[3, k + 1])
+        g2 = min(g2, buf[3, k + 2])
+        g3 = min(g3, buf[3, k + 3])
     if not no_missing:
         for k in range(0, nn, 4):
-            g0 = min(g0, vr[k])
-            g1 = min(g1, vr[k + 1])
-            g2 = min(g2, vr[k + 2])
-            g3 = min(g3, vr[k + 3])
+            g0 = min(g0, buf[4, k])
+            g1 = min(g1, buf[4, k + 1])
+            g2 = min(g2, buf[4, k + 2])
+            g3 = min(g3, buf[4, k + 3])
     g = min(min(g0, g1), min(g2, g3))
     best = np.inf
     best_bin = -1
@@ -848,37 +844,37 @@ def _best_split_binary_error(hist_f, n_value_bins, missing_code, min_weight, dus
         hi = g + tol
         near = 0
         for k in range(n):
-            near += 1 if (vl[k] > g) & (vl[k] <= hi) else 0
+            near += 1 if (buf[3, k] > g) & (buf[3, k] <= hi) else 0
         if not no_missing:
             for k in range(n):
-                near += 1 if (vr[k] > g) & (vr[k] <= hi) else 0
+                near += 1 if (buf[4, k] > g) & (buf[4, k] <= hi) else 0
         if near == 0:
             best = g
             for k in range(n):
-                if vl[k] == g:
+                if buf[3, k] == g:
                     best_bin = k
                     best_ml = 1
                     break
-                if vr[k] == g and not no_missing:
+                if buf[4, k] == g and not no_missing:
                     best_bin = k
                     best_ml = 0
                     break
         else:
             for k0 in range(0, nn, 4):
-                low = min(min(vl[k0], vl[k0 + 1]), min(vl[k0 + 2], vl[k0 + 3]))
+                low = min(min(buf[3, k0], buf[3, k0 + 1]), min(buf[3, k0 + 2], buf[3, k0 + 3]))
                 if not no_missing:
-                    low = min(low, min(min(vr[k0], vr[k0 + 1]), min(vr[k0 + 2], vr[k0 + 3])))
+                    low = min(low, min(min(buf[4, k0], buf[4, k0 + 1]), min(buf[4, k0 + 2], buf[4, k0 + 3])))
                 if low >= best - tol:
                     continue
                 for k in range(k0, k0 + 4):
-                    if vl[k] < best - tol:
-                        best, best_bin, best_ml = vl[k], k, 1
-                    if not no_missing and vr[k] < best - tol:
-                        best, best_bin, best_ml = vr[k], k, 0
+                    if buf[3, k] < best - tol:
+                        best, best_bin, best_ml = buf[3, k], k, 1
+                    if not no_missing and buf[4, k] < best - tol:
+                        best, best_bin, best_ml = buf[4, k], k, 0
     if best_bin >= 0 and ((m0 + m1 <= tol) if dust else (m0 + m1 == 0.0)):
         # no weight on missing values (a subtracted histogram's empty bin may hold rounding dust): they go (at
         # prediction) to the heavier side
-        lw = lws[best_bin]
+        lw = buf[2, best_bin]
         best_ml = 1 if lw >= t0 + t1 - lw else 0
     return best, best_bin, best_ml
 
