@@ -200,36 +200,29 @@ def tables_of(est):
     return _cached(est, "steps", make)
 
 
-def level_trees(nodes, rounds, values, n_classes):
-    """The LevelTrees of ``nodes`` (NODE_DTYPE[T, 2**(D + 1) - 1], numeric splits) with the steps of ``rounds``:
-    each leaf adds alpha times its value (two classes), alpha to its class (SAMME), or alpha times its row of
-    ``values`` (K-vector leaves; NO_VALUES otherwise). Built level by level for all trees at once."""
+def level_slots(nodes):
+    """(inner, leaf): the node at each level-order slot of the trees ``nodes`` (NODE_DTYPE[T, 2**(D + 1) - 1]):
+    inner int64[T, 2**D - 1] the split at each internal slot (-1: a filler under a shallower leaf, a split that
+    sends every row right), leaf int64[T, 2**D] the leaf each slot at the full depth ends in (a shallower leaf
+    repeats below). Built level by level for all trees at once."""
     T, m = nodes.shape
     D = int(np.log2(m + 1)) - 1
-    n_internal = 2 ** D - 1
-    K = values.shape[2] if values.shape[0] else (1 if n_classes == 2 else n_classes)
-    feature = np.zeros((T, n_internal), np.int64)
-    threshold = np.full((T, n_internal), np.nan)  # (a filler split: nothing is <= NaN, every row goes right)
-    missing_left = np.zeros((T, n_internal), np.int64)
+    inner = np.full((T, 2 ** D - 1), -1, np.int64)
     trees = np.arange(T)[:, None]
-    at = np.zeros((T, 1), np.int64)  # the node at each level-order slot of the level (a leaf repeats below)
+    at = np.zeros((T, 1), np.int64)  # the node at each slot of the level
     for level in range(D):
         nd = nodes[trees, at]
         split = nd["left"] >= 0
-        slots = slice(2 ** level - 1, 2 ** (level + 1) - 1)
-        feature[:, slots] = np.where(split, nd["feature"], 0)
-        threshold[:, slots] = np.where(split, nd["threshold"], np.nan)
-        missing_left[:, slots] = np.where(split, nd["missing_left"], 0)
+        inner[:, 2 ** level - 1:2 ** (level + 1) - 1] = np.where(split, at, -1)
         children = np.stack([np.where(split, nd["left"], at), np.where(split, nd["right"], at)], axis=2)
         at = children.reshape(T, 2 ** (level + 1))
-    alpha = rounds["alpha"].astype(np.float64)
-    if values.shape[0]:
-        leaf = alpha[:, None, None] * values[trees, at]
-    elif n_classes == 2:
-        leaf = (alpha[:, None] * nodes["value"][trees, at])[:, :, None]
-    else:
-        leaf = np.zeros((T, n_internal + 1, K))
-        leaf[trees, np.arange(n_internal + 1)[None, :], nodes["class_"][trees, at]] = alpha[:, None]
+    return inner, at
+
+
+def keep_masks(D):
+    """int64[2**D - 1]: for each internal slot p of a level-order tree of depth D, every bit but those of the leaf
+    slots under p's left child (a row that goes right at p can no longer reach them)."""
+    n_internal = 2 ** D - 1
     keep = np.zeros(n_internal, np.int64)
     for p in range(n_internal):  # the leaf slots under p's left child: a run of 2**(D - depth - 1) from `first`
         depth = int(np.log2(p + 1))
@@ -238,7 +231,33 @@ def level_trees(nodes, rounds, values, n_classes):
             first = 2 * first + 1
         gone = sum(1 << s for s in range(first - n_internal, first - n_internal + 2 ** (D - depth - 1)))
         keep[p] = np.array((2 ** 64 - 1) & ~gone, dtype=np.uint64).view(np.int64)
-    return LevelTrees(feature=feature, threshold=threshold, missing_left=missing_left, keep=keep,
+    return keep
+
+
+def level_trees(nodes, rounds, values, n_classes):
+    """The LevelTrees of ``nodes`` (NODE_DTYPE[T, 2**(D + 1) - 1], numeric splits) with the steps of ``rounds``:
+    each leaf adds alpha times its value (two classes), alpha to its class (SAMME), or alpha times its row of
+    ``values`` (K-vector leaves; NO_VALUES otherwise)."""
+    T, m = nodes.shape
+    D = int(np.log2(m + 1)) - 1
+    n_internal = 2 ** D - 1
+    K = values.shape[2] if values.shape[0] else (1 if n_classes == 2 else n_classes)
+    inner, at = level_slots(nodes)
+    trees = np.arange(T)[:, None]
+    nd = nodes[trees, np.maximum(inner, 0)]
+    split = inner >= 0
+    feature = np.where(split, nd["feature"], 0).astype(np.int64)
+    threshold = np.where(split, nd["threshold"], np.nan)  # (a filler split: nothing is <= NaN, every row goes right)
+    missing_left = np.where(split, nd["missing_left"], 0).astype(np.int64)
+    alpha = rounds["alpha"].astype(np.float64)
+    if values.shape[0]:
+        leaf = alpha[:, None, None] * values[trees, at]
+    elif n_classes == 2:
+        leaf = (alpha[:, None] * nodes["value"][trees, at])[:, :, None]
+    else:
+        leaf = np.zeros((T, n_internal + 1, K))
+        leaf[trees, np.arange(n_internal + 1)[None, :], nodes["class_"][trees, at]] = alpha[:, None]
+    return LevelTrees(feature=feature, threshold=threshold, missing_left=missing_left, keep=keep_masks(D),
                       leaf=np.ascontiguousarray(leaf, dtype=np.float64))
 
 
@@ -254,11 +273,16 @@ def trees_of(est):
 LEVEL_DEPTH = 6
 
 
-def has_level_trees(est):
-    """True for a fitted model of trees of depth 2 .. LEVEL_DEPTH whose splits are all numeric."""
-    nodes = est.nodes_
+def numeric_level_trees(nodes):
+    """True for trees ``nodes`` (NODE_DTYPE[T, max_nodes], or None) of depth 2 .. LEVEL_DEPTH whose splits are
+    all numeric: the trees the level-order passes take."""
     return (nodes is not None and 3 < nodes.shape[1] < 2 ** (LEVEL_DEPTH + 2) - 1
             and not (nodes["categorical"][nodes["left"] >= 0] != 0).any())
+
+
+def has_level_trees(est):
+    """True for a fitted model of trees of depth 2 .. LEVEL_DEPTH whose splits are all numeric."""
+    return numeric_level_trees(est.nodes_)
 
 
 def tree_decision(est, X, out, t=None):

@@ -16,7 +16,9 @@ from . import _steps, dataset
 from ._config import n_threads
 from ._kernels.explain import (
     LeafTables,
+    LevelCover,
     build_leaf_tables,
+    level_tree_cover,
     stump_cover,
     tree_contrib,
     tree_contrib_tables,
@@ -50,6 +52,20 @@ def cover_blocks(n, n_rounds, width):
     return n_blocks, max(1, -(-n // n_blocks))
 
 
+def level_cover(nodes):
+    """The LevelCover of trees ``nodes`` (numeric splits, ``_steps.numeric_level_trees``)."""
+    T, m = nodes.shape
+    inner, leaf = _steps.level_slots(nodes)
+    nd = nodes[np.arange(T)[:, None], np.maximum(inner, 0)]
+    split = inner >= 0
+    return LevelCover(feature=np.where(split, nd["feature"], 0).astype(np.int64),
+                      bin=np.where(split, nd["bin"], -1).astype(np.int64),
+                      missing_left=(split & (nd["missing_left"] != 0)).astype(np.int64),
+                      keep=_steps.keep_masks(int(np.log2(m + 1)) - 1), leaf=leaf,
+                      left=np.ascontiguousarray(nodes["left"], dtype=np.int64),
+                      right=np.ascontiguousarray(nodes["right"], dtype=np.int64))
+
+
 def cover_parts(rounds, nodes, codes, missing_code, sw):
     """Each block's cover of one model's nodes on binned rows: float64[n_blocks, T, 2] (stumps: left, right)
     or [n_blocks, T, max_nodes] (trees), to be added in block order (``ordered_sum``).
@@ -63,7 +79,9 @@ def cover_parts(rounds, nodes, codes, missing_code, sw):
     n_blocks, block = cover_blocks(codes.shape[1], T, width)
     parts = np.zeros((n_blocks, T, width))
     if T and codes.shape[1]:
-        if nodes is not None:
+        if nodes is not None and _steps.numeric_level_trees(nodes):
+            level_tree_cover(codes, level_cover(nodes), missing_code, sw, block, parts)
+        elif nodes is not None:
             tree_cover(codes, nodes, missing_code, sw, block, parts)
         else:
             stump_cover(codes, rounds, missing_code, sw, block, parts)

@@ -391,10 +391,12 @@ def test_cover_is_the_same_for_any_thread_count(monkeypatch):
                                    rtol=1e-12)
 
 
-@pytest.mark.parametrize("max_depth", [1, 3])
-def test_cover_from_the_codes_is_the_raw_rows_cover(monkeypatch, max_depth):
+@pytest.mark.parametrize("max_depth, categorical", [(1, True), (3, True), (1, False), (3, False)])
+def test_cover_from_the_codes_is_the_raw_rows_cover(monkeypatch, max_depth, categorical):
     """cover_ is found on the bin codes; every training row's code goes the way its raw value goes (ties at an
-    edge, NaN, +-inf, categories), so it is the cover of the raw rows, summed from the definition."""
+    edge, NaN, +-inf, categories), so it is the cover of the raw rows, summed from the definition. Without
+    categories the trees' cover comes from the level-order pass (leaves above the full depth too) and the stumps'
+    four at a time (9 rounds: a last one alone)."""
     import fastboost.explain as explain
 
     monkeypatch.setattr(explain, "COVER_BLOCK", 23)  # several blocks
@@ -406,7 +408,9 @@ def test_cover_from_the_codes_is_the_raw_rows_cover(monkeypatch, max_depth):
     X[::11, 3] = np.nan
     y = (np.nan_to_num(X[:, 0]) + np.isin(X[:, 3], [1, 3]) + 0.3 * rng.normal(size=120) > 0.5).astype(int)
     sw = rng.choice([0.0, 0.5, 1.0, 3.0], size=120)
-    clf = fastboost.AdaBoostClassifier(8, max_depth=max_depth, categorical_features=[3]).fit(X, y, sample_weight=sw)
+    leaf_rows = 12 if max_depth > 1 and not categorical else 1
+    clf = fastboost.AdaBoostClassifier(8 if categorical else 9, max_depth=max_depth, min_samples_leaf=leaf_rows,
+                                       categorical_features=[3] if categorical else None).fit(X, y, sample_weight=sw)
     Xk = clf._check_predict_X(X)  # (categories as the kernels see them)
     if clf.nodes_ is None:
         for t, r in enumerate(clf.rounds_):
@@ -416,4 +420,13 @@ def test_cover_from_the_codes_is_the_raw_rows_cover(monkeypatch, max_depth):
         for t in range(clf.nodes_.shape[0]):
             np.testing.assert_allclose(clf.cover_[t], _ref_cover(Xk, clf.nodes_[t], sw), rtol=1e-12)
     splits = clf.rounds_ if clf.nodes_ is None else clf.nodes_[clf.nodes_["left"] >= 0]
-    assert (splits["categorical"] == 1).any() and np.isin(splits["feature"], [0, 1]).any()
+    assert (splits["categorical"] == 1).any() == categorical and np.isin(splits["feature"], [0, 1]).any()
+    if max_depth > 1 and not categorical:  # some leaf above the full depth
+        depth_of = np.zeros(clf.nodes_.shape, np.int64)
+        for j in range(clf.nodes_.shape[1]):
+            for side in ("left", "right"):
+                kids = clf.nodes_[side][:, j]
+                depth_of[kids >= 0, kids[kids >= 0]] = depth_of[kids >= 0, j] + 1
+        leaves = (clf.nodes_["left"] < 0) & (np.arange(clf.nodes_.shape[1]) < 2 ** (max_depth + 1) - 1)
+        reached = leaves & (clf.cover_ > 0)
+        assert (depth_of[reached] < max_depth).any()

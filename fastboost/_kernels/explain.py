@@ -13,12 +13,17 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .predict import value_goes_left
+from .predict import _lowest_slot, value_goes_left
 from .update import goes_left
 
 #: Each tree's leaves as build_leaf_tables writes them (T trees, L leaf slots, D the depth):
 #: leaf_node, n_path, n_slots, target int64[T, L]; path, side, slot, slot_feature int64[T, L, D];
 #: n_leaves int64[T]; table float64[T, L, 2**D, D] (a leaf's SHAP values for each pattern of met conditions).
+#: Trees of numeric splits in level order, for the cover pass (T trees of depth D, S = 2**D - 1 internal slots):
+#: feature, bin, missing_left int64[T, S] the split at each internal slot (a filler under a shallower leaf: bin -1
+#: and missing_left 0, every row goes right); keep int64[S] (``_steps.keep_masks``); leaf int64[T, 2**D] the leaf
+#: node each slot at the full depth ends in; left, right int64[T, max_nodes] each node's children (-1: a leaf).
+LevelCover = namedtuple("LevelCover", ["feature", "bin", "missing_left", "keep", "leaf", "left", "right"])
 LeafTables = namedtuple("LeafTables", ["leaf_node", "path", "side", "slot", "slot_feature", "n_path", "n_slots",
                                        "n_leaves", "target", "table"])
 
@@ -35,28 +40,81 @@ def stump_cover(codes, rounds, missing_code, sw, block, out):
     sw            float64[n_samples]  sample weights                                         IN
     block         rows per block                                                             IN
     out           float64[n_blocks, T, 2]  (zeros)                                           IN/OUT
+    Four numeric stumps in a row share a pass over the block: eight independent sums, where one stump's two are
+    each a chain of dependent additions (the same additions in the same order: a row adds 0.0 to the other side).
     """
     n = codes.shape[1]
+    T = rounds.shape[0]
     for b in prange(out.shape[0]):
         r0 = b * block
         r1 = min(n, r0 + block)
-        for t in range(rounds.shape[0]):
-            r = rounds[t]
-            codes_f = codes[r.feature]
-            k = r.bin
-            missing_left = r.missing_left
-            categorical = r.categorical != 0
-            cat_left = rounds[t].cat_left
-            left = 0.0
-            right = 0.0
+        t0 = 0
+        while t0 < T:
+            if not (t0 + 4 <= T and rounds[t0].categorical == 0 and rounds[t0 + 1].categorical == 0
+                    and rounds[t0 + 2].categorical == 0 and rounds[t0 + 3].categorical == 0):
+                _one_stump_cover(codes, rounds[t0], rounds[t0].cat_left, missing_code, sw, r0, r1, out[b, t0])
+                t0 += 1
+                continue
+            c0 = codes[rounds[t0].feature]
+            c1 = codes[rounds[t0 + 1].feature]
+            c2 = codes[rounds[t0 + 2].feature]
+            c3 = codes[rounds[t0 + 3].feature]
+            k0 = rounds[t0].bin
+            k1 = rounds[t0 + 1].bin
+            k2 = rounds[t0 + 2].bin
+            k3 = rounds[t0 + 3].bin
+            m0 = rounds[t0].missing_left != 0
+            m1 = rounds[t0 + 1].missing_left != 0
+            m2 = rounds[t0 + 2].missing_left != 0
+            m3 = rounds[t0 + 3].missing_left != 0
+            a0 = a1 = a2 = a3 = 0.0  # left
+            z0 = z1 = z2 = z3 = 0.0  # right
             for i in range(r0, r1):
                 w = sw[i]
-                if goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left):
-                    left += w
-                else:
-                    right += w
-            out[b, t, 0] = left
-            out[b, t, 1] = right
+                x = c0[i]
+                g = ((x <= k0) & (x != missing_code)) | ((x == missing_code) & m0)
+                a0 += w if g else 0.0
+                z0 += 0.0 if g else w
+                x = c1[i]
+                g = ((x <= k1) & (x != missing_code)) | ((x == missing_code) & m1)
+                a1 += w if g else 0.0
+                z1 += 0.0 if g else w
+                x = c2[i]
+                g = ((x <= k2) & (x != missing_code)) | ((x == missing_code) & m2)
+                a2 += w if g else 0.0
+                z2 += 0.0 if g else w
+                x = c3[i]
+                g = ((x <= k3) & (x != missing_code)) | ((x == missing_code) & m3)
+                a3 += w if g else 0.0
+                z3 += 0.0 if g else w
+            out[b, t0, 0] = a0
+            out[b, t0, 1] = z0
+            out[b, t0 + 1, 0] = a1
+            out[b, t0 + 1, 1] = z1
+            out[b, t0 + 2, 0] = a2
+            out[b, t0 + 2, 1] = z2
+            out[b, t0 + 3, 0] = a3
+            out[b, t0 + 3, 1] = z3
+            t0 += 4
+
+
+@jit
+def _one_stump_cover(codes, r, cat_left, missing_code, sw, r0, r1, out_t):
+    """out_t[0] / out_t[1] = summed sw of the rows r0 .. r1 - 1 that stump r sends left / right."""
+    codes_f = codes[r.feature]
+    k = r.bin
+    missing_left = r.missing_left
+    categorical = r.categorical != 0
+    left = 0.0
+    right = 0.0
+    for i in range(r0, r1):
+        w = sw[i]
+        if goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left):
+            left += w
+        else:
+            right += w
+    out_t[0] = left
+    out_t[1] = right
 
 
 @pjit
@@ -97,6 +155,40 @@ def tree_cover(codes, nodes, missing_code, sw, block, out):
             for j in range(m - 1, -1, -1):  # children come after their parent
                 if tree[j].left >= 0:
                     acc[j] = acc[tree[j].left] + acc[tree[j].right]
+
+
+@pjit
+def level_tree_cover(codes, trees, missing_code, sw, block, out):
+    """tree_cover for trees of numeric splits in level order (LevelCover): the same sums in the same order, without
+    following child links. Each split of a tree is tested on all rows of the block (one feature's contiguous codes
+    against one bin); a row that goes right at a slot drops the leaf slots under its left child from its set of
+    reachable leaves (as ``predict.add_level_trees``), and its weight goes to the leaf of the lowest slot left.
+    """
+    n = codes.shape[1]
+    T, n_internal = trees.feature.shape
+    m = out.shape[2]
+    for b in prange(out.shape[0]):
+        r0 = b * block
+        nr = min(n, r0 + block) - r0
+        reach = np.empty(nr, np.int64)
+        for t in range(T):
+            reach[:] = -1
+            for p in range(n_internal):
+                codes_f = codes[trees.feature[t, p]]
+                k = trees.bin[t, p]
+                ml = trees.missing_left[t, p]
+                kp = trees.keep[p]
+                for r in range(nr):
+                    c = np.int64(codes_f[r0 + r])
+                    left = np.int64((c <= k) & (c != missing_code)) | (ml & np.int64(c == missing_code))
+                    reach[r] &= kp | -left
+            acc = out[b, t]
+            leaf = trees.leaf[t]
+            for r in range(nr):
+                acc[leaf[_lowest_slot(reach[r])]] += sw[r0 + r]
+            for j in range(m - 1, -1, -1):  # children come after their parent
+                if trees.left[t, j] >= 0:
+                    acc[j] = acc[trees.left[t, j]] + acc[trees.right[t, j]]
 
 
 @jit
