@@ -13,7 +13,7 @@ import numpy as np
 from numba import prange
 
 from .._config import jit, pjit
-from .predict import _lowest_slot, value_goes_left
+from .predict import lowest_slot, value_goes_left
 from .update import goes_left
 
 #: Each tree's leaves as build_leaf_tables writes them (T trees, L leaf slots, D the depth):
@@ -185,7 +185,7 @@ def level_tree_cover(codes, trees, missing_code, sw, block, out):
             acc = out[b, t]
             leaf = trees.leaf[t]
             for r in range(nr):
-                acc[leaf[_lowest_slot(reach[r])]] += sw[r0 + r]
+                acc[leaf[lowest_slot(reach[r])]] += sw[r0 + r]
             for j in range(m - 1, -1, -1):  # children come after their parent
                 if trees.left[t, j] >= 0:
                     acc[j] = acc[trees.left[t, j]] + acc[trees.right[t, j]]

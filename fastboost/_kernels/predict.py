@@ -223,7 +223,7 @@ LevelTrees = namedtuple("LevelTrees", ["feature", "threshold", "missing_left", "
 
 
 @jit
-def _lowest_slot(reach):
+def lowest_slot(reach):
     """The index of the lowest set bit of reach (not 0): the popcount of the bits below it."""
     v = (reach & -reach) - 1
     v = v - ((v >> 1) & 0x5555555555555555)
@@ -276,7 +276,7 @@ def add_level_trees(X, trees, out):
             for k in range(K):
                 acc_k = acc[k]
                 for r in range(PREDICT_BLOCK):
-                    acc_k[r] += values[_lowest_slot(reach[r]), k]
+                    acc_k[r] += values[lowest_slot(reach[r]), k]
         for r in range(rows):
             for k in range(K):
                 out[r0 + r, k] += acc[k, r]
