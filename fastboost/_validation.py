@@ -96,7 +96,8 @@ def check_y(y, n_samples, estimator_name="This estimator"):
     if y.dtype.kind == "O":
         if any(isinstance(v, float) and not np.isfinite(v) for v in y):
             raise ValueError("y contains NaN or infinity: every label must be a finite value or a class name.")
-    check_classification_targets(y)
+    if y.dtype.kind not in "biuUS":  # (1-D integer, boolean or string labels are always classes: skip the scan)
+        check_classification_targets(y)
     return y
 
 
