@@ -395,8 +395,7 @@ def test_cover_is_the_same_for_any_thread_count(monkeypatch):
 def test_cover_from_the_codes_is_the_raw_rows_cover(monkeypatch, max_depth, categorical):
     """cover_ is found on the bin codes; every training row's code goes the way its raw value goes (ties at an
     edge, NaN, +-inf, categories), so it is the cover of the raw rows, summed from the definition. Without
-    categories the trees' cover comes from the level-order pass (leaves above the full depth too) and the stumps'
-    four at a time (9 rounds: a last one alone)."""
+    categories the trees' cover comes from the level-order pass (leaves above the full depth too)."""
     import fastboost.explain as explain
 
     monkeypatch.setattr(explain, "COVER_BLOCK", 23)  # several blocks

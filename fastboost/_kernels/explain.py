@@ -40,81 +40,28 @@ def stump_cover(codes, rounds, missing_code, sw, block, out):
     sw            float64[n_samples]  sample weights                                         IN
     block         rows per block                                                             IN
     out           float64[n_blocks, T, 2]  (zeros)                                           IN/OUT
-    Four numeric stumps in a row share a pass over the block: eight independent sums, where one stump's two are
-    each a chain of dependent additions (the same additions in the same order: a row adds 0.0 to the other side).
     """
     n = codes.shape[1]
-    T = rounds.shape[0]
     for b in prange(out.shape[0]):
         r0 = b * block
         r1 = min(n, r0 + block)
-        t0 = 0
-        while t0 < T:
-            if not (t0 + 4 <= T and rounds[t0].categorical == 0 and rounds[t0 + 1].categorical == 0
-                    and rounds[t0 + 2].categorical == 0 and rounds[t0 + 3].categorical == 0):
-                _one_stump_cover(codes, rounds[t0], rounds[t0].cat_left, missing_code, sw, r0, r1, out[b, t0])
-                t0 += 1
-                continue
-            c0 = codes[rounds[t0].feature]
-            c1 = codes[rounds[t0 + 1].feature]
-            c2 = codes[rounds[t0 + 2].feature]
-            c3 = codes[rounds[t0 + 3].feature]
-            k0 = rounds[t0].bin
-            k1 = rounds[t0 + 1].bin
-            k2 = rounds[t0 + 2].bin
-            k3 = rounds[t0 + 3].bin
-            m0 = rounds[t0].missing_left != 0
-            m1 = rounds[t0 + 1].missing_left != 0
-            m2 = rounds[t0 + 2].missing_left != 0
-            m3 = rounds[t0 + 3].missing_left != 0
-            a0 = a1 = a2 = a3 = 0.0  # left
-            z0 = z1 = z2 = z3 = 0.0  # right
+        for t in range(rounds.shape[0]):
+            r = rounds[t]
+            codes_f = codes[r.feature]
+            k = r.bin
+            missing_left = r.missing_left
+            categorical = r.categorical != 0
+            cat_left = rounds[t].cat_left
+            left = 0.0
+            right = 0.0
             for i in range(r0, r1):
                 w = sw[i]
-                x = c0[i]
-                g = ((x <= k0) & (x != missing_code)) | ((x == missing_code) & m0)
-                a0 += w if g else 0.0
-                z0 += 0.0 if g else w
-                x = c1[i]
-                g = ((x <= k1) & (x != missing_code)) | ((x == missing_code) & m1)
-                a1 += w if g else 0.0
-                z1 += 0.0 if g else w
-                x = c2[i]
-                g = ((x <= k2) & (x != missing_code)) | ((x == missing_code) & m2)
-                a2 += w if g else 0.0
-                z2 += 0.0 if g else w
-                x = c3[i]
-                g = ((x <= k3) & (x != missing_code)) | ((x == missing_code) & m3)
-                a3 += w if g else 0.0
-                z3 += 0.0 if g else w
-            out[b, t0, 0] = a0
-            out[b, t0, 1] = z0
-            out[b, t0 + 1, 0] = a1
-            out[b, t0 + 1, 1] = z1
-            out[b, t0 + 2, 0] = a2
-            out[b, t0 + 2, 1] = z2
-            out[b, t0 + 3, 0] = a3
-            out[b, t0 + 3, 1] = z3
-            t0 += 4
-
-
-@jit
-def _one_stump_cover(codes, r, cat_left, missing_code, sw, r0, r1, out_t):
-    """out_t[0] / out_t[1] = summed sw of the rows r0 .. r1 - 1 that stump r sends left / right."""
-    codes_f = codes[r.feature]
-    k = r.bin
-    missing_left = r.missing_left
-    categorical = r.categorical != 0
-    left = 0.0
-    right = 0.0
-    for i in range(r0, r1):
-        w = sw[i]
-        if goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left):
-            left += w
-        else:
-            right += w
-    out_t[0] = left
-    out_t[1] = right
+                if goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left):
+                    left += w
+                else:
+                    right += w
+            out[b, t, 0] = left
+            out[b, t, 1] = right
 
 
 @pjit
