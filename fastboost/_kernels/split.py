@@ -855,7 +855,7 @@ def _best_split_binary_error(hist_f, n_value_bins, missing_code, min_weight, dus
                     best_bin = k
                     best_ml = 1
                     break
-                if buf[4, k] == g and not no_missing:
+                if not no_missing and buf[4, k] == g:  # (row 4 is not written without missing weight)
                     best_bin = k
                     best_ml = 0
                     break
