@@ -919,7 +919,7 @@ class _DaskBoostMixin:
     #: stump rounds of AdaBoost and SABoost in one round trip (False: two, with the sums from the rows; benchmarks)
     _fuse_rounds = True
 
-    def _hist_rebuild(self, rule, depth, n_classes, leaf_kind):
+    def _hist_rebuild(self, rule, depth, n_classes, leaf_kind, n_rows):
         """0: the shards build every round's histograms from their rows (histograms are not carried)."""
         return 0
 

@@ -540,7 +540,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             leaf_smoothing=0.5 / max(1, n_nonzero), missing_code=mapper.missing_code,
             hist_groups=n_feature_groups(n_features, numba.get_num_threads(), mapper.missing_code + 1),  # speed
             trim_rate=float(getattr(self, "weight_trim_rate", None) or 0.0),
-            hist_rebuild=self._hist_rebuild(rule, depth, n_classes, leaf_kind),
+            hist_rebuild=self._hist_rebuild(rule, depth, n_classes, leaf_kind, n_nonzero),
             additive=rule.additive, use_q=rule.use_q, u_is_w=rule.u_is_w, need_s2=rule.needs_s2,
             patience=self.n_iter_no_change or 0, learning_rate=self.learning_rate,
             monotone=self._monotone_direction(n_features) is not None,
@@ -593,21 +593,24 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return interaction_matrix(groups, n_features, getattr(self, "feature_names_in_", None) if names is None
                                   else names)
 
-    def _hist_rebuild(self, rule, depth, n_classes, leaf_kind):
+    def _hist_rebuild(self, rule, depth, n_classes, leaf_kind, n_rows):
         """Rounds between histograms from every row (``_driver.HIST_REBUILD_EVERY``; in between the stumps' and
         the trees' root histograms come from the last round's) for the rules whose update multiplies each row's
         weight by a factor its class and side (stumps) or its being right or wrong (trees) decide, and whose
         learner reads w itself: not with a transform (VadaBoost), EBBoost's q histograms, QuadBoost's
         residuals, weights re-set between rounds (LPBoost, re-weighting passes), or trees with confidence-rated
         leaves, a row count per leaf (min_samples_leaf > 1) or weight trimming, nor with feature or row sampling
-        (or interaction constraints: every round reads its own features and rows). Trimmed stumps carry the
-        histograms of their kept rows (``learners.trimmed_rows``).
+        (or interaction constraints: every round reads its own features and rows), nor below
+        ``_driver.CARRY_MIN_ROWS`` rows of positive weight (n_rows), where a full build is faster. Trimmed stumps
+        carry the histograms of their kept rows (``learners.trimmed_rows``) at any size.
         0: every round's histograms from every row."""
+        trimmed = getattr(self, "weight_trim_rate", None) is not None
         if (rule.additive or rule.use_q or not rule.u_is_w or self._corrective
                 or self._reweight_every() is not None or self._sampling_on()):
             return 0
-        if depth and (leaf_kind != LEAF_DISCRETE or self._min_leaf() > 1
-                      or getattr(self, "weight_trim_rate", None) is not None):
+        if depth and (leaf_kind != LEAF_DISCRETE or self._min_leaf() > 1 or trimmed):
+            return 0
+        if n_rows < _driver.CARRY_MIN_ROWS and not trimmed:
             return 0
         return _driver.HIST_REBUILD_EVERY
 

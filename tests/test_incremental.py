@@ -95,6 +95,35 @@ def test_one_step_equals_the_histograms_of_the_updated_weights():
     np.testing.assert_allclose(hist, ref, rtol=1e-13, atol=1e-17)
 
 
+@pytest.fixture(autouse=True)
+def carry_small_fits(monkeypatch):
+    """These fits are small (4 000 rows): carry their histograms as a larger fit would."""
+    monkeypatch.setattr(driver, "CARRY_MIN_ROWS", 0)
+
+
+def test_below_the_row_threshold_histograms_are_built_every_round_unless_trimmed(monkeypatch):
+    """Below CARRY_MIN_ROWS rows of positive weight the fit builds every round's histograms from every row (a
+    full pass is faster there), with the same stumps and steps; weight trimming carries its kept rows' at any
+    size; the threshold counts rows of positive weight, never threads."""
+    monkeypatch.setattr(driver, "CARRY_MIN_ROWS", 3000)
+    X, y = make_twonorm(3000, 8, random_state=5)
+    at = AdaBoostClassifier(60, max_depth=1, warm_start=True).fit(X, y)
+    assert at._resume.config[0]["hist_rebuild"] == driver.HIST_REBUILD_EVERY
+    sw = np.ones(3000)
+    sw[::2] = 0.0  # 1 500 rows of positive weight
+    below = AdaBoostClassifier(60, max_depth=1, warm_start=True).fit(X, y, sample_weight=sw)
+    assert below._resume.config[0]["hist_rebuild"] == 0
+    below3 = AdaBoostClassifier(20, max_depth=3, warm_start=True).fit(X, y, sample_weight=sw)
+    assert below3._resume.config[0]["hist_rebuild"] == 0
+    trimmed = AdaBoostClassifier(20, weight_trim_rate=0.99, warm_start=True).fit(X, y, sample_weight=sw)
+    assert trimmed._resume.config[0]["hist_rebuild"] == driver.HIST_REBUILD_EVERY
+    monkeypatch.setattr(driver, "CARRY_MIN_ROWS", 0)
+    carried = AdaBoostClassifier(60, max_depth=1, warm_start=True).fit(X, y, sample_weight=sw)
+    assert carried._resume.config[0]["hist_rebuild"] == driver.HIST_REBUILD_EVERY
+    for name in ("feature", "bin", "missing_left", "left", "right", "alpha"):
+        np.testing.assert_array_equal(below.rounds_[name], carried.rounds_[name], err_msg=name)
+
+
 def _fit(K, est, X, y, **kw):
     old = driver.HIST_REBUILD_EVERY
     driver.HIST_REBUILD_EVERY = K
