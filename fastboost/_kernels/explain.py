@@ -31,8 +31,8 @@ LeafTables = namedtuple("LeafTables", ["leaf_node", "path", "side", "slot", "slo
 @pjit
 def stump_cover(codes, rounds, missing_code, sw, block, out):
     """out[b, t, 0] / out[b, t, 1] = summed sw of the rows of block b (rows b * block ..) that stump t sends
-    left / right, from the training rows' bin codes; threads over blocks. The caller adds the blocks in order,
-    so the result does not depend on the number of threads.
+    left / right, from the training rows' bin codes; threads over (block, stump) pairs, so that a few blocks still
+    use every thread. The caller adds the blocks in order, so the result does not depend on the number of threads.
 
     codes         uint8/uint16[n_features, n_samples]  binned training rows (feature-major)  IN
     rounds        ROUND_DTYPE[T]  (feature, bin, missing_left, categorical, cat_left)        IN
@@ -42,33 +42,35 @@ def stump_cover(codes, rounds, missing_code, sw, block, out):
     out           float64[n_blocks, T, 2]  (zeros)                                           IN/OUT
     """
     n = codes.shape[1]
-    for b in prange(out.shape[0]):
+    T = rounds.shape[0]
+    for job in prange(out.shape[0] * T):
+        b = job // T
+        t = job - b * T
         r0 = b * block
         r1 = min(n, r0 + block)
-        for t in range(rounds.shape[0]):
-            r = rounds[t]
-            codes_f = codes[r.feature]
-            k = r.bin
-            missing_left = r.missing_left
-            categorical = r.categorical != 0
-            cat_left = rounds[t].cat_left
-            left = 0.0
-            right = 0.0
-            for i in range(r0, r1):
-                w = sw[i]
-                if goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left):
-                    left += w
-                else:
-                    right += w
-            out[b, t, 0] = left
-            out[b, t, 1] = right
+        r = rounds[t]
+        codes_f = codes[r.feature]
+        k = r.bin
+        missing_left = r.missing_left
+        categorical = r.categorical != 0
+        cat_left = rounds[t].cat_left
+        left = 0.0
+        right = 0.0
+        for i in range(r0, r1):
+            w = sw[i]
+            if goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left):
+                left += w
+            else:
+                right += w
+        out[b, t, 0] = left
+        out[b, t, 1] = right
 
 
 @pjit
 def tree_cover(codes, nodes, missing_code, sw, block, out):
     """out[b, t, j] = summed sw of the rows of block b that pass node j of tree t, from the training rows'
-    bin codes: each row's weight added to its leaf, a split's the sum of its children's; threads over blocks
-    (the caller adds them in order).
+    bin codes: each row's weight added to its leaf, a split's the sum of its children's; threads over (block,
+    tree) pairs (the caller adds the blocks in order).
 
     codes         uint8/uint16[n_features, n_samples]  IN
     nodes         NODE_DTYPE[T, max_nodes]             IN
@@ -82,26 +84,28 @@ def tree_cover(codes, nodes, missing_code, sw, block, out):
     levels = 0  # max_nodes = 2**(depth + 1) - 1
     while (2 << levels) - 1 < m:
         levels += 1
-    for b in prange(out.shape[0]):
+    T = nodes.shape[0]
+    for job in prange(out.shape[0] * T):
+        b = job // T
+        t = job - b * T
         r0 = b * block
         r1 = min(n, r0 + block)
-        for t in range(nodes.shape[0]):
-            tree = nodes[t]
-            acc = out[b, t]
-            for i in range(r0, r1):
-                node = 0
-                for _ in range(levels):  # branch-free descent to the row's leaf (a leaf keeps it)
-                    nd = tree[node]
-                    left = nd.left
-                    right = nd.right
-                    go_left = goes_left(codes[max(nd.feature, 0), i], nd.bin, nd.missing_left, missing_code,
-                                        nd.categorical != 0, nd.cat_left)
-                    child = right + (left - right) * np.int64(go_left)
-                    node = node if left < 0 else child
-                acc[node] += sw[i]
-            for j in range(m - 1, -1, -1):  # children come after their parent
-                if tree[j].left >= 0:
-                    acc[j] = acc[tree[j].left] + acc[tree[j].right]
+        tree = nodes[t]
+        acc = out[b, t]
+        for i in range(r0, r1):
+            node = 0
+            for _ in range(levels):  # branch-free descent to the row's leaf (a leaf keeps it)
+                nd = tree[node]
+                left = nd.left
+                right = nd.right
+                go_left = goes_left(codes[max(nd.feature, 0), i], nd.bin, nd.missing_left, missing_code,
+                                    nd.categorical != 0, nd.cat_left)
+                child = right + (left - right) * np.int64(go_left)
+                node = node if left < 0 else child
+            acc[node] += sw[i]
+        for j in range(m - 1, -1, -1):  # children come after their parent
+            if tree[j].left >= 0:
+                acc[j] = acc[tree[j].left] + acc[tree[j].right]
 
 
 @pjit
@@ -110,32 +114,33 @@ def level_tree_cover(codes, trees, missing_code, sw, block, out):
     following child links. Each split of a tree is tested on all rows of the block (one feature's contiguous codes
     against one bin); a row that goes right at a slot drops the leaf slots under its left child from its set of
     reachable leaves (as ``predict.add_level_trees``), and its weight goes to the leaf of the lowest slot left.
+    Threads over (block, tree) pairs, so that a few blocks still use every thread.
     """
     n = codes.shape[1]
     T, n_internal = trees.feature.shape
     m = out.shape[2]
-    for b in prange(out.shape[0]):
+    for job in prange(out.shape[0] * T):
+        b = job // T
+        t = job - b * T
         r0 = b * block
         nr = min(n, r0 + block) - r0
-        reach = np.empty(nr, np.int64)
-        for t in range(T):
-            reach[:] = -1
-            for p in range(n_internal):
-                codes_f = codes[trees.feature[t, p]]
-                k = trees.bin[t, p]
-                ml = trees.missing_left[t, p]
-                kp = trees.keep[p]
-                for r in range(nr):
-                    c = np.int64(codes_f[r0 + r])
-                    left = np.int64((c <= k) & (c != missing_code)) | (ml & np.int64(c == missing_code))
-                    reach[r] &= kp | -left
-            acc = out[b, t]
-            leaf = trees.leaf[t]
+        reach = np.full(nr, -1, np.int64)
+        for p in range(n_internal):
+            codes_f = codes[trees.feature[t, p]]
+            k = trees.bin[t, p]
+            ml = trees.missing_left[t, p]
+            kp = trees.keep[p]
             for r in range(nr):
-                acc[leaf[lowest_slot(reach[r])]] += sw[r0 + r]
-            for j in range(m - 1, -1, -1):  # children come after their parent
-                if trees.left[t, j] >= 0:
-                    acc[j] = acc[trees.left[t, j]] + acc[trees.right[t, j]]
+                c = np.int64(codes_f[r0 + r])
+                left = np.int64((c <= k) & (c != missing_code)) | (ml & np.int64(c == missing_code))
+                reach[r] &= kp | -left
+        acc = out[b, t]
+        leaf = trees.leaf[t]
+        for r in range(nr):
+            acc[leaf[lowest_slot(reach[r])]] += sw[r0 + r]
+        for j in range(m - 1, -1, -1):  # children come after their parent
+            if trees.left[t, j] >= 0:
+                acc[j] = acc[trees.left[t, j]] + acc[trees.right[t, j]]
 
 
 @jit
