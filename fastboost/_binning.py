@@ -323,9 +323,11 @@ class BinMapper:
         found = {}  # small unweighted samples: the numeric columns without NaN all at once
         if weights is None and rows is None and not is_dataframe(sample) and 0 < n_sample * d < THREADED_VALUES:
             numeric = np.flatnonzero(n_categories == 0)
-            block = np.asarray(sample[:, numeric], dtype=np.float64)
-            whole = ~np.isnan(block).any(axis=0)
-            if whole.any():
+            block = np.asarray(sample if numeric.size == d else sample[:, numeric], dtype=np.float64)
+            whole = ~np.isnan(block.min(axis=0))  # (a column's minimum is NaN when it holds a NaN)
+            if whole.all():
+                found = dict(zip(numeric.tolist(), edges_of_columns(block, cap)))
+            elif whole.any():
                 found = dict(zip(numeric[whole].tolist(), edges_of_columns(block[:, whole], cap)))
 
         def fit_column(f):  # writes only entry f of the outputs
