@@ -124,20 +124,43 @@ def level_tree_cover(codes, trees, missing_code, sw, block, out):
         t = job - b * T
         r0 = b * block
         nr = min(n, r0 + block) - r0
-        reach = np.full(nr, -1, np.int64)
-        for p in range(n_internal):
-            codes_f = codes[trees.feature[t, p]]
-            k = trees.bin[t, p]
-            ml = trees.missing_left[t, p]
-            kp = trees.keep[p]
-            for r in range(nr):
-                c = np.int64(codes_f[r0 + r])
-                left = np.int64((c <= k) & (c != missing_code)) | (ml & np.int64(c == missing_code))
-                reach[r] &= kp | -left
         acc = out[b, t]
         leaf = trees.leaf[t]
-        for r in range(nr):
-            acc[leaf[lowest_slot(reach[r])]] += sw[r0 + r]
+        if leaf.shape[0] <= 8:  # depth <= 3: a row's reachable slots in one byte, compared in the codes' type
+            reach8 = np.full(nr, np.uint8(255), np.uint8)
+            for p in range(n_internal):
+                kp = np.uint8(trees.keep[p] & 255)
+                k = trees.bin[t, p]
+                if k < 0:  # a filler under a shallower leaf: every row goes right
+                    for r in range(nr):
+                        reach8[r] &= kp
+                    continue
+                codes_f = codes[trees.feature[t, p]]
+                kbuf = np.empty(2, codes.dtype)  # (the bin and the missing code in the codes' type)
+                kbuf[0] = k
+                kbuf[1] = missing_code
+                kc = kbuf[0]
+                mc = kbuf[1]
+                ml = trees.missing_left[t, p] != 0
+                for r in range(nr):
+                    c = codes_f[r0 + r]
+                    left = ((c <= kc) & (c != mc)) | (ml & (c == mc))
+                    reach8[r] &= kp | (np.uint8(0) - np.uint8(left))
+            for r in range(nr):
+                acc[leaf[lowest_slot(np.int64(reach8[r]))]] += sw[r0 + r]
+        else:
+            reach = np.full(nr, -1, np.int64)
+            for p in range(n_internal):
+                codes_f = codes[trees.feature[t, p]]
+                k = trees.bin[t, p]
+                ml = trees.missing_left[t, p]
+                kp = trees.keep[p]
+                for r in range(nr):
+                    c = np.int64(codes_f[r0 + r])
+                    left = np.int64((c <= k) & (c != missing_code)) | (ml & np.int64(c == missing_code))
+                    reach[r] &= kp | -left
+            for r in range(nr):
+                acc[leaf[lowest_slot(reach[r])]] += sw[r0 + r]
         for j in range(m - 1, -1, -1):  # children come after their parent
             if trees.left[t, j] >= 0:
                 acc[j] = acc[trees.left[t, j]] + acc[trees.right[t, j]]
