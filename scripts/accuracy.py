@@ -432,7 +432,8 @@ def defaults_markdown(records, meta):
              + ", ".join(f"**{d['name']}** ({d['how']}, {d['rows']} rows × {d['features']} features, "
                          f"{d['classes']} classes)" for d in meta["datasets"] if d["name"] not in DATASETS) + ".",
              "", f"Result: {len(verdicts) - n_fail} of {len(verdicts)} cells pass"
-             + (f", {n_fail} do not" if n_fail else "") + f"; {n_warn} of {len(records)} fits raised a warning.", ""]
+             + (f", {n_fail} {'does' if n_fail == 1 else 'do'} not" if n_fail else "")
+             + f"; {n_warn} of {len(records)} fits raised a warning.", ""]
     for depth in meta["depths"]:
         title = "stumps" if depth == 1 else f"trees of depth {depth}"
         cols = [e for e in ests if any(k[1] == depth and k[2] == e for k in verdicts)]
