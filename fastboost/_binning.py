@@ -325,10 +325,9 @@ class BinMapper:
             numeric = np.flatnonzero(n_categories == 0)
             block = np.asarray(sample if numeric.size == d else sample[:, numeric], dtype=np.float64)
             whole = ~np.isnan(block.min(axis=0))  # (a column's minimum is NaN when it holds a NaN)
-            if whole.all():
-                found = dict(zip(numeric.tolist(), edges_of_columns(block, cap)))
-            elif whole.any():
-                found = dict(zip(numeric[whole].tolist(), edges_of_columns(block[:, whole], cap)))
+            if whole.any():  # (all of them: the block itself, no copy)
+                found = dict(zip(numeric[whole].tolist(),
+                                 edges_of_columns(block if whole.all() else block[:, whole], cap)))
 
         def fit_column(f):  # writes only entry f of the outputs
             if n_categories[f]:  # category indices: one code each

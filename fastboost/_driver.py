@@ -60,9 +60,9 @@ HIST_REBUILD_EVERY = 16
 #: fewer rows (of positive weight) than this: histograms are not carried (except with weight trimming, whose
 #: kept rows go with them). The carried update's passes (the smaller side's rows, their histograms, the
 #: re-weighting, the search apart from the histograms) are four parallel loops where a full build is one, and
-#: below about this many rows the loops' start and wait cost more than the rows they save: 100 rounds on
-#: 1 000 x 20, stumps 4.3 ms a fit against 6.0 carried, depth 3 14.3 against 15.2; even at 5 000 rows, at
-#: 10 000 carried 2-3 % faster (also with 100 features). Rows, not threads: the model must not depend on n_jobs.
+#: below about this many rows the loops' start and wait cost more than the rows they save (100 rounds on
+#: 1 000 x 20: stumps 4.3 ms a fit against 6.0 carried, depth 3 14.3 against 15.2; about even at 5 000 rows;
+#: carried 2-3 % faster at 10 000, also with 100 features). Rows, not threads: the model must not depend on n_jobs.
 CARRY_MIN_ROWS = 8192
 
 __all__ = ["CHUNK", "Model", "Progress", "TrainData", "ValidData", "Workspace", "grow_model", "make_config",

@@ -117,7 +117,7 @@ def level_tree_cover(codes, trees, missing_code, sw, block, out):
     Threads over (block, tree) pairs, so that a few blocks still use every thread.
     """
     n = codes.shape[1]
-    T, n_internal = trees.feature.shape
+    T = trees.feature.shape[0]
     m = out.shape[2]
     for job in prange(out.shape[0] * T):
         b = job // T
@@ -125,45 +125,45 @@ def level_tree_cover(codes, trees, missing_code, sw, block, out):
         r0 = b * block
         nr = min(n, r0 + block) - r0
         acc = out[b, t]
-        leaf = trees.leaf[t]
-        if leaf.shape[0] <= 8:  # depth <= 3: a row's reachable slots in one byte, compared in the codes' type
-            reach8 = np.full(nr, np.uint8(255), np.uint8)
-            for p in range(n_internal):
-                kp = np.uint8(trees.keep[p] & 255)
-                k = trees.bin[t, p]
-                if k < 0:  # a filler under a shallower leaf: every row goes right
-                    for r in range(nr):
-                        reach8[r] &= kp
-                    continue
-                codes_f = codes[trees.feature[t, p]]
-                kbuf = np.empty(2, codes.dtype)  # (the bin and the missing code in the codes' type)
-                kbuf[0] = k
-                kbuf[1] = missing_code
-                kc = kbuf[0]
-                mc = kbuf[1]
-                ml = trees.missing_left[t, p] != 0
-                for r in range(nr):
-                    c = codes_f[r0 + r]
-                    left = ((c <= kc) & (c != mc)) | (ml & (c == mc))
-                    reach8[r] &= kp | (np.uint8(0) - np.uint8(left))
-            for r in range(nr):
-                acc[leaf[lowest_slot(np.int64(reach8[r]))]] += sw[r0 + r]
+        if trees.leaf.shape[1] <= 8:  # depth <= 3: a row's reachable slots in one byte, 32 rows an instruction
+            _add_to_leaves(codes, trees, t, r0, missing_code, sw, np.empty(nr, np.uint8), acc)
         else:
-            reach = np.full(nr, -1, np.int64)
-            for p in range(n_internal):
-                codes_f = codes[trees.feature[t, p]]
-                k = trees.bin[t, p]
-                ml = trees.missing_left[t, p]
-                kp = trees.keep[p]
-                for r in range(nr):
-                    c = np.int64(codes_f[r0 + r])
-                    left = np.int64((c <= k) & (c != missing_code)) | (ml & np.int64(c == missing_code))
-                    reach[r] &= kp | -left
-            for r in range(nr):
-                acc[leaf[lowest_slot(reach[r])]] += sw[r0 + r]
+            _add_to_leaves(codes, trees, t, r0, missing_code, sw, np.empty(nr, np.int64), acc)
         for j in range(m - 1, -1, -1):  # children come after their parent
             if trees.left[t, j] >= 0:
                 acc[j] = acc[trees.left[t, j]] + acc[trees.right[t, j]]
+
+
+@jit
+def _add_to_leaves(codes, trees, t, r0, missing_code, sw, reach, acc):
+    """acc[leaf] += sw of the rows r0 .. r0 + len(reach) - 1 that tree t (LevelCover) sends to it, in row order.
+    reach (uint8 for up to 8 leaf slots, else int64; scratch): each row's reachable leaf slots as bits, narrowed
+    split by split, the split tested in the codes' own type (so that a byte-wide reach vectorises)."""
+    reach[:] = -1
+    kbuf = np.empty(2, codes.dtype)  # the bin and the missing code in the codes' type
+    kbuf[1] = missing_code
+    mc = kbuf[1]
+    mbuf = np.zeros(2, reach.dtype)  # the slot's keep mask and 0 in reach's type
+    zero = mbuf[1]
+    for p in range(trees.feature.shape[1]):
+        mbuf[0] = trees.keep[p]
+        kp = mbuf[0]
+        k = trees.bin[t, p]
+        if k < 0:  # a filler under a shallower leaf: every row goes right
+            for r in range(reach.shape[0]):
+                reach[r] &= kp
+            continue
+        kbuf[0] = k
+        kc = kbuf[0]
+        codes_f = codes[trees.feature[t, p]]
+        ml = trees.missing_left[t, p] != 0
+        for r in range(reach.shape[0]):
+            c = codes_f[r0 + r]
+            left = ((c <= kc) & (c != mc)) | (ml & (c == mc))
+            reach[r] &= kp | (zero - left)
+    leaf = trees.leaf[t]
+    for r in range(reach.shape[0]):
+        acc[leaf[lowest_slot(np.int64(reach[r]))]] += sw[r0 + r]
 
 
 @jit
