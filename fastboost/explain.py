@@ -67,24 +67,26 @@ def level_cover(nodes):
 
 
 def cover_parts(rounds, nodes, codes, missing_code, sw):
-    """Each block's cover of one model's nodes on binned rows: float64[n_blocks, T, 2] (stumps: left, right)
-    or [n_blocks, T, max_nodes] (trees), to be added in block order (``ordered_sum``).
+    """Each block's cover of one model's nodes on binned rows: float64[n_blocks, T, max_nodes] for trees, to be
+    added in block order (``ordered_sum``); float64[1, T, 2] (left, right) for stumps.
 
     rounds, nodes: a fitted single model's ``rounds_`` and ``nodes_`` (None for stumps); codes: the rows' bin
     codes, feature-major, as the fit read them; missing_code: their missing code; sw: the rows'
     (class-)weighted sample weights. Runs on the threads of the caller's ``n_threads``."""
     sw = np.ascontiguousarray(sw, dtype=np.float64)
-    width = nodes.shape[1] if nodes is not None else 2
     T = rounds.shape[0]
-    n_blocks, block = cover_blocks(codes.shape[1], T, width)
-    parts = np.zeros((n_blocks, T, width))
+    if nodes is None:  # stumps: one part, from each split feature's histogram of sw
+        parts = np.zeros((1, T, 2))
+        if T and codes.shape[1]:
+            stump_cover(codes, rounds, missing_code, sw, parts[0])
+        return parts
+    n_blocks, block = cover_blocks(codes.shape[1], T, nodes.shape[1])
+    parts = np.zeros((n_blocks, T, nodes.shape[1]))
     if T and codes.shape[1]:
-        if nodes is not None and _steps.numeric_level_trees(nodes):
+        if _steps.numeric_level_trees(nodes):
             level_tree_cover(codes, level_cover(nodes), missing_code, sw, block, parts)
-        elif nodes is not None:
-            tree_cover(codes, nodes, missing_code, sw, block, parts)
         else:
-            stump_cover(codes, rounds, missing_code, sw, block, parts)
+            tree_cover(codes, nodes, missing_code, sw, block, parts)
     return parts
 
 

@@ -29,41 +29,45 @@ LeafTables = namedtuple("LeafTables", ["leaf_node", "path", "side", "slot", "slo
 
 
 @pjit
-def stump_cover(codes, rounds, missing_code, sw, block, out):
-    """out[b, t, 0] / out[b, t, 1] = summed sw of the rows of block b (rows b * block ..) that stump t sends
-    left / right, from the training rows' bin codes; threads over (block, stump) pairs, so that a few blocks still
-    use every thread. The caller adds the blocks in order, so the result does not depend on the number of threads.
+def stump_cover(codes, rounds, missing_code, sw, out):
+    """out[t, 0] / out[t, 1] = summed sw of the rows that stump t sends left / right: for each feature some stump
+    splits, the histogram of sw over its codes (rows in order), then each of its stumps' sides summed over the
+    codes in order. Threads over those features; the sums do not depend on the number of threads. One pass over
+    each split feature's codes, not one per stump (1 000 000 rows, 400 stumps: 20 passes instead of 400).
 
     codes         uint8/uint16[n_features, n_samples]  binned training rows (feature-major)  IN
     rounds        ROUND_DTYPE[T]  (feature, bin, missing_left, categorical, cat_left)        IN
-    missing_code  the bin code of missing values (and unknown categories)                    IN
+    missing_code  the bin code of missing values (and unknown categories), the largest code  IN
     sw            float64[n_samples]  sample weights                                         IN
-    block         rows per block                                                             IN
-    out           float64[n_blocks, T, 2]  (zeros)                                           IN/OUT
+    out           float64[T, 2]                                                              OUT
     """
     n = codes.shape[1]
     T = rounds.shape[0]
-    for job in prange(out.shape[0] * T):
-        b = job // T
-        t = job - b * T
-        r0 = b * block
-        r1 = min(n, r0 + block)
-        r = rounds[t]
-        codes_f = codes[r.feature]
-        k = r.bin
-        missing_left = r.missing_left
-        categorical = r.categorical != 0
-        cat_left = rounds[t].cat_left
-        left = 0.0
-        right = 0.0
-        for i in range(r0, r1):
-            w = sw[i]
-            if goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left):
-                left += w
-            else:
-                right += w
-        out[b, t, 0] = left
-        out[b, t, 1] = right
+    split = np.zeros(codes.shape[0], dtype=np.bool_)
+    for t in range(T):
+        split[rounds[t].feature] = True
+    feats = np.flatnonzero(split)
+    n_codes = missing_code + 1
+    for j in prange(feats.shape[0]):
+        f = feats[j]
+        codes_f = codes[f]
+        hist = np.zeros(n_codes)
+        for i in range(n):
+            hist[codes_f[i]] += sw[i]
+        for t in range(T):
+            r = rounds[t]
+            if r.feature != f:
+                continue
+            categorical = r.categorical != 0
+            left = 0.0
+            right = 0.0
+            for c in range(n_codes):
+                if goes_left(c, r.bin, r.missing_left, missing_code, categorical, r.cat_left):
+                    left += hist[c]
+                else:
+                    right += hist[c]
+            out[t, 0] = left
+            out[t, 1] = right
 
 
 @pjit
