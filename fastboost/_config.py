@@ -260,7 +260,9 @@ class ThreadGovernor:
     is left (at least 1, at most the fit's threads). A parallel loop waits for its slowest thread, and a
     thread sharing its core with a busy process is slow, so this keeps a round from taking many times
     its 1-thread time. The model does not depend on the thread count. Readings over less than
-    ``MIN_WINDOW`` seconds are not trusted (the clock ticks in 10 ms steps): the window then grows.
+    ``MIN_WINDOW`` seconds are not trusted (the clock ticks in 10 ms steps): the window then grows, and the
+    first chunk of a short fit takes the other processes' tasks that are runnable at that moment instead
+    (without it a fit of 100 000 stumps, shorter than one window, kept both threads beside a busy process).
     Off where /proc/stat is missing, with one thread, or with FASTBOOST_ADAPT_THREADS=0.
     """
 
@@ -272,6 +274,7 @@ class ThreadGovernor:
         self.enabled = max_threads > 1 and os.environ.get("FASTBOOST_ADAPT_THREADS", "1") != "0"
         self.history = []  # (other processes' cores, threads chosen) of every reading
         self._mark = self._reading() if self.enabled else None
+        self._glanced = False  # a first look at the processes runnable now was taken (or a window was read)
         if self._mark is None:
             self.enabled = False
 
@@ -284,17 +287,41 @@ class ThreadGovernor:
 
         return busy, time.process_time(), time.perf_counter()
 
+    @staticmethod
+    def _runnable_elsewhere():
+        """Tasks of other processes runnable right now (Linux: the runnable tasks of /proc/loadavg less this
+        process's threads in state R, read first: a thread of the pool that stops spinning meanwhile makes the
+        count smaller, never larger), or None."""
+        try:
+            own = 0
+            for tid in os.listdir("/proc/self/task"):
+                with open(f"/proc/self/task/{tid}/stat") as f:
+                    stat = f.read()
+                own += stat[stat.rindex(")") + 2:].startswith("R")
+            with open("/proc/loadavg") as f:
+                return max(0, int(f.read().split()[3].split("/")[0]) - own)
+        except (OSError, ValueError, IndexError):
+            return None
+
     def adjust(self):
-        """Set numba's threads for the next chunk of rounds from the load since the last reading."""
+        """Set numba's threads for the next chunk of rounds from the load since the last reading (before the
+        first reading a window can be trusted, from the processes runnable right now)."""
         if not self.enabled:
             return self.threads
         now = self._reading()
         busy0, own0, t0 = self._mark
         wall = now[2] - t0
         if wall < self.MIN_WINDOW:
-            return self.threads
-        self._mark = now
-        other = max(0.0, (now[0] - busy0) - (now[1] - own0)) / wall
+            if self._glanced:
+                return self.threads
+            self._glanced = True
+            other = self._runnable_elsewhere()
+            if other is None:
+                return self.threads
+        else:
+            self._mark = now
+            self._glanced = True
+            other = max(0.0, (now[0] - busy0) - (now[1] - own0)) / wall
         try:
             cores = len(os.sched_getaffinity(0))
         except (AttributeError, OSError):

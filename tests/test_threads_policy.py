@@ -82,19 +82,50 @@ def test_the_governor_gives_busy_cores_up_and_takes_them_back(monkeypatch):
     monkeypatch.setattr(_config.ThreadGovernor, "_reading", staticmethod(clock.reading))
     monkeypatch.setattr(_config.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.delenv("FASTBOOST_ADAPT_THREADS", raising=False)
+    runnable = [0]  # other processes' tasks runnable at the moment of a glance
+    monkeypatch.setattr(_config.ThreadGovernor, "_runnable_elsewhere", staticmethod(lambda: runnable[0]))
     calls = []
     monkeypatch.setattr(numba, "set_num_threads", calls.append)
     g = _config.ThreadGovernor(2)
     assert g.enabled
     clock.advance(0.01, 2.0, 1.0)
-    assert g.adjust() == 2 and g.history == []  # 10 ms: too short a window to trust, nothing changes
+    # 10 ms: too short a window to trust; the first chunk goes by a glance at the runnable tasks (none)
+    assert g.adjust() == 2 and g.history == [(0, 2)] and calls == []
     clock.advance(0.2, 1.6, 1.0)  # another process keeps a core busy
     assert g.adjust() == 1 and calls == [1]
     clock.advance(0.3, 1.0, 0.9)
     assert g.adjust() == 1 and calls == [1]
     clock.advance(0.3, 1.0, 0.1)  # it stopped
     assert g.adjust() == 2 and calls == [1, 2]
-    assert [t for _, t in g.history] == [1, 1, 2]
+    assert [t for _, t in g.history] == [2, 1, 1, 2]
+    # a short fit beside a busy process: the glance gives its core up for the first chunk, and only a window
+    # long enough to trust changes that
+    g = _config.ThreadGovernor(2)
+    runnable[0] = 1
+    clock.advance(0.01, 1.0, 1.0)
+    assert g.adjust() == 1 and calls[-1] == 1
+    runnable[0] = 0  # (one glance a fit: later short windows keep the count)
+    clock.advance(0.01, 1.0, 1.0)
+    assert g.adjust() == 1 and len(g.history) == 1
+    clock.advance(0.2, 1.0, 0.0)
+    assert g.adjust() == 2 and calls[-1] == 2
     monkeypatch.setenv("FASTBOOST_ADAPT_THREADS", "0")
     assert not _config.ThreadGovernor(2).enabled
     assert not _config.ThreadGovernor(1).enabled
+
+
+def test_the_glance_counts_a_busy_process_and_not_this_ones_threads():
+    import time
+
+    from fastboost import _config
+
+    if _config.ThreadGovernor._runnable_elsewhere() is None:
+        pytest.skip("no /proc/loadavg here")
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)
+        # the busy process is runnable at every moment; this process's reading thread is not counted
+        assert min(_config.ThreadGovernor._runnable_elsewhere() for _ in range(5)) >= 1
+    finally:
+        busy.kill()
+        busy.wait()
