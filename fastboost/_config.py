@@ -260,15 +260,16 @@ class ThreadGovernor:
     is left (at least 1, at most the fit's threads). A parallel loop waits for its slowest thread, and a
     thread sharing its core with a busy process is slow, so this keeps a round from taking many times
     its 1-thread time. The model does not depend on the thread count. Readings over less than
-    ``MIN_WINDOW`` seconds are not trusted (the clock ticks in 10 ms steps): the window then grows, and the
-    first chunk of a short fit takes the other processes' tasks that are runnable at that moment instead
-    (without it a fit of 100 000 stumps, shorter than one window, kept both threads beside a busy process).
+    ``MIN_WINDOW`` seconds are not trusted (the clock ticks in 10 ms steps): the window then grows. A fit's
+    governor (``glance``) first counts the other processes' tasks runnable at that moment, so that binning
+    and the first chunk run on the cores left (without it a fit of 100 000 stumps, shorter than one window,
+    kept both threads beside a busy process).
     Off where /proc/stat is missing, with one thread, or with FASTBOOST_ADAPT_THREADS=0.
     """
 
     MIN_WINDOW = 0.05
 
-    def __init__(self, max_threads):
+    def __init__(self, max_threads, glance=False):
         self.max_threads = max_threads
         self.threads = max_threads
         self.enabled = max_threads > 1 and os.environ.get("FASTBOOST_ADAPT_THREADS", "1") != "0"
@@ -277,6 +278,26 @@ class ThreadGovernor:
         self._glanced = False  # a first look at the processes runnable now was taken (or a window was read)
         if self._mark is None:
             self.enabled = False
+        elif glance:  # a fit: what comes before its rounds (binning) already runs on the cores left
+            self._glance()
+
+    def _glance(self):
+        self._glanced = True
+        other = self._runnable_elsewhere()
+        return self.threads if other is None else self._follow(other)
+
+    def _follow(self, other):
+        """Run on the cores left beside ``other`` busy cores (at least 1, at most the fit's threads)."""
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cores = os.cpu_count() or 1
+        wanted = max(1, min(self.max_threads, int(cores - other + 0.5)))
+        self.history.append((round(other, 2), wanted))
+        if wanted != self.threads:
+            numba.set_num_threads(wanted)
+            self.threads = wanted
+        return wanted
 
     @staticmethod
     def _reading():
@@ -312,26 +333,10 @@ class ThreadGovernor:
         busy0, own0, t0 = self._mark
         wall = now[2] - t0
         if wall < self.MIN_WINDOW:
-            if self._glanced:
-                return self.threads
-            self._glanced = True
-            other = self._runnable_elsewhere()
-            if other is None:
-                return self.threads
-        else:
-            self._mark = now
-            self._glanced = True
-            other = max(0.0, (now[0] - busy0) - (now[1] - own0)) / wall
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except (AttributeError, OSError):
-            cores = os.cpu_count() or 1
-        wanted = max(1, min(self.max_threads, int(cores - other + 0.5)))
-        self.history.append((round(other, 2), wanted))
-        if wanted != self.threads:
-            numba.set_num_threads(wanted)
-            self.threads = wanted
-        return wanted
+            return self.threads if self._glanced else self._glance()
+        self._mark = now
+        self._glanced = True
+        return self._follow(max(0.0, (now[0] - busy0) - (now[1] - own0)) / wall)
 
 
 def default_n_jobs():
@@ -362,8 +367,9 @@ def resolve_n_jobs(n_jobs):
 
 
 @contextlib.contextmanager
-def n_threads(n_jobs):
-    """Set numba's thread count for the duration of a call and restore it afterwards.
+def n_threads(n_jobs, fit=False):
+    """Set numba's thread count for the duration of a call and restore it afterwards (``fit``: a fit's, whose
+    thread governor looks at the other processes' runnable tasks at once, so that binning runs on the cores left).
 
     This also starts numba's thread pool (once per process) before any kernel is
     loaded: cached parallel code links against the pool's scheduler symbols. The
@@ -374,7 +380,7 @@ def n_threads(n_jobs):
     previous = start_thread_pool()
     numba.set_num_threads(wanted)
     outer = getattr(_CURRENT, "governor", None)
-    _CURRENT.governor = ThreadGovernor(wanted)  # its first reading covers what comes before the rounds (binning)
+    _CURRENT.governor = ThreadGovernor(wanted, fit)  # its first reading covers what comes before the rounds
     try:
         yield wanted
     finally:

@@ -1086,7 +1086,7 @@ def fit(est, ds, y, sample_weight, eval_set):
     X encoded and binned; everything after is the in-memory fit's."""
     from ._config import n_threads
 
-    with n_threads(est.n_jobs):  # (the thread governor's first reading covers the checks, as binning in memory)
+    with n_threads(est.n_jobs, fit=True):  # (the governor's first reading covers the checks, as binning in memory)
         return _fit(est, ds, y, sample_weight, eval_set)
 
 

@@ -279,7 +279,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         y_idx = y_idx.astype(Y_DTYPE)
 
         t0 = time.perf_counter()
-        with n_threads(self.n_jobs):
+        with n_threads(self.n_jobs, fit=True):
             if resume is None:
                 mapper = BinMapper(self.max_bins, random_state=self.random_state)
                 codes = mapper.fit_transform(X, p, self._n_categories(X.shape[1]))

@@ -109,6 +109,13 @@ def test_the_governor_gives_busy_cores_up_and_takes_them_back(monkeypatch):
     assert g.adjust() == 1 and len(g.history) == 1
     clock.advance(0.2, 1.0, 0.0)
     assert g.adjust() == 2 and calls[-1] == 2
+    # a fit's governor glances when it is made, before the binning: no glance again at the first chunk
+    runnable[0] = 1
+    g = _config.ThreadGovernor(2, glance=True)
+    assert g.threads == 1 and calls[-1] == 1
+    runnable[0] = 0
+    clock.advance(0.01, 1.0, 1.0)
+    assert g.adjust() == 1 and len(g.history) == 1
     monkeypatch.setenv("FASTBOOST_ADAPT_THREADS", "0")
     assert not _config.ThreadGovernor(2).enabled
     assert not _config.ThreadGovernor(1).enabled
