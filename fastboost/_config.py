@@ -275,16 +275,22 @@ class ThreadGovernor:
         self.enabled = max_threads > 1 and os.environ.get("FASTBOOST_ADAPT_THREADS", "1") != "0"
         self.history = []  # (other processes' cores, threads chosen) of every reading
         self._mark = self._reading() if self.enabled else None
-        self._glanced = False  # a first look at the processes runnable now was taken (or a window was read)
+        self._glances = []  # other processes' runnable tasks at each glance, until a window is read
+        self._windowed = False
         if self._mark is None:
             self.enabled = False
         elif glance:  # a fit: what comes before its rounds (binning) already runs on the cores left
             self._glance()
 
     def _glance(self):
-        self._glanced = True
+        """Follow the fewest runnable tasks of other processes seen at a glance (at the fit's start and at its
+        first chunk): a task runnable for a moment, as a kernel thread's, is not a busy process."""
         other = self._runnable_elsewhere()
-        return self.threads if other is None else self._follow(other)
+        if other is None:
+            self._windowed = True  # (nothing to glance at: wait for a window)
+            return self.threads
+        self._glances.append(other)
+        return self._follow(min(self._glances))
 
     def _follow(self, other):
         """Run on the cores left beside ``other`` busy cores (at least 1, at most the fit's threads)."""
@@ -333,9 +339,9 @@ class ThreadGovernor:
         busy0, own0, t0 = self._mark
         wall = now[2] - t0
         if wall < self.MIN_WINDOW:
-            return self.threads if self._glanced else self._glance()
+            return self.threads if self._windowed or len(self._glances) >= 2 else self._glance()
         self._mark = now
-        self._glanced = True
+        self._windowed = True
         return self._follow(max(0.0, (now[0] - busy0) - (now[1] - own0)) / wall)
 
 

@@ -98,24 +98,25 @@ def test_the_governor_gives_busy_cores_up_and_takes_them_back(monkeypatch):
     clock.advance(0.3, 1.0, 0.1)  # it stopped
     assert g.adjust() == 2 and calls == [1, 2]
     assert [t for _, t in g.history] == [2, 1, 1, 2]
-    # a short fit beside a busy process: the glance gives its core up for the first chunk, and only a window
-    # long enough to trust changes that
-    g = _config.ThreadGovernor(2)
-    runnable[0] = 1
-    clock.advance(0.01, 1.0, 1.0)
-    assert g.adjust() == 1 and calls[-1] == 1
-    runnable[0] = 0  # (one glance a fit: later short windows keep the count)
-    clock.advance(0.01, 1.0, 1.0)
-    assert g.adjust() == 1 and len(g.history) == 1
-    clock.advance(0.2, 1.0, 0.0)
-    assert g.adjust() == 2 and calls[-1] == 2
-    # a fit's governor glances when it is made, before the binning: no glance again at the first chunk
+    # a short fit beside a busy process: both glances (the fit's start, its first chunk) see it, and only a
+    # window long enough to trust changes that
     runnable[0] = 1
     g = _config.ThreadGovernor(2, glance=True)
     assert g.threads == 1 and calls[-1] == 1
+    clock.advance(0.01, 1.0, 1.0)
+    assert g.adjust() == 1 and len(g.history) == 2
     runnable[0] = 0
     clock.advance(0.01, 1.0, 1.0)
-    assert g.adjust() == 1 and len(g.history) == 1
+    assert g.adjust() == 1 and len(g.history) == 2  # (no third glance)
+    clock.advance(0.2, 1.0, 0.0)
+    assert g.adjust() == 2 and calls[-1] == 2
+    # a task runnable at one glance only (a kernel thread's moment) is not a busy process: the fewest seen count
+    runnable[0] = 1
+    g = _config.ThreadGovernor(2, glance=True)
+    assert g.threads == 1
+    runnable[0] = 0
+    clock.advance(0.01, 2.0, 0.0)
+    assert g.adjust() == 2 and calls[-1] == 2
     monkeypatch.setenv("FASTBOOST_ADAPT_THREADS", "0")
     assert not _config.ThreadGovernor(2).enabled
     assert not _config.ThreadGovernor(1).enabled
