@@ -245,6 +245,12 @@ def _busy_jiffies():
     return (sum(v[:8]) - v[3] - v[4]) / _CLOCK_TICKS  # all but idle and iowait (guest time is in user already)
 
 
+def _runnable_tasks():
+    """The machine's runnable tasks now (the fourth field of /proc/loadavg, before the slash)."""
+    with open("/proc/loadavg") as f:
+        return int(f.read().split()[3].split("/")[0])
+
+
 try:
     _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 except (AttributeError, ValueError, OSError):
@@ -317,16 +323,17 @@ class ThreadGovernor:
     @staticmethod
     def _runnable_elsewhere():
         """Tasks of other processes runnable right now (Linux: the runnable tasks of /proc/loadavg less this
-        process's threads in state R, read first: a thread of the pool that stops spinning meanwhile makes the
-        count smaller, never larger), or None."""
+        process's threads in state R, read before it: a thread of the pool that stops spinning meanwhile makes
+        the count smaller, never larger), or None. One runnable task is the thread reading: none elsewhere."""
         try:
+            if _runnable_tasks() <= 1:
+                return 0
             own = 0
             for tid in os.listdir("/proc/self/task"):
                 with open(f"/proc/self/task/{tid}/stat") as f:
                     stat = f.read()
                 own += stat[stat.rindex(")") + 2:].startswith("R")
-            with open("/proc/loadavg") as f:
-                return max(0, int(f.read().split()[3].split("/")[0]) - own)
+            return max(0, _runnable_tasks() - own)
         except (OSError, ValueError, IndexError):
             return None
 
