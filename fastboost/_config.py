@@ -245,6 +245,16 @@ def _busy_jiffies():
     return (sum(v[:8]) - v[3] - v[4]) / _CLOCK_TICKS  # all but idle and iowait (guest time is in user already)
 
 
+def _running_threads():
+    """This process's threads in state R (running or runnable), from /proc/self/task."""
+    own = 0
+    for tid in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{tid}/stat") as f:
+            stat = f.read()
+        own += stat[stat.rindex(")") + 2:].startswith("R")
+    return own
+
+
 def _runnable_tasks():
     """The machine's runnable tasks now (the fourth field of /proc/loadavg, before the slash)."""
     with open("/proc/loadavg") as f:
@@ -322,18 +332,22 @@ class ThreadGovernor:
 
     @staticmethod
     def _runnable_elsewhere():
-        """Tasks of other processes runnable right now (Linux: the runnable tasks of /proc/loadavg less this
-        process's threads in state R, read before it: a thread of the pool that stops spinning meanwhile makes
-        the count smaller, never larger), or None. One runnable task is the thread reading: none elsewhere."""
+        """Tasks of other processes runnable right now, or None: the runnable tasks of /proc/loadavg (Linux) less
+        this process's threads in state R, counted before and after it. No thread of this process starts running
+        meanwhile (no parallel loop starts), so equal counts are the count at that moment; a thread of the pool
+        that stops spinning in between makes them differ, and the reading is taken again (the last one counts
+        such a thread as another process's: ``adjust`` then takes the fewer of two glances). One runnable task
+        is the thread reading: none elsewhere."""
         try:
-            if _runnable_tasks() <= 1:
-                return 0
-            own = 0
-            for tid in os.listdir("/proc/self/task"):
-                with open(f"/proc/self/task/{tid}/stat") as f:
-                    stat = f.read()
-                own += stat[stat.rindex(")") + 2:].startswith("R")
-            return max(0, _runnable_tasks() - own)
+            for _ in range(3):
+                before = _running_threads()
+                runnable = _runnable_tasks()
+                if runnable <= 1:
+                    return 0
+                after = _running_threads()
+                if after == before:
+                    break
+            return max(0, runnable - after)
         except (OSError, ValueError, IndexError):
             return None
 
