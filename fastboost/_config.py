@@ -337,8 +337,11 @@ class ThreadGovernor:
         meanwhile (no parallel loop starts), so equal counts are the count at that moment; a thread of the pool
         that stops spinning in between makes them differ, and the reading is taken again (the last one counts
         such a thread as another process's: ``adjust`` then takes the fewer of two glances). One runnable task
-        is the thread reading: none elsewhere."""
+        is the thread reading: none elsewhere. None too when the process may run on only some of the machine's
+        CPUs (a pinned container): the machine's runnable tasks may then run on the others."""
         try:
+            if len(os.sched_getaffinity(0)) < (os.cpu_count() or 1):
+                return None
             for _ in range(3):
                 before = _running_threads()
                 runnable = _runnable_tasks()
@@ -348,7 +351,7 @@ class ThreadGovernor:
                 if after == before:
                     break
             return max(0, runnable - after)
-        except (OSError, ValueError, IndexError):
+        except (AttributeError, OSError, ValueError, IndexError):
             return None
 
     def adjust(self):

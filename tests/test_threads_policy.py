@@ -122,13 +122,16 @@ def test_the_governor_gives_busy_cores_up_and_takes_them_back(monkeypatch):
     assert not _config.ThreadGovernor(1).enabled
 
 
-def test_the_glance_counts_a_busy_process_and_not_this_ones_threads():
+def test_the_glance_counts_a_busy_process_and_not_this_ones_threads(monkeypatch):
     import time
 
     from fastboost import _config
 
     if _config.ThreadGovernor._runnable_elsewhere() is None:
-        pytest.skip("no /proc/loadavg here")
+        pytest.skip("no /proc/loadavg here, or this process runs on some of the CPUs only")
+    with monkeypatch.context() as m:  # pinned to fewer CPUs than the machine has: the machine's tasks say nothing
+        m.setattr(_config.os, "cpu_count", lambda: len(os.sched_getaffinity(0)) + 1)
+        assert _config.ThreadGovernor._runnable_elsewhere() is None
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
         time.sleep(0.3)
