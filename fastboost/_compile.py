@@ -123,12 +123,9 @@ def _run_group(index):
 
 def default_jobs():
     """The processes ``fastboost compile`` runs at once: the cores this process may use."""
-    import os
+    from ._config import usable_cores
 
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
+    return usable_cores()
 
 
 def compile_all(say=print, jobs=None):

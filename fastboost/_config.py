@@ -245,6 +245,14 @@ def _busy_jiffies():
     return (sum(v[:8]) - v[3] - v[4]) / _CLOCK_TICKS  # all but idle and iowait (guest time is in user already)
 
 
+def usable_cores():
+    """The cores this process may run on: its CPU affinity (Linux), else the machine's CPUs."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def _running_threads():
     """This process's threads in state R (running or runnable), from /proc/self/task."""
     own = 0
@@ -310,11 +318,7 @@ class ThreadGovernor:
 
     def _follow(self, other):
         """Run on the cores left beside ``other`` busy cores (at least 1, at most the fit's threads)."""
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except (AttributeError, OSError):
-            cores = os.cpu_count() or 1
-        wanted = max(1, min(self.max_threads, int(cores - other + 0.5)))
+        wanted = max(1, min(self.max_threads, int(usable_cores() - other + 0.5)))
         self.history.append((round(other, 2), wanted))
         if wanted != self.threads:
             numba.set_num_threads(wanted)
@@ -340,7 +344,7 @@ class ThreadGovernor:
         is the thread reading: none elsewhere. None too when the process may run on only some of the machine's
         CPUs (a pinned container): the machine's runnable tasks may then run on the others."""
         try:
-            if len(os.sched_getaffinity(0)) < (os.cpu_count() or 1):
+            if usable_cores() < (os.cpu_count() or 1):
                 return None
             for _ in range(3):
                 before = _running_threads()
@@ -373,11 +377,7 @@ def default_n_jobs():
     """Threads of ``n_jobs=None``: the cores this process may run on (its CPU affinity), at most numba's pool,
     and at most OMP_NUM_THREADS when that is set (as joblib's workers and scikit-learn's nested parallelism
     set it, so that a GridSearchCV(n_jobs=k) does not run k x cores threads)."""
-    n = numba.config.NUMBA_NUM_THREADS
-    try:
-        n = min(n, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        pass
+    n = min(numba.config.NUMBA_NUM_THREADS, usable_cores())
     omp = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
     if omp.isdigit() and int(omp) > 0:
         n = min(n, int(omp))
