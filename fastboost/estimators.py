@@ -250,6 +250,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         finally:
             self.__dict__.pop("_callbacks", None)
             self.__dict__.pop("_fitting", None)
+            self.__dict__.pop("_shared_bins", None)
 
     def _fit(self, X, y, sample_weight, eval_set):
         self._check_params()
@@ -280,9 +281,14 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
         t0 = time.perf_counter()
         with n_threads(self.n_jobs, fit=True):
-            if resume is None:
+            shared = self.__dict__.get("_shared_bins")  # one-vs-rest: the classes' models bin X once
+            if shared is not None and shared.get("X") is X_in and np.array_equal(shared["p"], p):
+                mapper, codes = shared["mapper"], shared["codes"]
+            elif resume is None:
                 mapper = BinMapper(self.max_bins, random_state=self.random_state)
                 codes = mapper.fit_transform(X, p, self._n_categories(X.shape[1]))
+                if shared is not None:
+                    shared.update(X=X_in, p=p, mapper=mapper, codes=codes)
             else:
                 mapper = resume.mapper
                 codes = mapper.transform(X)
@@ -290,7 +296,14 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                 codes, y_idx, sw, val = _dataset.held_out(codes, y_idx, sw, held)
                 p = v.as_distribution(sw)
             elif val is not None:
-                val = (mapper.transform(val[0]), val[1], val[2])
+                same_bins = shared is not None and shared.get("mapper") is mapper
+                if same_bins and shared.get("X_val") is eval_set[0]:
+                    vcodes = shared["val_codes"]
+                else:
+                    vcodes = mapper.transform(val[0])
+                    if same_bins:
+                        shared.update(X_val=eval_set[0], val_codes=vcodes)
+                val = (vcodes, val[1], val[2])
             if resume is not None:
                 self._check_resume(resume, codes, y_idx, p, val)
             t1 = time.perf_counter()
@@ -418,6 +431,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                              "classes of y differ. Set warm_start=False to start again.")
         models = []
         t0 = time.perf_counter()
+        shared = {}  # the binned X (and eval_set), made by the first class's fit, read by the others'
         cats = self.__dict__.get("_cat")
         mask = None if cats is None else [c is not None for c in cats]
         direction = _monotone.resolve(self.monotone_constraints, X.shape[1], _feature_names(X_in), mask)
@@ -433,6 +447,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             else:
                 model = clone(self).set_params(**per_class)
             fit_val = None if val is None else (val[0], np.where(val[1] == c, 1, 0), val[2])
+            model._shared_bins = shared
             models.append(model.fit(X, np.where(y == c, 1, 0), sample_weight, eval_set=fit_val,
                                     callbacks=self._callbacks))
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:

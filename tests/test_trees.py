@@ -363,6 +363,54 @@ def test_one_vs_rest_for_the_other_algorithms():
     assert np.mean(model.predict(X) == y) > 0.9
 
 
+@pytest.mark.parametrize("kind", ["plain", "eval_set", "held_out", "categorical"])
+def test_one_vs_rest_bins_once_and_each_class_model_is_its_binary_fit(kind, monkeypatch):
+    """The classes' models share one binning of X (and of eval_set's X); each is bit for bit the binary fit of
+    "this class or not" with the same parameters."""
+    from fastboost import _binning
+
+    rng = np.random.default_rng(11)
+    n = 600
+    X = rng.normal(size=(n, 5))
+    X[rng.random((n, 5)) < 0.05] = np.nan
+    y = np.argmax(X[:, :3] + 0.7 * rng.normal(size=(n, 3)), axis=1)
+    sw = rng.integers(1, 4, n).astype(float)
+    params = dict(n_estimators=12, lam=0.2, random_state=3, max_bins=31)
+    fit_kw = {}
+    if kind == "eval_set":
+        Xv = rng.normal(size=(150, 5))
+        fit_kw = {"eval_set": (Xv, np.argmax(Xv[:, :3], axis=1))}
+    elif kind == "held_out":
+        params.update(n_iter_no_change=4)
+    elif kind == "categorical":
+        X[:, 4] = rng.integers(0, 6, n)
+        params.update(categorical_features=[4])
+    calls = {"fit": 0, "transform": 0}
+    fit, transform = _binning.BinMapper.fit, _binning.BinMapper.transform
+
+    def counted_fit(self, *a, **k):
+        calls["fit"] += 1
+        return fit(self, *a, **k)
+
+    def counted_transform(self, *a, **k):
+        calls["transform"] += 1
+        return transform(self, *a, **k)
+
+    monkeypatch.setattr(_binning.BinMapper, "fit", counted_fit)
+    monkeypatch.setattr(_binning.BinMapper, "transform", counted_transform)
+    model = VadaBoostClassifier(**params).fit(X, y, sample_weight=sw, **fit_kw)
+    assert calls == {"fit": 1, "transform": 2 if kind == "eval_set" else 1}  # (X, and eval_set's X once)
+    for c, member in zip(model.classes_, model.estimators_):
+        kw = dict(fit_kw)
+        if kind == "eval_set":
+            kw["eval_set"] = (Xv, (np.argmax(Xv[:, :3], axis=1) == c).astype(int))
+        alone = VadaBoostClassifier(**params).fit(X, (y == c).astype(int), sample_weight=sw, **kw)
+        assert member.rounds_.tobytes() == alone.rounds_.tobytes()
+        np.testing.assert_array_equal(member.cover_, alone.cover_)
+        assert member.n_features_quantised_ == alone.n_features_quantised_
+    assert "_shared_bins" not in vars(model) and all("_shared_bins" not in vars(m) for m in model.estimators_)
+
+
 def test_missing_values_route_to_the_side_of_their_class():
     rng = np.random.default_rng(5)
     n = 2000
