@@ -45,6 +45,9 @@ def _groups():
         fit_predict(AdaBoostClassifier(3), X, y)
         fit_predict(AdaBoostClassifier(3), X32, y)
         fit_predict(LazyBoostClassifier(3), X, y)
+        # the stump learner with its options (carried histograms from 8 192 rows, feature draws, monotone
+        # constraints); the fits above take the plain one
+        fit_predict(AdaBoostClassifier(3, colsample_bytree=0.5), X, y)
 
     def algorithms():
         fit_predict(VadaBoostClassifier(3), X, y)
@@ -61,6 +64,7 @@ def _groups():
 
     def exact():
         fit_predict(AdaBoostClassifier(3, max_bins=None), X, y)
+        fit_predict(AdaBoostClassifier(3, max_bins=None, colsample_bytree=0.5), X, y)
         fit_predict(AdaBoostClassifier(3, max_depth=2, max_bins=None), X, y)
         fit_predict(AdaBoostClassifier(3, max_bins=None, validation_fraction=0.3), X, y)
 
@@ -69,6 +73,7 @@ def _groups():
         Xc[:, 1] = np.digitize(np.nan_to_num(X[:, 1]), [-1.0, 0.0, 1.0])
         for depth in (1, 2):
             fit_predict(AdaBoostClassifier(3, max_depth=depth, categorical_features=[1]), Xc, y)
+        fit_predict(AdaBoostClassifier(3, categorical_features=[1], colsample_bytree=0.5), Xc, y)
 
     def trimming():  # the learners' variants that choose rows
         for depth in (1, 2):

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from ._kernels.learners import LEARNERS, no_validation
+from ._kernels.learners import LEARNERS, PLAIN_UPDATES, no_validation
 from ._kernels.update import n_blocks
 from ._types import (
     CONFIG_DTYPE,
@@ -109,10 +109,14 @@ def pick_learner(config, categorical=True):
         kind = "tree" if c["n_classes"] == 2 else "tree_samme"
     learner = LEARNERS[kind]
     # weight trimming and row sampling share the learn variant that reads a chosen set of rows; only the stumps
-    # of fits with monotone steps back compile their search
-    back = {"steps_back": True} if kind == "stump" and c["monotone_capped"] else {}
-    return learner._replace(learn=learner.learn(bool(c["trim_rate"] > 0 or c["sample_rows"]), bool(categorical),
-                                                **back))
+    # of fits with monotone steps back compile their search; stump fits with none of the learner's options
+    # (the first fit on small data, say) compile neither these nor the carried histograms
+    trim = bool(c["trim_rate"] > 0 or c["sample_rows"])
+    options = {"steps_back": True} if kind == "stump" and c["monotone_capped"] else {}
+    if kind in PLAIN_UPDATES and not (trim or c["sample_features"] or c["monotone"] or c["hist_rebuild"] > 1):
+        options["plain"] = True
+        learner = learner._replace(update=PLAIN_UPDATES[kind])
+    return learner._replace(learn=learner.learn(trim, bool(categorical), **options))
 
 
 def pick_step_stop(rule, config):

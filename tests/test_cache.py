@@ -93,15 +93,20 @@ def test_fresh_process_loads_the_cached_kernels(tmp_path):
 COLD_FITS = """
 import numpy as np
 from fastboost import AdaBoostClassifier
-from fastboost._kernels import split, trim
+from fastboost._kernels import incremental, sampling, split, trim
 
 def compiled():
     return len(split.category_order.signatures), len(trim.select_rows.signatures)
+
+def stump_options():  # carried histograms, the search of prepared histograms, feature draws
+    return [len(f.signatures) for f in (incremental.side_rows, incremental.next_histograms, split.choose_stump,
+                                        sampling.draw_features)]
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(300, 4))
 y = (X[:, 0] > 0).astype(int)
 AdaBoostClassifier(n_estimators=3).fit(X, y)
+print(*stump_options())
 AdaBoostClassifier(n_estimators=3, max_depth=2).fit(X, y)
 print(*compiled())
 AdaBoostClassifier(n_estimators=3, weight_trim_rate=0.9).fit(X, y)
@@ -109,20 +114,26 @@ Xc = X.copy()
 Xc[:, 1] = rng.integers(0, 5, 300)
 AdaBoostClassifier(n_estimators=3, categorical_features=[1]).fit(Xc, y)
 print(*compiled())
+AdaBoostClassifier(n_estimators=3, colsample_bytree=0.5).fit(X, y)
+print(*stump_options())
 """
 
 
 @pytest.mark.slow  # a fresh process compiles the stump and tree learners cold (about 60 s)
 def test_a_numeric_fit_without_trimming_compiles_neither_categories_nor_row_selection(tmp_path):
     """The learner a fit is given compiles only the paths the fit takes: numeric data without weight
-    trimming compiles no scan of categories and no row selection; a categorical and a trimmed fit do."""
+    trimming compiles no scan of categories and no row selection; a categorical and a trimmed fit do. A
+    stump fit without the learner's options (carried histograms, feature draws, monotone constraints)
+    compiles none of their kernels; a fit with one of them does."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "FASTBOOST_QUIET_COMPILE": "1"}
     out = subprocess.run([sys.executable, "-c", COLD_FITS], capture_output=True, text=True, timeout=900, env=env,
                          cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
-    before, after = (line.split() for line in out.stdout.strip().splitlines())
+    plain, before, after, options = (line.split() for line in out.stdout.strip().splitlines())
+    assert plain == ["0", "0", "0", "0"]
     assert before == ["0", "0"]
     assert int(after[0]) > 0 and int(after[1]) > 0
+    assert all(int(n) > 0 for n in options), options
 
 
 AFTER_COMPILE = """
@@ -140,6 +151,11 @@ for depth in (1, 3):
     AdaBoostClassifier(5, max_depth=depth, weight_trim_rate=0.95).fit(X, y).predict(X)
     AdaBoostClassifier(5, max_depth=depth, validation_fraction=0.2).fit(X, y).predict(X)
     AdaBoostClassifier(5, max_depth=depth).fit(X, rng.integers(0, 3, 400)).predict(X)
+Xb = rng.normal(size=(9000, 6))  # histograms carried between rounds (8 192 rows and more)
+yb = (Xb[:, 0] > 0).astype(int)
+for depth in (1, 3):
+    AdaBoostClassifier(5, max_depth=depth).fit(Xb, yb).predict(Xb)
+AdaBoostClassifier(5, colsample_bytree=0.5).fit(X, y).predict(X)
 VadaBoostClassifier(5).fit(X, y)
 SABoostClassifier(5).fit(X, y)
 AdaBoostClassifier(5, max_bins=None).fit(X, y)

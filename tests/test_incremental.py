@@ -16,7 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastboost._driver as driver
-from fastboost import AdaBoostClassifier, LazyBoostClassifier, SABoostClassifier, VadaBoostClassifier
+from fastboost import (
+    AdaBoostClassifier,
+    LazyBoostClassifier,
+    QuadBoostClassifier,
+    SABoostClassifier,
+    VadaBoostClassifier,
+)
 from fastboost._kernels.histogram import build_histograms, build_histograms_rows
 from fastboost._kernels.incremental import CHUNK_ROWS, next_histograms, next_tree_histograms, side_rows, wrong_rows
 from fastboost._kernels.tree import rows_histograms
@@ -122,6 +128,46 @@ def test_below_the_row_threshold_histograms_are_built_every_round_unless_trimmed
     assert carried._resume.config[0]["hist_rebuild"] == driver.HIST_REBUILD_EVERY
     for name in ("feature", "bin", "missing_left", "left", "right", "alpha"):
         np.testing.assert_array_equal(below.rounds_[name], carried.rounds_[name], err_msg=name)
+
+
+@pytest.mark.parametrize("make", [lambda: AdaBoostClassifier(40), lambda: VadaBoostClassifier(40),
+                                  lambda: QuadBoostClassifier(40)], ids=["adaboost", "vadaboost", "quadboost"])
+def test_stump_fits_without_the_learners_options_take_the_plain_learner_with_the_same_model(monkeypatch, make):
+    """A stump fit with no carried histograms, monotone constraints, feature draws or chosen rows runs the plain
+    learner (compiled without those paths); the learner that follows the configuration gives the same model, bit
+    for bit (numeric and categorical features, missing values). Any of those options takes the full learner."""
+    monkeypatch.setattr(driver, "CARRY_MIN_ROWS", 10 ** 9)  # (this module's fits carry histograms otherwise)
+    rng = np.random.default_rng(3)
+    X, y = make_twonorm(700, 6, random_state=3)
+    X[rng.random(X.shape) < 0.08] = np.nan
+    X[:, 4] = rng.integers(0, 5, 700)
+    picked = []
+    pick = driver.pick_learner
+    monkeypatch.setattr(driver, "pick_learner", lambda *a, **k: picked.append(pick(*a, **k)) or picked[-1])
+
+    def plain():  # the fit's learner (every pick of the fit the same)
+        kinds = {"plain=True" in learner.learn.__name__ and learner.update in driver.PLAIN_UPDATES.values()
+                 for learner in picked}
+        picked.clear()
+        assert len(kinds) == 1
+        return kinds.pop()
+
+    for cat in (None, [4]):
+        a = make().set_params(categorical_features=cat).fit(X, y)
+        assert plain()
+        with monkeypatch.context() as m:
+            m.setattr(driver, "PLAIN_UPDATES", {})
+            b = make().set_params(categorical_features=cat).fit(X, y)
+            assert not plain()
+        assert a.rounds_.tobytes() == b.rounds_.tobytes()
+    for options in ({"colsample_bytree": 0.5}, {"subsample": 0.5}, {"monotone_constraints": [1, 0, 0, 0, 0, 0]}):
+        make().set_params(**options).fit(X, y)
+        assert not plain(), options
+    AdaBoostClassifier(10, weight_trim_rate=0.9).fit(X, y)
+    assert not plain()
+    monkeypatch.setattr(driver, "CARRY_MIN_ROWS", 0)
+    AdaBoostClassifier(10).fit(X, y)  # carried histograms
+    assert not plain()
 
 
 def _fit(K, est, X, y, **kw):

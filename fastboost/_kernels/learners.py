@@ -62,14 +62,17 @@ _STUMP, _STUMP_Q, _TREE = 0, 1, 2  # the learners' bodies: _learn_stump, _learn_
 
 
 @functools.lru_cache(maxsize=None)
-def _learn_variant(body, trim, categorical, steps_back=False):
+def _learn_variant(body, trim, categorical, steps_back=False, plain=False):
     """The loop's learn function (LEARN_SIG) around one learner's body for one kind of fit, made once each.
 
     The body is called as ``(data, config, ws, model, t, m, categorical)``; a variant compiles only the
     paths its fits take: without weight trimming or row sampling (trim False) no row selection, without categorical
     features (categorical False: the body gets None for them) no scan of categories, without monotone steps back
     (steps_back False: AdaBoost's stumps without ``monotone_steps``' capped steps; the stump body gets None for the
-    constraints it would step back on) no search for them. numba drops a
+    constraints it would step back on) no search for them. A plain stump variant (plain True: no carried
+    histograms, no monotone constraints, no feature draws, no trimming; ``_driver.pick_learner`` picks it for
+    such fits, the first fit on small data among them) compiles none of their code: the stump body gets None
+    for its ``extra`` paths and only ever searches histograms it builds from every row. numba drops a
     branch on a closure's constant, or on an argument that is None, before it types the code, so
     neither path's kernels are compiled (a cold stump fit compiles about 10 s less). ``m`` is the
     number of rows chosen (``round_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
@@ -82,11 +85,15 @@ def _learn_variant(body, trim, categorical, steps_back=False):
     ``fastboost compile`` takes about 15 % less CPU time, with the same models bit for bit.
     """
     def learn(data, config, ws, model, t):
-        draw_round(config, ws.limits.sample, t, body != _TREE)
+        if plain:  # (every feature: nothing to draw)
+            ws.limits.sample.drawn[0] = t
+        else:
+            draw_round(config, ws.limits.sample, t, body != _TREE)
         m = round_rows(config, ws, t, ws.tree.rows if body == _TREE else ws.stump.kept) if trim else -1
         cats = data.categorical if categorical else None
         if body == _STUMP:
-            _learn_stump(data, config, ws, model, t, m, cats, ws.limits.monotone if steps_back else None)
+            _learn_stump(data, config, ws, model, t, m, cats, ws.limits.monotone if steps_back else None,
+                         None if plain else ws.stump)
         elif body == _STUMP_Q:
             _learn_stump_q(data, config, ws, model, t, m, cats)
         else:
@@ -94,6 +101,7 @@ def _learn_variant(body, trim, categorical, steps_back=False):
 
     name = ("learn_stump", "learn_stump_q", "learn_tree")[body]
     back = ", steps_back=True" if steps_back else ""
+    back += ", plain=True" if plain else ""
     return typed(LEARN_SIG, learn, name=f"{name}[trim={trim}, categorical={categorical}{back}]")
 
 
@@ -147,35 +155,38 @@ def trimmed_rows(config, ws, t, kept):
 
 # ----------------------------------------------------------------------------- decision stumps (binary)
 @jit(inline="always")
-def _learn_stump(data, config, ws, model, t, m, categorical, mono):
+def _learn_stump(data, config, ws, model, t, m, categorical, mono, extra):
     """The best stump on the learner's weights (histograms, split search, one pass for its sums).
 
     With weight trimming or row sampling (m >= 0) the histograms hold only the m rows in ws.stump.kept chosen by
     round_rows (built from them, or carried from the last round's; with bootstrap by their counts); the stump's
-    sums still run over every row. Only the round's features (ws.limits.sample.feats) have histograms."""
+    sums still run over every row. Only the round's features (ws.limits.sample.feats) have histograms.
+    extra: None for the plain learner (no carried histograms, no monotone constraints: numba compiles neither
+    path), anything else (ws.stump) for the learner that follows config."""
     rows = ws.rows
     st = ws.stump
     u = rows.w if config.u_is_w else rows.u
     state = ws.state[0]
     feats = ws.limits.sample.feats[:ws.limits.sample.drawn[1]]
-    if state.hist_ready != 0 and (m >= 0 or t % config.hist_rebuild != 0):
+    prepared = None if extra is None else False  # (None: the plain learner searches as it builds, always)
+    if extra is not None and state.hist_ready != 0 and (m >= 0 or t % config.hist_rebuild != 0):
         # the histograms came from the last round's (incremental.py): only the search is left
-        searched = False
+        prepared = True
     elif m >= 0:
         hu = ws.limits.sample.hu if config.bootstrap else u
         build_histograms_rows(data.codes, rows.ylab, hu, st.kept[:m], st.hist, config.hist_groups, feats)
-        searched = False
+        prepared = True
     else:  # the histograms and each feature's best split in one parallel loop
         histograms_and_splits(data.codes, rows.ylab, u, st.hist, config, feats, data.n_value_bins, categorical,
                               st.fvalue, st.fbin, st.fmissing_left)
-        if config.monotone:  # (that search had no constraints: the constrained features' again, with theirs)
+        if extra is not None and config.monotone:
+            # that search had no constraints: the constrained features' again, with theirs
             rescan_constrained(st.hist, data.n_value_bins, config.missing_code, config.criterion,
                                ws.limits.monotone.direction, feats, st.fvalue, st.fbin, st.fmissing_left)
-        searched = True
     state.hist_ready = 0
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
-    _finish_stump(data, config, ws, model, t, u, searched, categorical, feats, mono)
-    if config.hist_rebuild > 1:  # the smaller side's histograms, for the next round's (update_stump_weights)
+    _finish_stump(data, config, ws, model, t, u, prepared, categorical, feats, mono)
+    if extra is not None and config.hist_rebuild > 1:  # the smaller side's histograms, for the next round's
         r = model.rounds[t]
         if m >= 0:  # of the kept rows' sides
             k, small_left = side_rows(data.codes[r.feature], r.bin, r.missing_left, config.missing_code,
@@ -201,7 +212,7 @@ def _learn_stump_q(data, config, ws, model, t, m, categorical):
         m = u.shape[0]
         build_histograms_q(data.codes, rows.ylab, u, rows.q, st.hist, st.histq, feats)
     model.rounds[t].n_seen = m
-    _finish_stump(data, config, ws, model, t, u, False, categorical, feats, None)  # (EBBoost: no steps back)
+    _finish_stump(data, config, ws, model, t, u, True, categorical, feats, None)  # (EBBoost: no steps back)
     if m < u.shape[0]:  # trimmed: the step's sums of q over every row, as those of u (not the kept rows' histq)
         s = ws.sums[0]
         s.qi, s.qj = correct_wrong_sums(rows.q, rows.yh, rows.block_sums)
@@ -216,18 +227,20 @@ learn_stump_q = functools.partial(_learn_variant, _STUMP_Q)
 
 
 @jit
-def _finish_stump(data, config, ws, model, t, u, searched, categorical, feats, mono):
-    """The stump from the round's histograms of the features feats (searched: each feature's best split is in
-    ws.stump.fvalue / fbin / fmissing_left already), its sums over every row and its record. mono: the
-    monotone constraints (Monotone) when the learner may step back (config.monotone_capped), None for a learner
-    that never does (numba then compiles no step back into it)."""
+def _finish_stump(data, config, ws, model, t, u, prepared, categorical, feats, mono):
+    """The stump from the round's histograms of the features feats, its sums over every row and its record.
+    prepared: True when the histograms were built without their search (carried, or of chosen rows), False
+    when each feature's best split is in ws.stump.fvalue / fbin / fmissing_left already, None for a learner
+    whose histograms are always searched as they are built (numba then compiles no separate search into it).
+    mono: the monotone constraints (Monotone) when the learner may step back (config.monotone_capped), None for
+    a learner that never does (numba then compiles no step back into it)."""
     r = model.rounds[t]
     direction = ws.limits.monotone.direction
-    if searched:
-        f, k, ml, left, right, threshold, qi, qj, cat = stump_from_feature_splits(
+    if prepared is not None and prepared:
+        f, k, ml, left, right, threshold, qi, qj, cat = choose_stump(
             ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left, direction, feats)
     else:
-        f, k, ml, left, right, threshold, qi, qj, cat = choose_stump(
+        f, k, ml, left, right, threshold, qi, qj, cat = stump_from_feature_splits(
             ws.stump, data.n_value_bins, categorical, data.thresholds, config, r.cat_left, direction, feats)
     r.feature = f
     r.categorical = cat
@@ -279,13 +292,26 @@ def back_step(hist, n_value_bins, thresholds, config, mono, feats, r):
 def update_stump_weights(data, config, ws, model, t, alpha):
     """w_i <- w_i exp(-alpha y_i h_i) / Z; returns (Z, sum w**2 / p or 0). With carried histograms
     (config.hist_rebuild > 1) also the next round's histograms (incremental.py)."""
+    return _update_stump_weights(data, config, ws, model, t, alpha, ws.stump)
+
+
+@compiled(UPDATE_SIG)
+def update_stump_weights_plain(data, config, ws, model, t, alpha):
+    """update_stump_weights for the plain stump learner (``learn_stump(..., plain=True)``): no carried histograms,
+    no monotone credit, and none of their code compiled."""
+    return _update_stump_weights(data, config, ws, model, t, alpha, None)
+
+
+@jit(inline="always")
+def _update_stump_weights(data, config, ws, model, t, alpha, extra):
+    """update_stump_weights; extra None: without the monotone credit's and the carried histograms' paths."""
     s = ws.sums[0]
     rows = ws.rows
     z, s2 = update_weights(rows.w, data.p, rows.yh, alpha, s.wi, s.wj, rows.block_sums, config.need_s2)
-    if config.monotone_capped:  # the credit a later step back may take (split.add_credit)
+    if extra is not None and config.monotone_capped:  # the credit a later step back may take (split.add_credit)
         r = model.rounds[t]
         add_credit(ws.limits.monotone.credit, ws.limits.monotone.direction, r.feature, r.bin, r.left, r.right, alpha)
-    if config.hist_rebuild > 1:  # the next round's histograms from this round's (incremental.py)
+    if extra is not None and config.hist_rebuild > 1:  # the next round's histograms from this round's
         r = model.rounds[t]
         state = ws.state[0]
         side, other = (r.left, r.right) if state.small_left != 0 else (r.right, r.left)
@@ -639,3 +665,7 @@ LEARNERS = {
     "tree_residuals": Learner(learn_tree, update_tree_residuals, validate_tree),
     "tree_vector": Learner(learn_tree, update_tree_weights_vector, validate_tree_vector),
 }
+
+#: the learners with a plain variant (``learn(False, categorical, plain=True)``, for fits without carried
+#: histograms, monotone constraints, feature draws or chosen rows), with that variant's update function
+PLAIN_UPDATES = {"stump": update_stump_weights_plain, "stump_residuals": update_stump_residuals}
