@@ -167,9 +167,9 @@ def first_use_notice():
     print(COMPILE_NOTICE, file=sys.stderr, flush=True)
 
 
-COMPILE_NOTICE = ("fastboost: compiling the kernels this fit uses, once (about 20 s for decision stumps, 35 s more "
-                  "the first time trees are used); later runs load them from the cache. 'fastboost compile' "
-                  "compiles them ahead of time.")
+COMPILE_NOTICE = ("fastboost: compiling the kernels this fit uses, once (on 2 cores about half a minute for "
+                  "decision stumps, a minute or two the first time trees are used); later runs load them from the "
+                  "cache. 'fastboost compile' compiles them ahead of time.")
 
 
 #: environment variables by which a user chooses the OpenMP wait policy; fastboost then leaves it alone
