@@ -52,6 +52,7 @@ def _groups():
     def algorithms():
         fit_predict(VadaBoostClassifier(3), X, y)
         fit_predict(EBBoostClassifier(3), X, y)
+        fit_predict(EBBoostClassifier(3, colsample_bytree=0.5), X, y)  # (its learner with feature draws)
         fit_predict(SABoostClassifier(3), X, y)
         fit_predict(QuadBoostClassifier(4, penalty="l1", lam=0.01, reweight_every=2), X, y)
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import fastboost._driver as driver
 from fastboost import (
     AdaBoostClassifier,
+    EBBoostClassifier,
     LazyBoostClassifier,
     QuadBoostClassifier,
     SABoostClassifier,
@@ -131,7 +132,8 @@ def test_below_the_row_threshold_histograms_are_built_every_round_unless_trimmed
 
 
 @pytest.mark.parametrize("make", [lambda: AdaBoostClassifier(40), lambda: VadaBoostClassifier(40),
-                                  lambda: QuadBoostClassifier(40)], ids=["adaboost", "vadaboost", "quadboost"])
+                                  lambda: QuadBoostClassifier(40), lambda: EBBoostClassifier(40)],
+                         ids=["adaboost", "vadaboost", "quadboost", "ebboost"])
 def test_stump_fits_without_the_learners_options_take_the_plain_learner_with_the_same_model(monkeypatch, make):
     """A stump fit with no carried histograms, monotone constraints, feature draws or chosen rows runs the plain
     learner (compiled without those paths); the learner that follows the configuration gives the same model, bit

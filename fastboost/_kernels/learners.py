@@ -71,9 +71,9 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False):
     (steps_back False: AdaBoost's stumps without ``monotone_steps``' capped steps; the stump body gets None for the
     constraints it would step back on) no search for them. A plain stump variant (plain True: no carried
     histograms, no monotone constraints, no feature draws, no trimming; ``_driver.pick_learner`` picks it for
-    such fits, the first fit on small data among them) compiles none of their code: the stump body gets None
-    for its ``extra`` paths and only ever searches histograms it builds from every row (a cold first stump fit on a
-    2-core machine: 35 s instead of 55 s). numba drops a
+    such fits, the first fit on small data among them) compiles none of their code: no feature draw, and the
+    stump body gets None for its ``extra`` paths and only ever searches histograms it builds from every row (a
+    cold first stump fit on a 2-core machine: 35 s instead of 55 s). numba drops a
     branch on a closure's constant, or on an argument that is None, before it types the code, so
     neither path's kernels are compiled (a cold stump fit compiles about 10 s less). ``m`` is the
     number of rows chosen (``round_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
@@ -669,4 +669,5 @@ LEARNERS = {
 
 #: the learners with a plain variant (``learn(False, categorical, plain=True)``, for fits without carried
 #: histograms, monotone constraints, feature draws or chosen rows), with that variant's update function
-PLAIN_UPDATES = {"stump": update_stump_weights_plain, "stump_residuals": update_stump_residuals}
+PLAIN_UPDATES = {"stump": update_stump_weights_plain, "stump_q": update_stump_weights_plain,
+                 "stump_residuals": update_stump_residuals}
