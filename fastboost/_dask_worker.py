@@ -29,7 +29,7 @@ from ._algorithms import RULES
 from ._binning import sample_keys
 from ._cache import sources_digest
 from ._config import n_threads, resolve_n_jobs
-from ._driver import make_model, make_workspace, pick_learner
+from ._driver import is_mh, make_model, make_workspace, pick_learner
 from ._kernels.histogram import (
     build_histograms,
     build_histograms_q,
@@ -373,6 +373,7 @@ class WorkerShard:
         n_val = 0 if self.valid is None else self.valid.y.shape[0]
         self.ws = make_workspace(y, w, d, n_bins, config, n_val)
         self.learner = pick_learner(config, bool(self.data.categorical.any()))
+        self._mh = True if is_mh(config) else None  # (the tree kernels' switch for AdaBoost.MH's histograms)
         self.validate = self.learner.validate if n_val else no_validation
         self.no_model = make_model(0, 0)
         self.one = make_model(1, self.depth)  # the round the workers' update and validation read
@@ -580,7 +581,7 @@ class WorkerShard:
             if not self._replaying:
                 rows_histograms(self._grow_rows(), ts.rows, 0, n if m < 0 else m, int(c["n_classes"]),
                                 int(c["min_samples_leaf"]) > 1, self.hist_now[0], int(c["hist_groups"]),
-                                self._feats_now)
+                                self._feats_now, self._mh)
         return done, self._sent(self.hist_now[0]), m
 
     def _feats(self):
@@ -606,7 +607,7 @@ class WorkerShard:
         with self._kernels():  # (on drawn rows the root's rows are ts.rows[:m], not the positions)
             split_level_rows(self._grow_rows(), self.config[0], splits, n_split, first_child,
                              root and not self._subset, self.ws.tree, self.hist_now, self.hist_next,
-                             not self._replaying, self._feats_now)
+                             not self._replaying, self._feats_now, self._mh)
         self.hist_now, self.hist_next = self.hist_next, self.hist_now
         return self._sent(self.hist_now[:2 * n_split], axis=1)
 

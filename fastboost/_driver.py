@@ -116,6 +116,8 @@ def pick_learner(config, categorical=True):
     if kind in PLAIN_UPDATES and not (trim or c["sample_features"] or c["monotone"] or c["hist_rebuild"] > 1):
         options["plain"] = True
         learner = learner._replace(update=PLAIN_UPDATES[kind])
+    if is_mh(config):  # only AdaBoost.MH's learner compiles its histograms
+        options["mh"] = True
     return learner._replace(learn=learner.learn(trim, bool(categorical), **options))
 
 

@@ -294,7 +294,7 @@ def test_one_tree_step_equals_the_root_histograms_of_the_updated_weights():
             factor[node, c] = np.exp(-alpha if leaf_class[node] == c else alpha) / z
     idx = np.empty(n, np.int64)
     hist = np.empty((d, 31, 3))
-    rows_histograms(TreeRows(codes, y, w, w, w), idx, 0, n, 2, False, hist, 2, np.arange(codes.shape[0]))
+    rows_histograms(TreeRows(codes, y, w, w, w), idx, 0, n, 2, False, hist, 2, np.arange(codes.shape[0]), None)
     w2 = w.copy()
     marks = np.full(n, 7, np.int8)
     block_sums = np.zeros((n_blocks(n), 4))
@@ -303,10 +303,10 @@ def test_one_tree_step_equals_the_root_histograms_of_the_updated_weights():
     np.testing.assert_allclose(w2, w * factor[leaf, y], rtol=0, atol=0)
     m, small_wrong = wrong_rows(marks, block_sums, idx)
     side = np.empty_like(hist)
-    rows_histograms(TreeRows(codes, y, w2, w2, w2), idx, 0, m, 2, False, side, 2, np.arange(codes.shape[0]))
+    rows_histograms(TreeRows(codes, y, w2, w2, w2), idx, 0, m, 2, False, side, 2, np.arange(codes.shape[0]), None)
     next_tree_histograms(hist, side, small_wrong, alpha, wi, wj)
     ref = np.empty_like(hist)
-    rows_histograms(TreeRows(codes, y, w2, w2, w2), idx, 0, n, 2, False, ref, 2, np.arange(codes.shape[0]))
+    rows_histograms(TreeRows(codes, y, w2, w2, w2), idx, 0, n, 2, False, ref, 2, np.arange(codes.shape[0]), None)
     np.testing.assert_allclose(hist, ref, rtol=1e-12, atol=1e-18)
 
 
@@ -338,7 +338,7 @@ def test_tree_root_histograms_stay_within_1e_12_of_a_full_build_after_1000_round
     ref = np.empty_like(ws.tree.root_hist)
     w = ws.rows.w
     rows_histograms(TreeRows(data.codes, ws.rows.ylab, w, w, w), ws.tree.rows, 0, w.shape[0], 2, False, ref, 2,
-                    np.arange(data.codes.shape[0]))
+                    np.arange(data.codes.shape[0]), None)
     scale = ref.sum(axis=(1, 2), keepdims=True)
     np.testing.assert_allclose(ws.tree.root_hist / scale, ref / scale, rtol=1e-12, atol=1e-12)
 

@@ -201,11 +201,11 @@ def test_child_histograms_subtraction_equals_brute_force():
     idx[:1200].sort()
     idx[1200:].sort()
     parent = np.empty((1, 5, mc + 1, 4))
-    rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 3, True, parent[0], 2, np.arange(5))
+    rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 3, True, parent[0], 2, np.arange(5), None)
     children = np.empty((2, 5, mc + 1, 4))
     # the smaller child (rows 1200..n) in slot 1, its sibling by subtraction in slot 0
     level_child_histograms(TreeRows(codes, y, u, u, u), idx, np.array([[1200, n, 1]]), 1, np.array([0]), parent,
-                           children, 3, True, 2, np.arange(5))
+                           children, 3, True, 2, np.arange(5), None)
     for slot, rows in ((0, idx[:1200]), (1, idx[1200:])):
         want = naive.node_histogram_naive(codes, y, u, rows, mc + 1, 3)
         np.testing.assert_allclose(children[slot], want, rtol=1e-12, atol=1e-15)
@@ -227,15 +227,16 @@ def test_grouped_tree_histograms_bit_identical_to_per_feature(d):
         for start, stop, rows in ((0, n, np.arange(n)), (1100, n, idx)):
             fast = np.full((d, nb, 3), np.nan)
             slow = np.full((d, nb, 3), np.nan)
-            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, False, fast, groups, np.arange(d))
-            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, True, slow, groups, np.arange(d))
+            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, False, fast, groups, np.arange(d), None)
+            rows_histograms(TreeRows(codes, y, u, u, u), rows, start, stop, 2, True, slow, groups, np.arange(d), None)
             assert fast[:, :, :2].tobytes() == slow[:, :, :2].tobytes()
             assert np.all(fast[:, :, 2] == 0.0)
         parent = np.empty((1, d, nb, 3))
-        rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 2, False, parent[0], groups, np.arange(d))
+        rows_histograms(TreeRows(codes, y, u, u, u), np.arange(n), 0, n, 2, False, parent[0], groups, np.arange(d),
+                        None)
         fast = np.full((2, d, nb, 3), np.nan)
         level_child_histograms(TreeRows(codes, y, u, u, u), idx, np.array([[1100, n, 1]]), 1, np.array([0]), parent,
-                               fast, 2, False, groups, np.arange(d))
+                               fast, 2, False, groups, np.arange(d), None)
         for slot, r in ((0, idx[:1100]), (1, idx[1100:])):
             want = naive.node_histogram_naive(codes, y, u, r, nb, 2)
             np.testing.assert_allclose(fast[slot, :, :, :2], want[:, :, :2], rtol=1e-12, atol=1e-15 * u.max())

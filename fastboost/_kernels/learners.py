@@ -62,7 +62,7 @@ _STUMP, _STUMP_Q, _TREE = 0, 1, 2  # the learners' bodies: _learn_stump, _learn_
 
 
 @functools.lru_cache(maxsize=None)
-def _learn_variant(body, trim, categorical, steps_back=False, plain=False):
+def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=False):
     """The loop's learn function (LEARN_SIG) around one learner's body for one kind of fit, made once each.
 
     The body is called as ``(data, config, ws, model, t, m, categorical)``; a variant compiles only the
@@ -73,7 +73,8 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False):
     histograms, no monotone constraints, no feature draws, no trimming; ``_driver.pick_learner`` picks it for
     such fits, the first fit on small data among them) compiles none of their code: no feature draw, and the
     stump body gets None for its ``extra`` paths and only ever searches histograms it builds from every row (a
-    cold first stump fit on a 2-core machine: 35 s instead of 55 s). numba drops a
+    cold first stump fit on a 2-core machine: 35 s instead of 55 s). Only a tree variant with mh True (AdaBoost.MH's
+    fits) compiles MH's histogram loop (the tree body gets None for it otherwise). numba drops a
     branch on a closure's constant, or on an argument that is None, before it types the code, so
     neither path's kernels are compiled (a cold stump fit compiles about 10 s less). ``m`` is the
     number of rows chosen (``round_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
@@ -98,11 +99,12 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False):
         elif body == _STUMP_Q:
             _learn_stump_q(data, config, ws, model, t, m, cats)
         else:
-            _learn_tree(data, config, ws, model, t, m, cats)
+            _learn_tree(data, config, ws, model, t, m, cats, True if mh else None)
 
     name = ("learn_stump", "learn_stump_q", "learn_tree")[body]
     back = ", steps_back=True" if steps_back else ""
     back += ", plain=True" if plain else ""
+    back += ", mh=True" if mh else ""
     return typed(LEARN_SIG, learn, name=f"{name}[trim={trim}, categorical={categorical}{back}]")
 
 
@@ -336,8 +338,8 @@ def validate_stump(valid, config, ws, model, t, alpha):
 
 # ----------------------------------------------------------------------------- trees (binary or K classes)
 @jit(inline="always")
-def _learn_tree(data, config, ws, model, t, m, categorical):
-    """A depth-wise tree on the learner's weights; its sums from the leaves.
+def _learn_tree(data, config, ws, model, t, m, categorical, mh):
+    """A depth-wise tree on the learner's weights; its sums from the leaves (mh: True for AdaBoost.MH, else None).
 
     Least-squares leaves (QuadBoost): sums.ui - sums.uj = g = <h, r>_p and sums.eta = <h, h>_p,
     with each leaf's value in ws.tree.factor[:, 0]. Confidence-rated leaves: sums.z, the normaliser
@@ -359,7 +361,7 @@ def _learn_tree(data, config, ws, model, t, m, categorical):
         state = ws.state[0]
         if state.hist_ready == 0 or t % config.hist_rebuild == 0:
             rows_histograms(trows, ts.rows, 0, u.shape[0], config.n_classes, False, ts.root_hist, config.hist_groups,
-                            feats)
+                            feats, None)  # (carried: discrete leaves, never AdaBoost.MH)
         root = ts.level_a[0]
         for f in range(root.shape[0]):  # loops: a slice copy would compile numba's shape-mismatch error path
             for b in range(root.shape[1]):
@@ -367,7 +369,7 @@ def _learn_tree(data, config, ws, model, t, m, categorical):
                     root[f, b, c] = ts.root_hist[f, b, c]
         state.hist_ready = 0
     n_nodes = grow_tree(grow_rows, data.n_value_bins, categorical, data.thresholds, config, ts, tree, m, carry,
-                        ws.limits, trows)
+                        ws.limits, trows, mh)
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
     if config.leaf == LEAF_VECTOR:
@@ -541,7 +543,8 @@ def _update_discrete_leaves(data, config, ws, model, t, alpha, factor):
     if carry:  # the next round's root histograms from this round's (incremental.py)
         k, small_wrong = wrong_rows(ts.wrong, rows.block_sums, ts.tmp)
         rows_histograms(TreeRows(data.codes, rows.ylab, rows.w, rows.q, rows.w), ts.tmp, 0, k, config.n_classes,
-                        False, ts.side_hist, config.hist_groups, ws.limits.sample.feats[:ws.limits.sample.drawn[1]])
+                        False, ts.side_hist, config.hist_groups, ws.limits.sample.feats[:ws.limits.sample.drawn[1]],
+                        None)
         next_tree_histograms(ts.root_hist, ts.side_hist, small_wrong, alpha, s.wi, s.wj)
         ws.state[0].hist_ready = 1
     return z, s2

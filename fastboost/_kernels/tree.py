@@ -171,7 +171,7 @@ def _group_rows_histograms(rows, fidx, idx, start, stop, out):
 
 
 @pjit
-def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_groups, feats):
+def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_groups, feats, mh):
     """Tree histograms of the rows idx[start:stop] and the features feats (int64[k], increasing: the round's;
     the others' are not written); threads over features, rows in order.
 
@@ -181,17 +181,18 @@ def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_group
     with_count  count the positive-weight rows in field n_classes (only min_samples_leaf > 1 needs it)
     hist   float64[n_features, n_bins, n_classes + 1 (+1)]  OUT
     n_groups  histogram.n_feature_groups(n_features, threads): the binary case runs the grouped kernel
+    mh     True: AdaBoost.MH's histograms (2 K + 1 fields; groups of features too, _mh_group_histograms); None for
+           every other fit (numba then compiles no MH loop into it)
     """
     d = rows.codes.shape[0]
     k = feats.shape[0]
     grouped = _grouped_case(n_classes, with_count, hist)
-    mh = hist.shape[-1] == 2 * n_classes + 1  # AdaBoost.MH: groups of features too (_mh_group_histograms)
-    ng = sub_group_count(n_groups, d, k) if grouped or mh else k  # (one feature a unit otherwise)
+    ng = sub_group_count(n_groups, d, k) if grouped or mh is not None else k  # (one feature a unit otherwise)
     for j in prange(ng):
         g0, g1 = group_bounds(j, ng, k)
         if grouped:
             _group_rows_histograms(rows, feats[g0:g1], idx, start, stop, hist)
-        elif mh:
+        elif mh is not None:
             _mh_group_histograms(rows, feats[g0:g1], idx, start, stop, n_classes, with_count, hist)
         else:
             _rows_histogram_one_feature(rows, feats[g0], idx, start, stop, n_classes, with_count, hist[feats[g0]])
@@ -210,20 +211,19 @@ def _subtract(hp, hs, hl):
 
 @pjit
 def level_child_histograms(rows, idx, small_range, n_split, parent_slot, hist_parent, hist_children, n_classes,
-                           with_count, n_groups, feats):
+                           with_count, n_groups, feats, mh):
     """Children histograms of a level, threads over features: for split j, the smaller child (slot 2j or
     2j+1, rows small_range[j]) is built from its rows and its sibling is the parent's minus it.
 
     rows         TreeRows           IN  as rows_histograms
     small_range  int64[n_split, 3]  IN  (start, stop, slot of the smaller child) per split node
     parent_slot  int64[n_split]     IN  the parent's slot in hist_parent
-    n_classes, with_count, n_groups, feats     as rows_histograms
+    n_classes, with_count, n_groups, feats, mh     as rows_histograms
     """
     d = rows.codes.shape[0]
     k = feats.shape[0]
     grouped = _grouped_case(n_classes, with_count, hist_parent)
-    mh = hist_parent.shape[-1] == 2 * n_classes + 1  # AdaBoost.MH (as rows_histograms)
-    ng = sub_group_count(n_groups, d, k) if grouped or mh else k  # (one feature a unit otherwise)
+    ng = sub_group_count(n_groups, d, k) if grouped or mh is not None else k  # (one feature a unit otherwise)
     for jg in prange(ng):
         g0, g1 = group_bounds(jg, ng, k)
         for j in range(n_split):
@@ -232,7 +232,7 @@ def level_child_histograms(rows, idx, small_range, n_split, parent_slot, hist_pa
             if grouped:
                 _group_rows_histograms(rows, feats[g0:g1], idx, small_range[j, 0], small_range[j, 1],
                                        hist_children[small])
-            elif mh:
+            elif mh is not None:
                 _mh_group_histograms(rows, feats[g0:g1], idx, small_range[j, 0], small_range[j, 1], n_classes,
                                      with_count, hist_children[small])
             else:
@@ -841,12 +841,13 @@ def _leaf_sums_from(hist_f, n_bins_code, missing_code, k, missing_left, categori
 
 @jit
 def split_level_rows(rows, config, splits, n_split, first_child, root, ts, hist_parent, hist_children,
-                     with_histograms, feats):
+                     with_histograms, feats, mh):
     """The rows' side of a level that is not the last: partition the split nodes' rows (children
     first_child + 2j, first_child + 2j + 1 of split j; ts.rows, ts.tmp, ts.node_range) and, with_histograms,
     build the children's histograms into hist_children[2j], hist_children[2j + 1] (the smaller child from its
     rows, its sibling by subtraction from hist_parent). root: the level is the root's (ts.rows not filled yet).
-    rows TreeRows IN; splits SPLIT_DTYPE[>= n_split] IN; feats int64[k] IN the features whose histograms are built.
+    rows TreeRows IN; splits SPLIT_DTYPE[>= n_split] IN; feats int64[k] IN the features whose histograms are built;
+    mh: True for AdaBoost.MH's histograms, else None (rows_histograms).
     """
     node_range = ts.node_range
     n_left = np.empty(max(n_split, 1), np.int64)
@@ -871,7 +872,7 @@ def split_level_rows(rows, config, splits, n_split, first_child, root, ts, hist_
         parent_slot[j] = splits[j].slot
     if with_histograms:
         level_child_histograms(rows, ts.rows, small_range, n_split, parent_slot, hist_parent, hist_children,
-                               config.n_classes, config.min_samples_leaf > 1, config.hist_groups, feats)
+                               config.n_classes, config.min_samples_leaf > 1, config.hist_groups, feats, mh)
 
 
 @jit
@@ -948,7 +949,8 @@ def finish_leaves(tree, n_nodes, leaf_u, config, total_u, bounds):
 
 
 @jit(inline="always")  # into the tree learner (learners._learn_variant says why)
-def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_seen, root_ready, limits, leaf_rows):
+def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_seen, root_ready, limits, leaf_rows,
+              mh):
     """Grow one tree on the learner weights rows.u into ``tree``; return its number of nodes.
 
     rows     TreeRows  IN  codes uint8 / uint16 [n_features, n_samples]; y uint16[n_samples] (class index
@@ -979,6 +981,7 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
              of length 0: none), OUT its bounds, each node's interval (module docstring)
     leaf_rows  TreeRows  IN  the rows whose u the leaves' sums add when the tree grows on a subset (n_seen >= 0): rows
              with the learner's weights where rows.u holds bootstrap counts, else rows itself
+    mh       True for AdaBoost.MH (its histograms), None for every other tree (no MH histogram loop compiled)
     root_ready  ts.level_a[0] holds the root's histograms already (carried from the last round: incremental.py);
              then u is w, the leaves discrete, no row counts, and the leaves' sums come from the level histograms
              (hist_leaf_sums: bins, not rows, so they carry the histograms' rounding) and the pass over the
@@ -1004,7 +1007,7 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
     feats = ss.feats[:ss.drawn[1]]
     if not root_ready:
         rows_histograms(rows, ts.rows, 0, n, config.n_classes, config.min_samples_leaf > 1, hist_a[0],
-                        config.hist_groups, feats)
+                        config.hist_groups, feats, mh)
     total_u = root_weight(hist_a[0], config, feats[0])
     min_weight = config.min_weight_fraction_leaf * total_u
     level_first = 0  # node indices of the current level: level_first .. level_first + level_count - 1
@@ -1030,7 +1033,7 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
             last_root = depth == 0 and not subset
             break
         split_level_rows(rows, config, splits, n_split, first_child, depth == 0 and not subset, ts, hist_a, hist_b,
-                         True, feats)
+                         True, feats, mh)
         level_first = first_child
         level_count = 2 * n_split
         hist_a, hist_b = hist_b, hist_a
