@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 from fastboost import AdaBoostClassifier, cli
+from fastboost.bench.adapters import algorithm_params
 from fastboost.bench.curve import (
     CURVE_DATASETS,
     Curve,
+    default_algorithms,
     interpolate_round_times,
     make_curve_data,
     summarize,
@@ -149,6 +151,11 @@ def test_curve_run_writes_json_table_and_chart(tiny_run):
         sk = by_key["sklearn-adaboost"]
         assert sk["capped"] and sk["rounds_run"] == 5 and "capped at 5 of 30 rounds" in sk["note"]
         assert by_key["fastboost-adaboost"]["rounds_run"] == ROUNDS
+        # with no --algorithms: AdaBoost as published, then the recommended setting for the class count
+        recommended = "fastboost-real" if sec["data"]["n_classes"] == 2 else "fastboost-mh"
+        assert [k for k in by_key if k.startswith("fastboost")] == ["fastboost-adaboost", recommended]
+        assert by_key[recommended]["params"]["leaf"] == "real"
+        assert by_key[recommended]["params"]["learning_rate"] == 0.3  # stumps
         assert "twonorm: 3 000 train + 2 000 test rows x 20" in printed
     assert "waveform: 3 000 train + 2 000 test rows x 21 (float64), 3 classes" in printed
     skipped = {s["key"]: s["message"] for s in payload["skipped"]}
@@ -157,16 +164,21 @@ def test_curve_run_writes_json_table_and_chart(tiny_run):
         assert out.with_suffix(".png").stat().st_size > 0 and payload["plot"] == str(out.with_suffix(".png"))
 
 
-@pytest.mark.parametrize("name", ["twonorm", "waveform"])
-def test_fastboost_curve_equals_refits(tiny_run, name):
+@pytest.mark.parametrize("name, key, params", [
+    ("twonorm", "fastboost-adaboost", {}),
+    ("waveform", "fastboost-adaboost", {}),
+    ("twonorm", "fastboost-real", {"leaf": "real", "learning_rate": 0.3}),
+    ("waveform", "fastboost-mh", {"leaf": "real", "multiclass": "mh", "learning_rate": 0.3}),
+])
+def test_fastboost_curve_equals_refits(tiny_run, name, key, params):
     """The error after round k equals the test error of a model fitted afresh with k rounds."""
     _, payload, _, _ = tiny_run
     sec = next(s for s in payload["datasets"] if s["name"] == name)
-    fb = next(r for r in sec["results"] if r["key"] == "fastboost-adaboost")
+    fb = next(r for r in sec["results"] if r["key"] == key)
     errors = fb["curve"]["test_error"]
     Xtr, ytr, Xte, yte, _ = make_curve_data(CURVE_DATASETS[name], N, N_TEST, 20, 0, "float64")
     for k in (1, 7, ROUNDS):
-        model = AdaBoostClassifier(n_estimators=k, max_bins=255, n_jobs=1, random_state=0).fit(Xtr, ytr)
+        model = AdaBoostClassifier(n_estimators=k, max_bins=255, n_jobs=1, random_state=0, **params).fit(Xtr, ytr)
         assert errors[k - 1] == pytest.approx(1.0 - model.score(Xte, yte), abs=1e-12)
     assert fb["params"]["n_estimators"] == ROUNDS and fb["params"]["max_depth"] == 1
     # round times: interpolated between the callback points, which they pass through
@@ -183,6 +195,15 @@ def test_lightgbm_curve_when_installed(tiny_run):
         lgb = next(r for r in sec["results"] if r["key"] == "lightgbm")
         assert lgb["rounds_run"] == ROUNDS and lgb["params"]["objective"] == (
             "binary" if sec["data"]["n_classes"] == 2 else "multiclass")
+
+
+def test_recommended_settings_take_the_guides_learning_rate_by_depth():
+    assert algorithm_params("real", 1) == {"leaf": "real", "learning_rate": 0.3}
+    assert algorithm_params("real", 3) == {"leaf": "real", "learning_rate": 0.1}
+    assert algorithm_params("mh", 3) == {"leaf": "real", "multiclass": "mh", "learning_rate": 0.1}
+    assert algorithm_params("sammer", 3)["learning_rate"] == 0.3 and algorithm_params("adaboost", 3) == {}
+    assert default_algorithms(CURVE_DATASETS["ringnorm"]) == ["adaboost", "real"]
+    assert default_algorithms(CURVE_DATASETS["waveform"]) == ["adaboost", "mh"]
 
 
 # ================================================================================== arguments

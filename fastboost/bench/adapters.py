@@ -41,12 +41,24 @@ FASTBOOST_ALGORITHMS = {
     "lazyboost": "LazyBoostClassifier",
     "sammer": "AdaBoostClassifier",
     "mh": "AdaBoostClassifier",
+    "real": "AdaBoostClassifier",
 }
-#: the parameters an ``--algorithms`` name sets beyond its class's defaults: "sammer" and "mh" are AdaBoost with
-#: confidence-rated leaves at learning rate 0.3, with more than two classes one tree a round with a value per class
-#: in each leaf: SAMME.R ("sammer") or AdaBoost.MH on per-class weights ("mh")
-ALGORITHM_PARAMS = {"sammer": {"leaf": "real", "multiclass": "joint", "learning_rate": 0.3},
-                    "mh": {"leaf": "real", "multiclass": "mh", "learning_rate": 0.3}}
+#: the parameters an ``--algorithms`` name sets beyond its class's defaults: "real", "sammer" and "mh" are AdaBoost
+#: with confidence-rated leaves; with more than two classes "real" fits one-vs-rest, "sammer" and "mh" one tree a
+#: round with a value per class in each leaf: SAMME.R ("sammer") or AdaBoost.MH on per-class weights ("mh")
+ALGORITHM_PARAMS = {"real": {"leaf": "real"},
+                    "sammer": {"leaf": "real", "multiclass": "joint", "learning_rate": 0.3},
+                    "mh": {"leaf": "real", "multiclass": "mh"}}
+
+
+def algorithm_params(algorithm, depth):
+    """The parameters ``--algorithms`` name ``algorithm`` sets beyond its class's defaults at tree depth ``depth``:
+    "real" and "mh" take the learning rate docs/which-estimator.md recommends, 0.3 for stumps and 0.1 for trees."""
+    params = dict(ALGORITHM_PARAMS.get(algorithm, {}))
+    if algorithm in ("real", "mh"):
+        params["learning_rate"] = 0.3 if depth == 1 else 0.1
+    return params
+
 
 #: HistGradientBoosting's verbose log line with its binning time
 HGB_BINNING = re.compile(r"Binning [\d.]+ GB of training data: ([\d.]+) s")
@@ -200,7 +212,7 @@ class FastboostAdapter(Adapter):
             if "weight_trim_rate" not in known:
                 raise Skipped(f"{cls.__name__} has no weight_trim_rate parameter (no weight trimming)")
             params["weight_trim_rate"] = task["trim"]
-        params.update(ALGORITHM_PARAMS.get(task["algorithm"], {}))
+        params.update(algorithm_params(task["algorithm"], self.depth))
         self.cls, self.params, self.estimator = cls, params, f"fastboost.{cls.__name__}"
 
     def threads_used(self):

@@ -37,10 +37,10 @@ import numpy as np
 
 from .adapters import (
     ADAPTERS,
-    ALGORITHM_PARAMS,
     COMPETITORS,
     Skipped,
     adapter_class,
+    algorithm_params,
     fastboost_class,
     unavailable,
     warm_slice,
@@ -240,7 +240,15 @@ def check_args(args):
     if unknown:
         raise CurveError(f"unknown competitor(s) {', '.join(unknown)}; choose from {', '.join(COMPETITORS)}")
     args.competitors = comps
-    args.algorithms = [a for a in split_names(args.algorithms or ["adaboost"]) if a != "none"]
+    if args.algorithms is not None:
+        args.algorithms = [a for a in split_names(args.algorithms) if a != "none"]
+
+
+def default_algorithms(spec):
+    """fastboost's algorithms on data set ``spec`` unless ``--algorithms`` says otherwise: AdaBoost as published
+    (the reference), then its recommended setting, confidence-rated leaves: on two classes "real", on more
+    AdaBoost.MH ("mh", one tree a round)."""
+    return ["adaboost", "real" if spec.n_classes == 2 else "mh"]
 
 
 def _depth_rounds(args, spec):
@@ -263,10 +271,10 @@ def _tasks(args, spec, skipped):
             "fit_rounds": rounds, "bins": args.bins, "threads": args.threads, "seed": args.seed,
             "gbm_learning_rate": args.gbm_learning_rate}
     tasks = []
-    for algo in args.algorithms:
+    for algo in default_algorithms(spec) if args.algorithms is None else args.algorithms:
         cls, reason = fastboost_class(algo)
         label = f"fastboost {cls.__name__ if cls else algo}" + (
-            "".join(f", {k}={v!r}" for k, v in ALGORITHM_PARAMS.get(algo, {}).items()))
+            "".join(f", {k}={v!r}" for k, v in algorithm_params(algo, depth).items()))
         if cls is None:
             _skip_once(skipped, f"fastboost-{algo}", label, reason)
             continue
@@ -353,7 +361,10 @@ def run_curve(args, stdout=None):
         **payload_header("fastboost bench --curve"),
         "config": {"data": args.curve_data, "n": args.n, "n_test": args.n_test, "d": args.d, "dtype": args.dtype,
                    "seed": args.seed, "depth": args.depth, "rounds": args.rounds, "bins": args.bins,
-                   "threads": args.threads, "algorithms": args.algorithms, "competitors": args.competitors,
+                   "threads": args.threads,
+                   "algorithms": args.algorithms or {name: default_algorithms(CURVE_DATASETS[name])
+                                                     for name in args.curve_data},
+                   "competitors": args.competitors,
                    "slow_rows": args.slow_rows, "slow_rounds": args.slow_rounds,
                    "gbm_learning_rate": args.gbm_learning_rate, "subprocess": not args.no_subprocess},
         "within": args.within_error,
