@@ -100,6 +100,40 @@ def test_summarize_ratios_against_fastboost():
     assert lgb["summary"]["ratio_to_reference"] is None
 
 
+def test_race_to_each_competitors_best_takes_the_first_fastboost_setting_to_get_there():
+    fb = _result("fastboost-adaboost", "fastboost", [0.5, 1.0, 2.0, 4.0], [0.20, 0.05, 0.021, 0.020])
+    real = _result("fastboost-real", "fastboost", [0.4, 0.8, 1.6, 3.2], [0.10, 0.04, 0.015, 0.009])
+    lgb = _result("lightgbm", "lightgbm", [1.0, 3.0, 5.0, 9.0], [0.30, 0.04, 0.0305, 0.030])
+    xgb = _result("xgboost", "xgboost", [1.0, 2.0, 3.0, 4.0], [0.40, 0.02, 0.018, 0.010])
+    hgb = _result("sklearn-hgb", "sklearn-hgb", [1.0, 2.0], [0.005, 0.004])
+    quick = _result("sklearn-adaboost", "sklearn-adaboost", [0.1, 0.2], [0.03, 0.03])
+    summarize([fb, real, lgb, xgb, hgb, quick], 0.001)
+    assert "race" not in fb["summary"] and "race" not in real["summary"]
+    # LightGBM's 3.1%: adaboost at 2.0 s, real at 1.6 s (0.015), LightGBM itself at 5 s
+    race = lgb["summary"]["race"]
+    assert race["target_error"] == pytest.approx(0.031) and race["competitor_s"] == 5.0
+    assert (race["fastboost_key"], race["fastboost_round"], race["fastboost_s"], race["first"]) == (
+        "fastboost-real", 3, 1.6, "fastboost")
+    # XGBoost's 1.1%: only real gets there (3.2 s), before XGBoost (4 s)
+    assert (xgb["summary"]["race"]["fastboost_key"], xgb["summary"]["race"]["fastboost_s"],
+            xgb["summary"]["race"]["first"]) == ("fastboost-real", 3.2, "fastboost")
+    # HGB's 0.5%: no fastboost curve gets there
+    assert hgb["summary"]["race"]["fastboost_s"] is None and hgb["summary"]["race"]["first"] == "never"
+    # a competitor at its own 3.1% after 0.1 s is first
+    assert quick["summary"]["race"]["first"] == "competitor"
+    payload = {"config": {"bins": 255, "threads": 2, "gbm_learning_rate": 0.1}, "within": 0.001,
+               "machine": {"cpu_model": "cpu", "cores_available": 2, "logical_cores": 2, "total_ram_gib": 1,
+                           "versions": {}},
+               "datasets": [{"name": "twonorm", "depth": 1, "rounds": 4, "reference": "fastboost-adaboost",
+                             "data": {"n_train": 10, "n_test": 10, "n_features": 2, "dtype": "float64",
+                                      "n_classes": 2}, "results": [fb, real, lgb, xgb, hgb, quick]}],
+               "skipped": [], "notes": ["n"]}
+    line = next(x for x in format_curve_table(payload).splitlines() if x.startswith("first to each"))
+    assert "lightgbm 3.10%: fastboost-real 1.600 s, lightgbm 5.000 s (fastboost first)" in line
+    assert "sklearn-hgb 0.50%: no fastboost model, sklearn-hgb 1.000 s (fastboost never gets there)" in line
+    assert "sklearn-adaboost 3.10%: fastboost-real 1.600 s, sklearn-adaboost 0.100 s (sklearn-adaboost first)" in line
+
+
 # ================================================================================== a tiny run
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):

@@ -198,7 +198,26 @@ def summarize(results, within):
             s["reference_target_ratio"] = (secs / ref_summary["seconds_to_within"]
                                            if secs is not None and ref_summary["seconds_to_within"] > 0 else None)
         r["summary"] = s
+    fastboost = [r for r in ok if r["library"] == "fastboost"]
+    for r in ok:
+        if r["library"] != "fastboost" and fastboost:
+            r["summary"]["race"] = race(r, fastboost)
     return ref["key"] if ref else None
+
+
+def race(competitor, fastboost):
+    """Who first reaches the ``competitor`` result's own best + the tolerance (its summary's ``within_error``):
+    the competitor (its ``seconds_to_within``) or the first of the ``fastboost`` results to get there. A dict:
+    target_error, competitor_s, fastboost_key, fastboost_round and fastboost_s (None: no fastboost result gets
+    there in its rounds), first ("fastboost", "competitor" or "never" when no fastboost result gets there)."""
+    s = competitor["summary"]
+    target = s["within_error"]
+    reached = [(secs, rnd, r["key"]) for r in fastboost
+               for rnd, secs in [time_to_reach(curve_of(r), target)] if secs is not None]
+    secs, rnd, key = min(reached) if reached else (None, None, None)
+    first = "never" if secs is None else "fastboost" if secs < s["seconds_to_within"] else "competitor"
+    return {"target_error": target, "competitor_s": s["seconds_to_within"], "fastboost_key": key,
+            "fastboost_round": rnd, "fastboost_s": secs, "first": first}
 
 
 # ================================================================================== the command

@@ -36,6 +36,17 @@ def _ratio_note(r, ref, within):
     return f" ({', '.join(notes)})" if notes else ""
 
 
+def _race(r, res):
+    """'LightGBM 1.66%: fastboost real 2.41 s, LightGBM 5.93 s (fastboost first)', from the result's race."""
+    race = r["summary"]["race"]
+    short = {x["key"]: x["short"] for x in res}
+    fb = "no fastboost model" if race["fastboost_s"] is None else \
+        f"{short[race['fastboost_key']]} {_secs(race['fastboost_s'])} s"
+    who = {"fastboost": "fastboost first", "competitor": f"{r['short']} first",
+           "never": "fastboost never gets there"}[race["first"]]
+    return f"{r['short']} {100 * race['target_error']:.2f}%: {fb}, {r['short']} {_secs(race['competitor_s'])} s ({who})"
+
+
 def format_curve_table(payload):
     """The tables of every data set, the ratios to fastboost, the skipped libraries and the notes, as text."""
     cfg, m = payload["config"], payload["machine"]
@@ -85,6 +96,9 @@ def format_curve_table(payload):
                              f"({_secs(ref['summary']['seconds_to_within'])} s): " + "; ".join(parts))
         else:
             lines.append("ratios: none (no fastboost model ran on this data set)")
+        races = [_race(r, res) for r in res if "race" in r["summary"]]
+        if races:
+            lines.append(f"first to each competitor's own best + {pts} points: " + "; ".join(races))
     for s in payload["skipped"]:
         where = f" on {s['data']}" if s.get("data") else ""
         lines.append(f"skipped {s['label']}{where}: {s['message']}")
