@@ -72,14 +72,16 @@ DEFAULT_OUT = "accuracy-results"
 READING_MARKER = "<!-- reading: kept when the script rewrites this file -->"
 QUADBOOST_LAM = 1e-4
 
-FASTBOOST = ["AdaBoost", "AdaBoost-gini", "AdaBoost-real", "VadaBoost", "EBBoost", "LazyBoost", "QuadBoost-L1",
-             "SABoost"]
+FASTBOOST = ["AdaBoost", "AdaBoost-gini", "AdaBoost-real", "AdaBoost-MH", "VadaBoost", "EBBoost", "LazyBoost",
+             "QuadBoost-L1", "SABoost"]
 COMPETITORS = ["sklearn AdaBoost", "sklearn HistGB", "LightGBM", "XGBoost"]
 ESTIMATORS = FASTBOOST + COMPETITORS
 #: the import each competitor needs
 REQUIRES = {"sklearn AdaBoost": "sklearn", "sklearn HistGB": "sklearn", "LightGBM": "lightgbm", "XGBoost": "xgboost"}
 #: the estimators that have no tree form (stumps only)
 STUMPS_ONLY = {"EBBoost", "LazyBoost"}
+#: the estimators fitted only with more than two classes (with two, AdaBoost-MH is AdaBoost-real)
+MULTICLASS_ONLY = {"AdaBoost-MH"}
 #: how each estimator is built (shown in the Markdown header)
 DESCRIPTIONS = {
     "AdaBoost": "fastboost `AdaBoostClassifier(max_depth=d)` (splits chosen by weighted error, the default; SAMME "
@@ -87,8 +89,10 @@ DESCRIPTIONS = {
     "AdaBoost-gini": "fastboost `AdaBoostClassifier(criterion=\"gini\", max_depth=d)`: splits chosen by weighted "
                      "Gini impurity, as scikit-learn's DecisionTreeClassifier does, instead of the weighted error",
     "AdaBoost-real": "fastboost `AdaBoostClassifier(leaf=\"real\", learning_rate=0.3, max_depth=d)`: "
-                     "confidence-rated leaves (two classes); with more than two classes SAMME.R, one tree a round "
-                     "whose leaves hold a value per class",
+                     "confidence-rated leaves; with more than two classes one model per class (one-vs-rest)",
+    "AdaBoost-MH": "fastboost `AdaBoostClassifier(leaf=\"real\", multiclass=\"mh\", learning_rate=0.3, "
+                   "max_depth=d)`: AdaBoost.MH, one tree a round whose leaves hold a value per class (more than two "
+                   "classes only: with two it is AdaBoost-real)",
     "VadaBoost": "fastboost `VadaBoostClassifier(lam=0.5, max_depth=d)`",
     "EBBoost": "fastboost `EBBoostClassifier(lam=0.5)` (stumps only)",
     "LazyBoost": "fastboost `LazyBoostClassifier(feature_rank=2)` (stumps only)",
@@ -155,9 +159,10 @@ def available(name):
     return None
 
 
-def make(name, depth, rounds, threads, seed=0):
-    """The estimator ``name`` at tree depth ``depth`` with ``rounds`` rounds, or None if it has no such depth."""
-    if depth > 1 and name in STUMPS_ONLY:
+def make(name, depth, rounds, threads, seed=0, n_classes=2):
+    """The estimator ``name`` at tree depth ``depth`` with ``rounds`` rounds for ``n_classes`` classes, or None if it
+    has no such depth or is not fitted with that many classes."""
+    if (depth > 1 and name in STUMPS_ONLY) or (n_classes == 2 and name in MULTICLASS_ONLY):
         return None
     if name in FASTBOOST:
         import fastboost as fb
@@ -169,6 +174,8 @@ def make(name, depth, rounds, threads, seed=0):
             return fb.AdaBoostClassifier(criterion="gini", max_depth=depth, **common)
         if name == "AdaBoost-real":
             return fb.AdaBoostClassifier(leaf="real", learning_rate=0.3, max_depth=depth, **common)
+        if name == "AdaBoost-MH":
+            return fb.AdaBoostClassifier(leaf="real", multiclass="mh", learning_rate=0.3, max_depth=depth, **common)
         if name == "VadaBoost":
             return fb.VadaBoostClassifier(lam=0.5, max_depth=depth, **common)
         if name == "EBBoost":
@@ -227,11 +234,12 @@ def run(datasets, depths, estimators, rounds, repeats, threads, quick, log=print
     for name in datasets:
         X, y, _ = load(name, quick)
         splits = [split(y, r) for r in range(repeats)]
+        n_classes = int(np.unique(y).shape[0])
         for depth in depths:
             # one untimed fit per estimator first: fastboost compiles its kernels on first use
             tr, te = splits[0]
             for est in estimators:
-                model = make(est, depth, min(rounds, 5), threads)
+                model = make(est, depth, min(rounds, 5), threads, n_classes=n_classes)
                 if model is not None:
                     try:
                         model.fit(X[tr], y[tr])
@@ -240,7 +248,7 @@ def run(datasets, depths, estimators, rounds, repeats, threads, quick, log=print
             for r, (tr, te) in enumerate(splits):
                 line = []
                 for est in estimators:
-                    model = make(est, depth, rounds, threads)
+                    model = make(est, depth, rounds, threads, n_classes=n_classes)
                     rec = {"dataset": name, "depth": depth, "estimator": est, "repeat": r, "split_seed": r,
                            "n_train": len(tr), "n_test": len(te), "rounds": rounds}
                     if model is None:
@@ -308,14 +316,15 @@ def markdown(records, meta):
              "fits every estimator was fitted once, untimed, on each data set and depth, so fastboost's one-time "
              "kernel compilation is not in the times. "
              f"{_fastboost_columns(meta['estimators'])} **Bold**: the lowest mean error of the row. "
-             "–: the estimator fits stumps only.", "",
+             "–: the estimator fits stumps only (EBBoost, LazyBoost), or fits more than two classes only "
+             "(AdaBoost-MH).", "",
              "The gradient-boosting libraries run at their own default learning rates and leaf sizes (see below), "
              "with no early stopping; fastboost's and scikit-learn's AdaBoost trees allow leaves of one row. No "
              "estimator was tuned. The same depth and rounds do not make the models "
              "equally strong: the table compares the libraries as they come, not at their best settings. With more "
-             "than two classes fastboost's AdaBoost runs SAMME (one K-class tree a round), its other estimators "
-             "fit one binary model per class (K × T rounds), and the gradient-boosting libraries fit K trees a "
-             "round.", ""]
+             "than two classes fastboost's AdaBoost runs SAMME (one K-class tree a round), AdaBoost-MH one tree "
+             "a round with a value per class in each leaf, its other estimators fit one binary model per class "
+             "(K × T rounds), and the gradient-boosting libraries fit K trees a round.", ""]
     lines += ["Estimators:", ""] + [f"- **{e}**: {DESCRIPTIONS[e]}" for e in meta["estimators"]] + [""]
     lines += ["Data:", ""] + [f"- **{d['name']}**: {d['how']}, {d['rows']} rows × {d['features']} features, "
                               f"{d['classes']} classes" for d in meta["datasets"]] + [""]
