@@ -62,11 +62,16 @@ def _groups():
         fit_predict(AdaBoostClassifier(3, max_depth=2, leaf="real"), X, y)
         fit_predict(VadaBoostClassifier(3, max_depth=2, leaf="real"), X, y)
         fit_predict(QuadBoostClassifier(4, max_depth=2, reweight_every=2), X, y)
+        # the tree learner with its options (carried root histograms from 8 192 rows, feature draws, monotone
+        # constraints) and its updates with carried histograms; the fits above take the plain one
+        fit_predict(AdaBoostClassifier(3, max_depth=2, colsample_bytree=0.5), X, y)
+        fit_predict(AdaBoostClassifier(3, max_depth=2, colsample_bytree=0.5), X3, y3)
 
     def exact():
         fit_predict(AdaBoostClassifier(3, max_bins=None), X, y)
         fit_predict(AdaBoostClassifier(3, max_bins=None, colsample_bytree=0.5), X, y)
         fit_predict(AdaBoostClassifier(3, max_depth=2, max_bins=None), X, y)
+        fit_predict(AdaBoostClassifier(3, max_depth=2, max_bins=None, colsample_bytree=0.5), X, y)
         fit_predict(AdaBoostClassifier(3, max_bins=None, validation_fraction=0.3), X, y)
 
     def categorical():  # the learners' variants that scan categories
@@ -74,7 +79,8 @@ def _groups():
         Xc[:, 1] = np.digitize(np.nan_to_num(X[:, 1]), [-1.0, 0.0, 1.0])
         for depth in (1, 2):
             fit_predict(AdaBoostClassifier(3, max_depth=depth, categorical_features=[1]), Xc, y)
-        fit_predict(AdaBoostClassifier(3, categorical_features=[1], colsample_bytree=0.5), Xc, y)
+        for depth in (1, 2):
+            fit_predict(AdaBoostClassifier(3, max_depth=depth, categorical_features=[1], colsample_bytree=0.5), Xc, y)
 
     def trimming():  # the learners' variants that choose rows
         for depth in (1, 2):

@@ -109,8 +109,9 @@ def pick_learner(config, categorical=True):
         kind = "tree" if c["n_classes"] == 2 else "tree_samme"
     learner = LEARNERS[kind]
     # weight trimming and row sampling share the learn variant that reads a chosen set of rows; only the stumps
-    # of fits with monotone steps back compile their search; stump fits with none of the learner's options
-    # (the first fit on small data, say) compile neither these nor the carried histograms
+    # of fits with monotone steps back compile their search; stump and tree fits with none of the learner's
+    # options (the first fit on small data, say) compile neither these nor the carried histograms (the plain
+    # learner's leaves never come from carried histograms: it is picked only with hist_rebuild <= 1)
     trim = bool(c["trim_rate"] > 0 or c["sample_rows"])
     options = {"steps_back": True} if kind == "stump" and c["monotone_capped"] else {}
     if kind in PLAIN_UPDATES and not (trim or c["sample_features"] or c["monotone"] or c["hist_rebuild"] > 1):

@@ -761,13 +761,12 @@ class _TreeLearner:
         reset_tree(tree)
         ss = self.limits.sample
         total_u = root_weight(self.hist[0], c, ss.feats[0])
-        min_weight = float(c["min_weight_fraction_leaf"]) * total_u
         max_depth = int(c["max_depth"])
         level_first, level_count, n_nodes = 0, 1, 1
         n_first, n_last, last_root = -1, 0, False
         for depth in range(max_depth):
             n_split = int(choose_level(self.hist, level_first, level_count, n_nodes, tree, self.n_value_bins,
-                                       self.categorical, self.thresholds, c, min_weight, self.splits,
+                                       self.categorical, self.thresholds, c, self.splits, self.limits,
                                        self.limits))
             if n_split == 0:
                 break

@@ -69,14 +69,17 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=Fa
     paths its fits take: without weight trimming or row sampling (trim False) no row selection, without categorical
     features (categorical False: the body gets None for them) no scan of categories, without monotone steps back
     (steps_back False: AdaBoost's stumps without ``monotone_steps``' capped steps; the stump body gets None for the
-    constraints it would step back on) no search for them. A plain stump variant (plain True: no carried
+    constraints it would step back on) no search for them. A plain variant (plain True: no carried
     histograms, no monotone constraints, no feature draws, no trimming; ``_driver.pick_learner`` picks it for
     such fits, the first fit on small data among them) compiles none of their code: no feature draw, and the
-    stump body gets None for its ``extra`` paths and only ever searches histograms it builds from every row (a
-    cold first stump fit on a 2-core machine: 35 s instead of 55 s). Only a tree variant with mh True (AdaBoost.MH's
-    fits) compiles MH's histogram loop (the tree body gets None for it otherwise). numba drops a
-    branch on a closure's constant, or on an argument that is None, before it types the code, so
-    neither path's kernels are compiled (a cold stump fit compiles about 10 s less). ``m`` is the
+    body gets None for its ``extra`` paths. The plain stump body only ever searches histograms it builds from
+    every row (a cold first stump fit on a 2-core machine: 35 s instead of 55 s); the plain tree body builds
+    its root histograms every round, lets every node split on every feature and compiles no monotone bounds.
+    Only a tree variant with mh True (AdaBoost.MH's fits) compiles MH's histogram loop (the tree body gets None
+    for it otherwise). numba drops a branch on a closure's constant, or on an argument that is None, before it
+    types the code, so neither path's kernels are compiled (a cold stump fit compiles about 10 s less). Pass
+    None on unchanged (an argument tested with ``is None`` where it is used): a value derived from it, such as
+    ``None if extra is None else x``, is typed as an optional and both of its paths are compiled. ``m`` is the
     number of rows chosen (``round_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
     First the round's features are drawn (``sampling.draw_round``; nothing to draw without feature sampling).
     The closure holds only constants (numba's on-disk cache keys a closure by them; a function in it
@@ -99,7 +102,7 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=Fa
         elif body == _STUMP_Q:
             _learn_stump_q(data, config, ws, model, t, m, cats)
         else:
-            _learn_tree(data, config, ws, model, t, m, cats, True if mh else None)
+            _learn_tree(data, config, ws, model, t, m, cats, True if mh else None, None if plain else ws.limits)
 
     name = ("learn_stump", "learn_stump_q", "learn_tree")[body]
     back = ", steps_back=True" if steps_back else ""
@@ -338,8 +341,10 @@ def validate_stump(valid, config, ws, model, t, alpha):
 
 # ----------------------------------------------------------------------------- trees (binary or K classes)
 @jit(inline="always")
-def _learn_tree(data, config, ws, model, t, m, categorical, mh):
+def _learn_tree(data, config, ws, model, t, m, categorical, mh, extra):
     """A depth-wise tree on the learner's weights; its sums from the leaves (mh: True for AdaBoost.MH, else None).
+    extra: None for the plain learner (no carried root histograms, no monotone constraints, no feature draws:
+    numba compiles none of their code), ws.limits for the learner that follows config.
 
     Least-squares leaves (QuadBoost): sums.ui - sums.uj = g = <h, r>_p and sums.eta = <h, h>_p,
     with each leaf's value in ws.tree.factor[:, 0]. Confidence-rated leaves: sums.z, the normaliser
@@ -357,7 +362,7 @@ def _learn_tree(data, config, ws, model, t, m, categorical, mh):
     # weight trimming (m >= 0): the tree grows on the rows holding config.trim_rate of u; its leaves' sums (and
     # so the leaf values, the step and the update) still come from every row
     carry = config.hist_rebuild > 1  # the root's histograms carried from round to round (incremental.py)
-    if carry:
+    if extra is not None and carry:
         state = ws.state[0]
         if state.hist_ready == 0 or t % config.hist_rebuild == 0:
             rows_histograms(trows, ts.rows, 0, u.shape[0], config.n_classes, False, ts.root_hist, config.hist_groups,
@@ -368,8 +373,8 @@ def _learn_tree(data, config, ws, model, t, m, categorical, mh):
                 for c in range(root.shape[2]):
                     root[f, b, c] = ts.root_hist[f, b, c]
         state.hist_ready = 0
-    n_nodes = grow_tree(grow_rows, data.n_value_bins, categorical, data.thresholds, config, ts, tree, m, carry,
-                        ws.limits, trows, mh)
+    n_nodes = grow_tree(grow_rows, data.n_value_bins, categorical, data.thresholds, config, ts, tree, m, ws.limits,
+                        trows, mh, extra)
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
     if config.leaf == LEAF_VECTOR:
@@ -501,16 +506,35 @@ def update_tree_weights(data, config, ws, model, t, alpha):
     """Discrete binary leaves: w_i exp(-+alpha) / Z by whether row i's leaf names its class, from the
     leaves (the same products as update_weights on the tree's outputs, without the y*h pass). With carried
     histograms (config.hist_rebuild > 1) also the next round's root histograms (incremental.py)."""
-    return _update_discrete_leaves(data, config, ws, model, t, alpha, ws.tree.factor)
+    return _update_discrete_leaves(data, config, ws, model, t, alpha, ws.tree.factor, ws.tree)
+
+
+@compiled(UPDATE_SIG)
+def update_tree_weights_plain(data, config, ws, model, t, alpha):
+    """update_tree_weights for the plain tree learner (``learn_tree(..., plain=True)``): no carried histograms,
+    and none of their code compiled."""
+    return _update_discrete_leaves(data, config, ws, model, t, alpha, ws.tree.factor, None)
 
 
 @compiled(UPDATE_SIG)
 def update_tree_weights_samme(data, config, ws, model, t, alpha):
     """Discrete leaves naming one of K classes: w_i exp(-alpha y_i h_i) / Z with y_i h_i = +1 where the
     leaf names row i's class. With carried histograms as update_tree_weights (a factor per leaf and class)."""
-    if config.hist_rebuild > 1:
+    return _update_samme(data, config, ws, model, t, alpha, ws.tree)
+
+
+@compiled(UPDATE_SIG)
+def update_tree_weights_samme_plain(data, config, ws, model, t, alpha):
+    """update_tree_weights_samme for the plain tree learner: no carried histograms, none of their code compiled."""
+    return _update_samme(data, config, ws, model, t, alpha, None)
+
+
+@jit(inline="always")
+def _update_samme(data, config, ws, model, t, alpha, extra):
+    """update_tree_weights_samme; extra None: without the carried histograms' path."""
+    if extra is not None and config.hist_rebuild > 1:
         return _update_discrete_leaves(data, config, ws, model, t, alpha,
-                                       np.empty((model.nodes[t].shape[0], config.n_classes)))
+                                       np.empty((model.nodes[t].shape[0], config.n_classes)), extra)
     rows = ws.rows
     tree_outputs(ws.tree.leaf_of_row, model.nodes[t], rows.ylab, rows.yh)
     s = ws.sums[0]
@@ -518,10 +542,11 @@ def update_tree_weights_samme(data, config, ws, model, t, alpha):
 
 
 @jit
-def _update_discrete_leaves(data, config, ws, model, t, alpha, factor):
+def _update_discrete_leaves(data, config, ws, model, t, alpha, factor, extra):
     """w_i <- w_i * factor[leaf_i, y_i] with factor = exp(-alpha) / Z where the leaf names the class, else
     exp(alpha) / Z (factor float64[n_nodes, n_classes] OUT); with carried histograms the update also marks
     the rows the tree gets wrong (ws.tree.wrong) and the next round's root histograms follow (incremental.py).
+    extra: None for the plain tree learner (no carried histograms: numba compiles none of their code).
     Returns (Z, sum w**2 / p or 0)."""
     tree = model.nodes[t]
     s = ws.sums[0]
@@ -533,14 +558,14 @@ def _update_discrete_leaves(data, config, ws, model, t, alpha, factor):
         for c in range(factor.shape[1]):
             factor[node, c] = (down if right_class == c else up) / z
     carry = config.hist_rebuild > 1
-    leaf_class = np.empty(tree.shape[0] if carry else 0, np.int64)
+    leaf_class = np.empty(tree.shape[0] if carry else 0, np.int64)  # (plain learner: hist_rebuild <= 1)
     for node in range(leaf_class.shape[0]):
         leaf_class[node] = tree[node].class_
     rows = ws.rows
     ts = ws.tree
     s2 = update_weights_table(rows.w, data.p, ts.leaf_of_row, rows.ylab, factor, rows.block_sums, config.need_s2,
                               leaf_class, ts.wrong)
-    if carry:  # the next round's root histograms from this round's (incremental.py)
+    if extra is not None and carry:  # the next round's root histograms from this round's (incremental.py)
         k, small_wrong = wrong_rows(ts.wrong, rows.block_sums, ts.tmp)
         rows_histograms(TreeRows(data.codes, rows.ylab, rows.w, rows.q, rows.w), ts.tmp, 0, k, config.n_classes,
                         False, ts.side_hist, config.hist_groups, ws.limits.sample.feats[:ws.limits.sample.drawn[1]],
@@ -673,4 +698,6 @@ LEARNERS = {
 #: the learners with a plain variant (``learn(False, categorical, plain=True)``, for fits without carried
 #: histograms, monotone constraints, feature draws or chosen rows), with that variant's update function
 PLAIN_UPDATES = {"stump": update_stump_weights_plain, "stump_q": update_stump_weights_plain,
-                 "stump_residuals": update_stump_residuals}
+                 "stump_residuals": update_stump_residuals, "tree": update_tree_weights_plain,
+                 "tree_samme": update_tree_weights_samme_plain, "tree_real": update_tree_weights_real,
+                 "tree_residuals": update_tree_residuals, "tree_vector": update_tree_weights_vector}

@@ -676,19 +676,23 @@ def _child_bounds(hist_f, sp, config, delta, direction, bounds, first_child):
 
 @jit
 def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, categorical, thresholds, config,
-                 min_weight, splits, limits):
+                 splits, limits, extra):
     """The splits of one level from its node histograms: the decisions of a level, no rows touched.
 
     hist   float64[slots, n_features, n_bins, n_classes + 1]  IN  the histograms of the level's nodes
            level_first .. level_first + level_count - 1 (slot s <-> node level_first + s)
     n_nodes  nodes in the tree so far: the children of the j-th split are nodes n_nodes + 2j, n_nodes + 2j + 1
-    tree   OUT  each level node's weight; each split node's split, children, threshold and gain
+    tree   OUT  each level node's weight; each split node's split, children, threshold and gain (IN at levels
+           below the root: the root's weight, sum(u), which min_weight_fraction_leaf scales)
     splits SPLIT_DTYPE[slots]  OUT  per split j: the node's slot and index, its feature, bin, missing_left and
            (categorical splits) the set of categories that go left
     limits Limits  IN/OUT  limits.monotone: the features' monotone constraints (direction of length 0: none) and
            the level's intervals (bounds: the root's set here, the children's written); limits.sample: the
            round's features (feats[:drawn[1]] built, fmask), the interaction groups alive at the level's nodes
            (node_groups: set here for the root and the children), scratch
+    extra  None for the plain tree learner's fits (no monotone constraints, no feature draws, no interaction
+           groups: every node may split on every feature, and numba compiles none of their code), limits for a
+           learner that follows config
     Returns the number of splits (0: the level's nodes are all leaves). A node is split when it is not
     empty or pure (least squares: has weight) and some split is valid; it splits on the features
     sampling.node_features allows it.
@@ -732,10 +736,15 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
     if not any_active:
         return 0
     delta = config.leaf_smoothing * tree[0].weight  # (the root's weight: finish_leaves' total_u)
+    min_weight = config.min_weight_fraction_leaf * tree[0].weight  # (root_weight's sum, in the same order)
     if level_first == 0:  # the root: every interaction group alive
         ss.node_groups[0, :] = 1
     for s in range(level_count):
-        node_features(config, ss, level_first + s, ss.allowed[s])
+        if extra is not None:
+            node_features(config, ss, level_first + s, ss.allowed[s])
+        else:
+            for f in range(n_features):
+                ss.allowed[s, f] = 1
     level_splits(hist, level_count, active, n_value_bins, categorical, config, min_weight, value, bin_, missing_left,
                  limits, delta)
     n_split = 0
@@ -772,9 +781,10 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
         else:
             nd.threshold = thresholds[f, sp.bin]
         nd.gain = node_imp[s] - value[s, f]
-        if constrained:
+        if extra is not None and constrained:
             _child_bounds(hist[s, f], sp, config, delta, direction[f], mono.bounds, nd.left)
-        child_groups(ss, level_first + s, f, nd.left, nd.right)
+        if extra is not None:
+            child_groups(ss, level_first + s, f, nd.left, nd.right)
         n_split += 1
     return n_split
 
@@ -949,8 +959,7 @@ def finish_leaves(tree, n_nodes, leaf_u, config, total_u, bounds):
 
 
 @jit(inline="always")  # into the tree learner (learners._learn_variant says why)
-def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_seen, root_ready, limits, leaf_rows,
-              mh):
+def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_seen, limits, leaf_rows, mh, extra):
     """Grow one tree on the learner weights rows.u into ``tree``; return its number of nodes.
 
     rows     TreeRows  IN  codes uint8 / uint16 [n_features, n_samples]; y uint16[n_samples] (class index
@@ -982,11 +991,15 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
     leaf_rows  TreeRows  IN  the rows whose u the leaves' sums add when the tree grows on a subset (n_seen >= 0): rows
              with the learner's weights where rows.u holds bootstrap counts, else rows itself
     mh       True for AdaBoost.MH (its histograms), None for every other tree (no MH histogram loop compiled)
-    root_ready  ts.level_a[0] holds the root's histograms already (carried from the last round: incremental.py);
-             then u is w, the leaves discrete, no row counts, and the leaves' sums come from the level histograms
-             (hist_leaf_sums: bins, not rows, so they carry the histograms' rounding) and the pass over the
-             rows only finds each row's leaf, unless a class is nearly absent from a leaf (a sum below
-             NEAR_ZERO_SUM of the total, perhaps a rounding residue of zero): then they come from the rows
+    extra    None for the plain tree learner, whose root histograms are never carried (config.hist_rebuild <= 1) and
+             which has no monotone constraints, feature draws or interaction groups: numba then compiles no leaf
+             sums from histograms and none of those options' code (choose_level); limits for the learner that
+             follows config
+    With carried histograms (config.hist_rebuild > 1) ts.level_a[0] holds the root's histograms already
+    (incremental.py); then u is w, the leaves discrete, no row counts, and the leaves' sums come from the level
+    histograms (hist_leaf_sums: bins, not rows, so they carry the histograms' rounding) and the pass over the
+    rows only finds each row's leaf, unless a class is nearly absent from a leaf (a sum below NEAR_ZERO_SUM of
+    the total, perhaps a rounding residue of zero): then they come from the rows.
     Growth alternates two sides, kept apart so that fastboost.dask runs the same functions with the
     rows on its workers and the decisions on the client: the rows' side (rows_histograms,
     split_level_rows, tree_leaves_rows) reads and partitions rows; the decisions' side (root_weight,
@@ -1005,11 +1018,11 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
     ss = limits.sample
     mono = limits.monotone
     feats = ss.feats[:ss.drawn[1]]
-    if not root_ready:
+    root_ready = config.hist_rebuild > 1  # (the plain learner: never)
+    if extra is None or not root_ready:
         rows_histograms(rows, ts.rows, 0, n, config.n_classes, config.min_samples_leaf > 1, hist_a[0],
                         config.hist_groups, feats, mh)
     total_u = root_weight(hist_a[0], config, feats[0])
-    min_weight = config.min_weight_fraction_leaf * total_u
     level_first = 0  # node indices of the current level: level_first .. level_first + level_count - 1
     level_count = 1
     n_nodes = 1
@@ -1019,9 +1032,9 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
     from_hist = root_ready  # the leaves' sums from the level histograms (hist_leaf_sums), not from the rows
     for depth in range(config.max_depth):
         n_split = choose_level(hist_a, level_first, level_count, n_nodes, tree, n_value_bins, categorical,
-                               thresholds, config, min_weight, splits, limits)
+                               thresholds, config, splits, limits, extra)
         last = n_split == 0 or depth + 1 == config.max_depth
-        if from_hist:
+        if extra is not None and from_hist:
             hist_leaf_sums(hist_a, level_first, level_count, tree, config.missing_code, last, leaf_u, ts.leaf_w)
         if n_split == 0:
             break
@@ -1048,7 +1061,7 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
                 for k in range(config.n_classes):
                     total_u += leaf_u[node, k]
     else:
-        if from_hist and _near_zero_leaf_sum(tree, n_nodes, leaf_u, config.n_classes, total_u):
+        if extra is not None and from_hist and _near_zero_leaf_sum(tree, n_nodes, leaf_u, config.n_classes, total_u):
             from_hist = False  # a class nearly absent from a leaf: its sum from the rows, exactly (zero stays zero)
         tree_leaves_rows(rows, config, tree, n_nodes, n_first, splits, n_last, last_root, ts, from_hist)
     finish_leaves(tree, n_nodes, leaf_u, config, total_u, mono.bounds if mono.direction.shape[0] > 0 else NO_BOUNDS)
