@@ -6,7 +6,7 @@ import numpy as np
 
 from .report import fmt_ratio, fmt_rows, write_outputs
 
-#: chart colours of the competitors (fastboost: red)
+#: chart colours of the competitors (fastboost: red, its further settings black, then others)
 LIBRARY_COLORS = {"lightgbm": "tab:green", "xgboost": "tab:blue", "sklearn-hgb": "tab:purple",
                   "sklearn-adaboost": "tab:orange"}
 
@@ -126,7 +126,7 @@ def write_curve_plot(payload, path):
     if not sections:
         return None
     keys = list(dict.fromkeys(r["key"] for s in sections for r in s["results"] if r["status"] == "ok"))
-    spare = iter(["tab:brown", "tab:pink", "tab:olive", "tab:cyan", "tab:gray"] * len(keys))
+    spare = iter(["black", "tab:brown", "tab:pink", "tab:olive", "tab:cyan", "tab:gray"] * len(keys))
     colors = {}
     for k in keys:  # fastboost's first algorithm red, each competitor its own colour on every axes
         colors[k] = LIBRARY_COLORS.get(k) or ("tab:red" if "tab:red" not in colors.values() else next(spare))
