@@ -14,6 +14,7 @@ import warnings
 import numba
 import numpy as np
 from numba.core import types
+from numba.core.cpu import ParallelOptions
 from numba.core.registry import CPUDispatcher
 from numba.core.types.function_type import WrapperAddressProtocol
 from numba.core.typing.typeof import typeof_impl
@@ -54,8 +55,13 @@ def _kernel(cache=True, **options):
 
 #: serial kernel: the workers that the parallel drivers call per feature / row block
 jit = _kernel(nogil=True, fastmath=FASTMATH)
-#: parallel driver: every ``prange`` iteration writes only its own output slice
-pjit = _kernel(nogil=True, fastmath=FASTMATH, parallel=True)
+#: parallel driver: every ``prange`` iteration writes only its own output slice. Only the ``prange`` loops run on
+#: the threads: numba's other conversions (``np.zeros``, ``np.arange``, slice assignments, array expressions)
+#: would each make a parallel loop of their own, launched on every call for a few values (a depth-3 tree round on
+#: 1 000 rows launched about 25 of them, a third of its time), and compiled apart.
+pjit = _kernel(nogil=True, fastmath=FASTMATH, parallel=ParallelOptions({
+    "prange": True, "fusion": True, "comprehension": False, "reduction": False, "inplace_binop": False,
+    "setitem": False, "numpy": False, "stencil": False}))
 
 
 class typed:
