@@ -38,7 +38,7 @@ from .._types import CRITERION_LS, LEAF_DISCRETE, LEAF_LSQ, LEAF_REAL, LEAF_VECT
 from .histogram import GROUP, group_bounds, group_histograms, row_at, sub_group_count
 from .sampling import child_groups, node_features
 from .split import best_feature, categorical_left_set, impurity, level_splits
-from .update import BLOCK, block_total, goes_left
+from .update import BLOCK, PARALLEL_ROWS, block_total, goes_left
 
 #: no side table: _goes_left compares the code with the split
 NO_TABLE = np.zeros(0, np.uint8)
@@ -359,6 +359,36 @@ def _place_rows(codes_f, sp, missing_code, table, a, b, lo, ro, idx):
         ro += 1 - left
 
 
+@jit
+def _count_task(codes, splits, missing_code, table, idx, tmp, task, t, root):
+    """partition_level's first pass over task t: its left count into task[t, 3] (its rows split into tmp below
+    the root)."""
+    j = task[t, 0]
+    sp = splits[j]
+    if root:  # count only: the rows are the positions, so they go straight to their places in idx afterwards
+        task[t, 3] = _count_left(codes[sp.feature], sp, missing_code, table[j], task[t, 1], task[t, 2])
+    else:
+        task[t, 3] = _split_block(codes[sp.feature], sp, missing_code, table[j], idx, task[t, 1], task[t, 2], tmp)
+
+
+@jit
+def _place_task(codes, splits, missing_code, table, idx, tmp, task, t, root):
+    """partition_level's second pass over task t: its rows to their places in idx."""
+    a = task[t, 1]
+    b = task[t, 2]
+    nl = task[t, 3]
+    lo = task[t, 4]
+    ro = task[t, 5]
+    if root:
+        sp = splits[task[t, 0]]
+        _place_rows(codes[sp.feature], sp, missing_code, table[task[t, 0]], a, b, lo, ro, idx)
+        return
+    for p in range(nl):
+        idx[lo + p] = tmp[a + p]
+    for p in range(b - a - nl):
+        idx[ro + p] = tmp[b - 1 - p]
+
+
 @pjit
 def partition_level(codes, splits, n_split, missing_code, node_range, root, idx, tmp, n_left):
     """Stable partition of the rows of every node split on this level, written to idx (tmp: scratch).
@@ -370,20 +400,22 @@ def partition_level(codes, splits, n_split, missing_code, node_range, root, idx,
     ones first, right ones reversed at its end), then, at offsets from the blocks' left counts, both
     runs are copied to idx in row order. Balanced however unequal the nodes are. At the root (rows =
     positions) the blocks only count first and then write their rows straight to their places in idx.
+    A level of one block, or of fewer than PARALLEL_ROWS rows, runs on the calling thread (no parallel launch).
     """
     # split, start, stop, left count, left offset, right offset
     task = _range_tasks(_split_nodes(splits, n_split), n_split, node_range, np.ones(node_range.shape[0], np.bool_))
     n_tasks = task.shape[0]
-    table = side_tables(splits, n_split, missing_code, _split_rows(splits, n_split, node_range))
-    for t in prange(n_tasks):
-        j = task[t, 0]
-        sp = splits[j]
-        if root:  # count only: the rows are the positions, so they go straight to their places in idx below
-            task[t, 3] = _count_left(codes[sp.feature], sp, missing_code, table[j], task[t, 1], task[t, 2])
-        else:
-            task[t, 3] = _split_block(codes[sp.feature], sp, missing_code, table[j], idx, task[t, 1], task[t, 2],
-                                      tmp)
-    n_left[:n_split] = 0
+    n_rows = _split_rows(splits, n_split, node_range)
+    table = side_tables(splits, n_split, missing_code, n_rows)
+    serial = n_tasks == 1 or n_rows < PARALLEL_ROWS
+    if serial:
+        for t in range(n_tasks):
+            _count_task(codes, splits, missing_code, table, idx, tmp, task, t, root)
+    else:
+        for t in prange(n_tasks):
+            _count_task(codes, splits, missing_code, table, idx, tmp, task, t, root)
+    for j in range(n_split):
+        n_left[j] = 0
     for t in range(n_tasks):
         n_left[task[t, 0]] += task[t, 3]
     lo = 0
@@ -397,20 +429,12 @@ def partition_level(codes, splits, n_split, missing_code, node_range, root, idx,
         task[t, 5] = ro
         lo += task[t, 3]
         ro += task[t, 2] - task[t, 1] - task[t, 3]
-    for t in prange(n_tasks):
-        a = task[t, 1]
-        b = task[t, 2]
-        nl = task[t, 3]
-        lo = task[t, 4]
-        ro = task[t, 5]
-        if root:
-            sp = splits[task[t, 0]]
-            _place_rows(codes[sp.feature], sp, missing_code, table[task[t, 0]], a, b, lo, ro, idx)
-            continue
-        for p in range(nl):
-            idx[lo + p] = tmp[a + p]
-        for p in range(b - a - nl):
-            idx[ro + p] = tmp[b - 1 - p]
+    if serial:
+        for t in range(n_tasks):
+            _place_task(codes, splits, missing_code, table, idx, tmp, task, t, root)
+    else:
+        for t in prange(n_tasks):
+            _place_task(codes, splits, missing_code, table, idx, tmp, task, t, root)
 
 
 @jit
@@ -521,6 +545,35 @@ def _set_all_left(sp):
         sp.cat_left[b] = 0
 
 
+@jit
+def _leaf_task(rows, all_left, plain, split_tasks, splits, missing_code, table, idx, root, first_child, leaf_of_row,
+               ls, parts, leaf, t):
+    """leaf_sums' task t: its rows to their leaves and (parts not None) its partial sums into parts[t], its
+    leaves into leaf[t]. Tasks t < len(plain) are plain leaves' ranges, the others the last level's splits'."""
+    n_plain = plain.shape[0]
+    if t < n_plain:
+        node = plain[t, 0]
+        if parts is None:
+            _leaf_rows(rows.codes[0], all_left[0], -1, NO_TABLE, idx, False, plain[t, 1], plain[t, 2], node,
+                       leaf_of_row)
+        else:
+            leaf[t, 0] = node
+            _leaf_row_sums(rows, all_left[0], -1, NO_TABLE, idx, False, plain[t, 1], plain[t, 2], node, ls,
+                           leaf_of_row, parts[t])
+        return
+    j = split_tasks[t - n_plain, 0]
+    lc = first_child + 2 * j
+    a = split_tasks[t - n_plain, 1]
+    b = split_tasks[t - n_plain, 2]
+    if parts is None:
+        sp = splits[j]
+        _leaf_rows(rows.codes[sp.feature], sp, missing_code, table[j], idx, root, a, b, lc, leaf_of_row)
+    else:
+        leaf[t, 0] = lc
+        leaf[t, 1] = lc + 1
+        _leaf_row_sums(rows, splits[j], missing_code, table[j], idx, root, a, b, lc, ls, leaf_of_row, parts[t])
+
+
 @pjit
 def leaf_sums(rows, config, tree, ts, n_first, splits, n_split, root, assign_only=False):
     """Each leaf's rows get its index; per leaf and class sums of u and w (and of q for least squares).
@@ -556,32 +609,27 @@ def leaf_sums(rows, config, tree, ts, n_first, splits, n_split, root, assign_onl
     _set_all_left(all_left[0])
     n_plain = plain.shape[0]
     n_tasks = n_plain + split_tasks.shape[0]
+    serial = n_tasks == 1 or idx.shape[0] < PARALLEL_ROWS
     if assign_only:
-        for t in prange(n_tasks):
-            if t < n_plain:
-                _leaf_rows(rows.codes[0], all_left[0], -1, NO_TABLE, idx, False, plain[t, 1], plain[t, 2], plain[t, 0],
-                           leaf_of_row)
-            else:
-                j = split_tasks[t - n_plain, 0]
-                sp = splits[j]
-                _leaf_rows(rows.codes[sp.feature], sp, missing_code, table[j], idx, root, split_tasks[t - n_plain, 1],
-                           split_tasks[t - n_plain, 2], first_child + 2 * j, leaf_of_row)
+        if serial:
+            for t in range(n_tasks):
+                _leaf_task(rows, all_left, plain, split_tasks, splits, missing_code, table, idx, root, first_child,
+                           leaf_of_row, ls, None, None, t)
+        else:
+            for t in prange(n_tasks):
+                _leaf_task(rows, all_left, plain, split_tasks, splits, missing_code, table, idx, root, first_child,
+                           leaf_of_row, ls, None, None, t)
         return
     parts = np.empty((n_tasks, 2, leaf_u.shape[1] + n_classes))
     leaf = np.full((n_tasks, 2), -1, np.int64)
-    for t in prange(n_tasks):
-        if t < n_plain:
-            node = plain[t, 0]
-            leaf[t, 0] = node
-            _leaf_row_sums(rows, all_left[0], -1, NO_TABLE, idx, False, plain[t, 1], plain[t, 2], node, ls,
-                           leaf_of_row, parts[t])
-        else:
-            j = split_tasks[t - n_plain, 0]
-            lc = first_child + 2 * j
-            leaf[t, 0] = lc
-            leaf[t, 1] = lc + 1
-            _leaf_row_sums(rows, splits[j], missing_code, table[j], idx, root, split_tasks[t - n_plain, 1],
-                           split_tasks[t - n_plain, 2], lc, ls, leaf_of_row, parts[t])
+    if serial:
+        for t in range(n_tasks):
+            _leaf_task(rows, all_left, plain, split_tasks, splits, missing_code, table, idx, root, first_child,
+                       leaf_of_row, ls, parts, leaf, t)
+    else:
+        for t in prange(n_tasks):
+            _leaf_task(rows, all_left, plain, split_tasks, splits, missing_code, table, idx, root, first_child,
+                       leaf_of_row, ls, parts, leaf, t)
     for t in range(n_tasks):
         for side in range(2):
             if leaf[t, side] >= 0:

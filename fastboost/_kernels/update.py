@@ -11,6 +11,9 @@ from .._config import jit, pjit
 from .._types import CAT_WORDS
 
 BLOCK = 16384
+#: a pass over fewer rows than this runs on the calling thread: a parallel launch (about 5 us with its threads'
+#: hand-over of the rows) costs more than it saves
+PARALLEL_ROWS = 4096
 #: the empty category set: the default of a numeric split's cat_left
 NO_SET = np.zeros(CAT_WORDS, np.uint64)
 #: no leaf classes: update_weights_table counts no wrong rows
@@ -43,6 +46,35 @@ def goes_left(c, k, missing_left, missing_code, categorical, cat_left):
     return c <= k
 
 
+@jit
+def _apply_block(codes_f, k, missing_left, missing_code, categorical, cat_left, left_pos, right_pos, y, u, w, yh,
+                 block_sums, n, b):
+    """apply_stump over block b: its rows' yh and its four sums into block_sums[b]."""
+    ml = missing_left != 0
+    ui = 0.0
+    uj = 0.0
+    wi = 0.0
+    wj = 0.0
+    for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+        c = codes_f[i]
+        if categorical:
+            go_left = goes_left(c, k, missing_left, missing_code, True, cat_left)
+        else:  # branch-free: the missing code is above every k, so "c <= k" is False for it
+            go_left = (c <= k) | ((c == missing_code) & ml)
+        h_pos = (go_left & left_pos) | ((not go_left) & right_pos)
+        correct = h_pos == (y[i] == 1)
+        yh[i] = np.int8(2 * np.int8(correct) - 1)
+        cf = np.float64(correct)
+        ui += cf * u[i]
+        uj += (1.0 - cf) * u[i]
+        wi += cf * w[i]
+        wj += (1.0 - cf) * w[i]
+    block_sums[b, 0] = ui
+    block_sums[b, 1] = uj
+    block_sums[b, 2] = wi
+    block_sums[b, 3] = wj
+
+
 @pjit
 def apply_stump(codes_f, stump, missing_code, rows, u, sums):
     """Stump outputs on the binned rows and the round's correct/wrong sums, in one pass.
@@ -69,30 +101,13 @@ def apply_stump(codes_f, stump, missing_code, rows, u, sums):
     nb = -(-n // BLOCK)
     left_pos = left > 0
     right_pos = right > 0
-    ml = missing_left != 0
-    for b in prange(nb):
-        ui = 0.0
-        uj = 0.0
-        wi = 0.0
-        wj = 0.0
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            c = codes_f[i]
-            if categorical:
-                go_left = goes_left(c, k, missing_left, missing_code, True, cat_left)
-            else:  # branch-free: the missing code is above every k, so "c <= k" is False for it
-                go_left = (c <= k) | ((c == missing_code) & ml)
-            h_pos = (go_left & left_pos) | ((not go_left) & right_pos)
-            correct = h_pos == (y[i] == 1)
-            yh[i] = np.int8(2 * np.int8(correct) - 1)
-            cf = np.float64(correct)
-            ui += cf * u[i]
-            uj += (1.0 - cf) * u[i]
-            wi += cf * w[i]
-            wj += (1.0 - cf) * w[i]
-        block_sums[b, 0] = ui
-        block_sums[b, 1] = uj
-        block_sums[b, 2] = wi
-        block_sums[b, 3] = wj
+    if nb == 1:  # (one block: on the calling thread, no parallel launch)
+        _apply_block(codes_f, k, missing_left, missing_code, categorical, cat_left, left_pos, right_pos, y, u, w, yh,
+                     block_sums, n, 0)
+    else:
+        for b in prange(nb):
+            _apply_block(codes_f, k, missing_left, missing_code, categorical, cat_left, left_pos, right_pos, y, u, w,
+                         yh, block_sums, n, b)
     s = sums[0]
     s.ui = block_total(block_sums, nb, 0)
     s.uj = block_total(block_sums, nb, 1)
@@ -125,6 +140,22 @@ def correct_wrong_sums(x, yh, block_sums):
     return block_total(block_sums, nb, 0), block_total(block_sums, nb, 1)
 
 
+@jit
+def _weights_block(w, p, yh, down, up, block_sums, need_s2, n, b):
+    """update_weights over block b (its sum of w**2 / p into block_sums[b, 0])."""
+    s2 = 0.0
+    if need_s2:
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            wi = w[i] * (down if yh[i] > 0 else up)
+            w[i] = wi
+            if p[i] > 0.0:
+                s2 += wi * wi / p[i]
+    else:
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            w[i] *= down if yh[i] > 0 else up
+    block_sums[b, 0] = s2
+
+
 @pjit
 def update_weights(w, p, yh, alpha, w_correct, w_wrong, block_sums, need_s2=True):
     """w_i <- w_i * exp(-alpha * y_i h_i) / Z, in place, in one pass.
@@ -146,18 +177,11 @@ def update_weights(w, p, yh, alpha, w_correct, w_wrong, block_sums, need_s2=True
     z = w_correct * down + w_wrong * up
     down /= z
     up /= z
-    for b in prange(nb):
-        s2 = 0.0
-        if need_s2:
-            for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-                wi = w[i] * (down if yh[i] > 0 else up)
-                w[i] = wi
-                if p[i] > 0.0:
-                    s2 += wi * wi / p[i]
-        else:
-            for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-                w[i] *= down if yh[i] > 0 else up
-        block_sums[b, 0] = s2
+    if nb == 1:  # (one block: on the calling thread, no parallel launch)
+        _weights_block(w, p, yh, down, up, block_sums, need_s2, n, 0)
+    else:
+        for b in prange(nb):
+            _weights_block(w, p, yh, down, up, block_sums, need_s2, n, b)
     return z, block_total(block_sums, nb, 0) if need_s2 else 0.0
 
 
@@ -226,6 +250,37 @@ def update_validation(valid, stump, missing_code, alpha, block_sums):
     return block_total(block_sums, nb, 0)
 
 
+@jit
+def _table_block(w, p, leaf, y, factor, block_sums, need_s2, leaf_class, wrong, count, n, b):
+    """update_weights_table over block b (its sum of w**2 / p and wrong-row count into block_sums[b])."""
+    s2 = 0.0
+    n_wrong = 0
+    if need_s2:
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            wi = w[i] * factor[leaf[i], y[i]]
+            w[i] = wi
+            if p[i] > 0.0:
+                s2 += wi * wi / p[i]
+    elif count:
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            node = leaf[i]
+            c = y[i]
+            w[i] *= factor[node, c]
+            bad = np.int8(leaf_class[node] != c)
+            wrong[i] = bad
+            n_wrong += bad
+    else:
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            w[i] *= factor[leaf[i], y[i]]
+    if count and need_s2:
+        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+            bad = np.int8(leaf_class[leaf[i]] != y[i])
+            wrong[i] = bad
+            n_wrong += bad
+    block_sums[b, 0] = s2
+    block_sums[b, 1] = n_wrong
+
+
 @pjit
 def update_weights_table(w, p, leaf, y, factor, block_sums, need_s2=True, leaf_class=NO_CLASSES, wrong=NO_MARKS):
     """w_i <- w_i * factor[leaf_i, y_i] in place (trees: factor = exp(-v_leaf y) / Z, or exp(-+alpha) / Z
@@ -241,33 +296,11 @@ def update_weights_table(w, p, leaf, y, factor, block_sums, need_s2=True, leaf_c
     n = w.shape[0]
     nb = -(-n // BLOCK)
     count = leaf_class.shape[0] > 0
-    for b in prange(nb):
-        s2 = 0.0
-        n_wrong = 0
-        if need_s2:
-            for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-                wi = w[i] * factor[leaf[i], y[i]]
-                w[i] = wi
-                if p[i] > 0.0:
-                    s2 += wi * wi / p[i]
-        elif count:
-            for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-                node = leaf[i]
-                c = y[i]
-                w[i] *= factor[node, c]
-                bad = np.int8(leaf_class[node] != c)
-                wrong[i] = bad
-                n_wrong += bad
-        else:
-            for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-                w[i] *= factor[leaf[i], y[i]]
-        if count and need_s2:
-            for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-                bad = np.int8(leaf_class[leaf[i]] != y[i])
-                wrong[i] = bad
-                n_wrong += bad
-        block_sums[b, 0] = s2
-        block_sums[b, 1] = n_wrong
+    if nb == 1:  # (one block: on the calling thread, no parallel launch)
+        _table_block(w, p, leaf, y, factor, block_sums, need_s2, leaf_class, wrong, count, n, 0)
+    else:
+        for b in prange(nb):
+            _table_block(w, p, leaf, y, factor, block_sums, need_s2, leaf_class, wrong, count, n, b)
     return block_total(block_sums, nb, 0) if need_s2 else 0.0
 
 
