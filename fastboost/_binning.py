@@ -218,9 +218,22 @@ def edges_of_columns(block, max_bins):
     if many.size:
         lo, hi = _quantile_positions(np.arange(1.0, s.shape[0] + 1.0), max_bins)
         mids = _safe_midpoints(s[lo][:, many], s[hi][:, many])
+        # np.unique of each column without its sort: the midpoints are sorted already (quantile j's lower
+        # position is at or past quantile j - 1's upper one, so each midpoint is at or above the one before), and
+        # their distinct values are where they change. Which of -0.0 and 0.0 np.unique keeps depends on its sort,
+        # so a column holding both still goes through it (the same edges, signed zeros included).
+        keep = np.ones(mids.shape, dtype=bool)
+        keep[1:] = mids[1:] != mids[:-1]
+        keep &= mids < s[-1, many]
+        zero = mids == 0.0
+        signed = np.signbit(mids)
+        both_zeros = (zero & signed).any(axis=0) & (zero & ~signed).any(axis=0)
         for j, f in enumerate(many):
-            edges = np.unique(mids[:, j])
-            out[f] = edges[edges < s[-1, f]], int(n_distinct[f])
+            if both_zeros[j]:
+                edges = np.unique(mids[:, j])
+                out[f] = edges[edges < s[-1, f]], int(n_distinct[f])
+            else:
+                out[f] = mids[keep[:, j], j], int(n_distinct[f])
     for f in np.flatnonzero(n_distinct <= max_bins):
         distinct = s[np.r_[True, new[:, f]], f]
         out[f] = _safe_midpoints(distinct[:-1], distinct[1:]), int(n_distinct[f])
