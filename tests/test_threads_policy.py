@@ -83,7 +83,10 @@ def test_the_governor_gives_busy_cores_up_and_takes_them_back(monkeypatch):
     monkeypatch.setattr(_config.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.delenv("FASTBOOST_ADAPT_THREADS", raising=False)
     runnable = [0]  # other processes' tasks runnable at the moment of a glance
-    monkeypatch.setattr(_config.ThreadGovernor, "_runnable_elsewhere", staticmethod(lambda: runnable[0]))
+    glances = []
+    monkeypatch.setattr(_config.ThreadGovernor, "_runnable_elsewhere",
+                        staticmethod(lambda: glances.append(clock.wall) or runnable[0]))
+    monkeypatch.setattr(_config, "_IDLE_SEEN", [-float("inf")])
     calls = []
     monkeypatch.setattr(numba, "set_num_threads", calls.append)
     g = _config.ThreadGovernor(2)
@@ -117,6 +120,20 @@ def test_the_governor_gives_busy_cores_up_and_takes_them_back(monkeypatch):
     runnable[0] = 0
     clock.advance(0.01, 2.0, 0.0)
     assert g.adjust() == 2 and calls[-1] == 2
+    # back-to-back short fits on an idle machine: a glance that saw no other process is not taken again at the
+    # first chunk, and holds for the fits that start within MIN_WINDOW of it (it is not renewed by them)
+    clock.advance(1.0, 0.0, 0.0)
+    del glances[:]
+    g = _config.ThreadGovernor(2, glance=True)
+    clock.advance(0.01, 2.0, 0.0)
+    assert g.adjust() == 2 and glances == [clock.wall - 0.01]
+    g = _config.ThreadGovernor(2, glance=True)
+    clock.advance(0.01, 2.0, 0.0)
+    assert g.adjust() == 2 and len(glances) == 1 and g.history == [(0, 2)]
+    clock.advance(0.035, 2.0, 0.0)
+    runnable[0] = 1  # a busy process started: the next fit past MIN_WINDOW of the sighting glances and sees it
+    g = _config.ThreadGovernor(2, glance=True)
+    assert g.threads == 1 and len(glances) == 2
     monkeypatch.setenv("FASTBOOST_ADAPT_THREADS", "0")
     assert not _config.ThreadGovernor(2).enabled
     assert not _config.ThreadGovernor(1).enabled
