@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 
+from ._config import Rules
 from ._kernels.learners import LEARNERS, PLAIN_UPDATES, no_validation
 from ._kernels.update import n_blocks
 from ._types import (
@@ -143,7 +144,7 @@ def pick_rules(rule, config, validation, codes=np.uint8, categorical=True):
     learner = pick_learner(config, categorical)
     step, stop = pick_step_stop(rule, config)
     validate = learner.validate if validation else no_validation
-    return tuple(f.address(codes) for f in (rule.transform, step, stop, rule.cost, learner.learn, learner.update,
+    return Rules(f.address(codes) for f in (rule.transform, step, stop, rule.cost, learner.learn, learner.update,
                                             validate))
 
 

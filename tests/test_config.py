@@ -58,3 +58,48 @@ def test_a_constant_argument_compiles_no_specialisation_of_its_own():
 
     assert outer(1.0, 2) == 2.0 + 3.0 + 2.0
     assert [str(t) for t in inner.signatures] == ["(float64, int64)", "(float64, bool)"]
+
+
+def test_parallel_kernels_run_only_their_prange_loops_on_threads():
+    """In a parallel kernel np.zeros, np.arange and slice assignments stay plain code: each would otherwise be a
+    parallel loop of its own, launched at every call. Only the prange loop is one."""
+    import numpy as np
+    from numba import prange
+
+    from fastboost._config import pjit
+
+    @pjit(cache=False)
+    def kernel(x, out):
+        scratch = np.zeros(x.shape[0])
+        scratch[:] = 1.0
+        idx = np.arange(x.shape[0])
+        for i in prange(x.shape[0]):
+            out[i] = x[idx[i]] * scratch[i]
+
+    x = np.arange(5.0)
+    out = np.empty(5)
+    kernel(x, out)
+    np.testing.assert_array_equal(out, x)
+    (sig,) = kernel.signatures
+    parfors = kernel.overloads[sig].metadata["parfor_diagnostics"].initial_parfors
+    assert len(parfors) == 1
+
+
+def test_the_loops_rules_get_their_numba_type_once_per_combination():
+    """The loop's rules (a Rules tuple of function addresses) type as the plain tuple does, and the type is made
+    once: the next fit's tuple of the same functions reuses it."""
+    import numpy as np
+    from numba.core.typing.typeof import Purpose, typeof
+
+    from fastboost import _driver
+    from fastboost._algorithms import RULES
+    from fastboost._config import _RULES_TYPES
+
+    config = _driver.make_config(missing_code=3)
+    rule = RULES["adaboost"]
+    first = _driver.pick_rules(rule, config, False, np.dtype(np.uint8))
+    again = _driver.pick_rules(rule, config, False, np.dtype(np.uint8))
+    assert first is not again and tuple(first) == tuple(again)
+    expected = typeof(tuple(first), Purpose.argument)
+    assert typeof(first, Purpose.argument) == expected
+    assert typeof(again, Purpose.argument) is _RULES_TYPES[tuple(first)]
