@@ -30,6 +30,8 @@ child's >= m (-1: the other way); a split on another feature passes the interval
 only in a constrained feature part at a split on it, so every leaf the larger value reaches is on the
 right side of m: the tree's output follows the constraint over the feature's non-missing values.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import prange
 
@@ -545,15 +547,28 @@ def _set_all_left(sp):
         sp.cat_left[b] = 0
 
 
+#: what leaf_sums' tasks share: the plain leaves' tasks and the last level's splits' (_range_tasks), the splits'
+#: side tables, the missing code, least squares (sums of q too), root (the splits' rows are the positions) and the
+#: first child of the last level's splits (a namedtuple: a record does not pass into a parallel loop's body)
+LeafTasks = namedtuple("LeafTasks", "plain split_tasks table missing_code ls root first_child")
+
+
 @jit
-def _leaf_task(rows, all_left, plain, split_tasks, splits, missing_code, table, idx, root, first_child, leaf_of_row,
-               ls, parts, leaf, t):
-    """leaf_sums' task t: its rows to their leaves and (parts not None) its partial sums into parts[t], its
-    leaves into leaf[t]. Tasks t < len(plain) are plain leaves' ranges, the others the last level's splits'."""
+def _leaf_task(rows, ts, tasks, splits, parts, leaf, t):
+    """leaf_sums' task t (tasks a LeafTasks): its rows to their leaves (ts.leaf_of_row) and (parts not empty) its
+    partial sums into parts[t], its leaves into leaf[t]. Tasks t < len(tasks.plain) are plain leaves' ranges, the
+    others the last level's splits'."""
+    idx = ts.rows
+    leaf_of_row = ts.leaf_of_row
+    ls = tasks.ls
+    plain = tasks.plain
     n_plain = plain.shape[0]
     if t < n_plain:
+        # the plain leaves' rows all go "left" (to the leaf itself): feature 0 at bin ALL_LEFT, no missing code
+        all_left = np.empty(1, SPLIT_DTYPE)  # (np.zeros of a record dtype does not compile in a parallel function)
+        _set_all_left(all_left[0])
         node = plain[t, 0]
-        if parts is None:
+        if parts.shape[0] == 0:
             _leaf_rows(rows.codes[0], all_left[0], -1, NO_TABLE, idx, False, plain[t, 1], plain[t, 2], node,
                        leaf_of_row)
         else:
@@ -561,17 +576,20 @@ def _leaf_task(rows, all_left, plain, split_tasks, splits, missing_code, table, 
             _leaf_row_sums(rows, all_left[0], -1, NO_TABLE, idx, False, plain[t, 1], plain[t, 2], node, ls,
                            leaf_of_row, parts[t])
         return
-    j = split_tasks[t - n_plain, 0]
-    lc = first_child + 2 * j
-    a = split_tasks[t - n_plain, 1]
-    b = split_tasks[t - n_plain, 2]
-    if parts is None:
+    missing_code = tasks.missing_code
+    root = tasks.root
+    j = tasks.split_tasks[t - n_plain, 0]
+    lc = tasks.first_child + 2 * j
+    a = tasks.split_tasks[t - n_plain, 1]
+    b = tasks.split_tasks[t - n_plain, 2]
+    table = tasks.table[j]
+    if parts.shape[0] == 0:
         sp = splits[j]
-        _leaf_rows(rows.codes[sp.feature], sp, missing_code, table[j], idx, root, a, b, lc, leaf_of_row)
+        _leaf_rows(rows.codes[sp.feature], sp, missing_code, table, idx, root, a, b, lc, leaf_of_row)
     else:
         leaf[t, 0] = lc
         leaf[t, 1] = lc + 1
-        _leaf_row_sums(rows, splits[j], missing_code, table[j], idx, root, a, b, lc, ls, leaf_of_row, parts[t])
+        _leaf_row_sums(rows, splits[j], missing_code, table, idx, root, a, b, lc, ls, leaf_of_row, parts[t])
 
 
 @pjit
@@ -590,12 +608,10 @@ def leaf_sums(rows, config, tree, ts, n_first, splits, n_split, root, assign_onl
     """
     idx = ts.rows
     node_range = ts.node_range
-    leaf_of_row = ts.leaf_of_row
     leaf_u = ts.leaf_u
     leaf_w = ts.leaf_w
     missing_code = config.missing_code
     n_classes = config.n_classes
-    ls = config.criterion == CRITERION_LS
     first_child = n_first
     is_leaf = np.empty(tree.shape[0], np.bool_)
     for node in range(tree.shape[0]):
@@ -604,32 +620,20 @@ def leaf_sums(rows, config, tree, ts, n_first, splits, n_split, root, assign_onl
     split_tasks = _range_tasks(_split_nodes(splits, n_split), n_split, node_range,
                                np.ones(node_range.shape[0], np.bool_))
     table = side_tables(splits, n_split, missing_code, _split_rows(splits, n_split, node_range))
-    # the plain leaves' rows all go "left" (to the leaf itself): feature 0 at bin ALL_LEFT, no missing code
-    all_left = np.empty(1, SPLIT_DTYPE)  # (np.zeros of a record dtype does not compile in a parallel function)
-    _set_all_left(all_left[0])
     n_plain = plain.shape[0]
     n_tasks = n_plain + split_tasks.shape[0]
     serial = n_tasks == 1 or idx.shape[0] < PARALLEL_ROWS
-    if assign_only:
-        if serial:
-            for t in range(n_tasks):
-                _leaf_task(rows, all_left, plain, split_tasks, splits, missing_code, table, idx, root, first_child,
-                           leaf_of_row, ls, None, None, t)
-        else:
-            for t in prange(n_tasks):
-                _leaf_task(rows, all_left, plain, split_tasks, splits, missing_code, table, idx, root, first_child,
-                           leaf_of_row, ls, None, None, t)
-        return
-    parts = np.empty((n_tasks, 2, leaf_u.shape[1] + n_classes))
-    leaf = np.full((n_tasks, 2), -1, np.int64)
+    parts = np.empty((0 if assign_only else n_tasks, 2, leaf_u.shape[1] + n_classes))  # (none: rows to leaves only)
+    leaf = np.full((parts.shape[0], 2), -1, np.int64)
+    tasks = LeafTasks(plain, split_tasks, table, missing_code, config.criterion == CRITERION_LS, root, first_child)
     if serial:
         for t in range(n_tasks):
-            _leaf_task(rows, all_left, plain, split_tasks, splits, missing_code, table, idx, root, first_child,
-                       leaf_of_row, ls, parts, leaf, t)
+            _leaf_task(rows, ts, tasks, splits, parts, leaf, t)
     else:
         for t in prange(n_tasks):
-            _leaf_task(rows, all_left, plain, split_tasks, splits, missing_code, table, idx, root, first_child,
-                       leaf_of_row, ls, parts, leaf, t)
+            _leaf_task(rows, ts, tasks, splits, parts, leaf, t)
+    if assign_only:
+        return
     for t in range(n_tasks):
         for side in range(2):
             if leaf[t, side] >= 0:

@@ -47,10 +47,13 @@ def goes_left(c, k, missing_left, missing_code, categorical, cat_left):
 
 
 @jit
-def _apply_block(codes_f, k, missing_left, missing_code, categorical, cat_left, left_pos, right_pos, y, u, w, yh,
-                 block_sums, n, b):
-    """apply_stump over block b: its rows' yh and its four sums into block_sums[b]."""
+def _apply_block(codes_f, k, missing_left, categorical, cat_left, left_pos, right_pos, missing_code, rows, u, n, b):
+    """apply_stump over block b: its rows' yh and its four sums into rows.block_sums[b] (the stump's fields
+    apart: a record does not pass into a parallel loop's body)."""
     ml = missing_left != 0
+    y = rows.ylab
+    w = rows.w
+    yh = rows.yh
     ui = 0.0
     uj = 0.0
     wi = 0.0
@@ -69,10 +72,10 @@ def _apply_block(codes_f, k, missing_left, missing_code, categorical, cat_left, 
         uj += (1.0 - cf) * u[i]
         wi += cf * w[i]
         wj += (1.0 - cf) * w[i]
-    block_sums[b, 0] = ui
-    block_sums[b, 1] = uj
-    block_sums[b, 2] = wi
-    block_sums[b, 3] = wj
+    rows.block_sums[b, 0] = ui
+    rows.block_sums[b, 1] = uj
+    rows.block_sums[b, 2] = wi
+    rows.block_sums[b, 3] = wj
 
 
 @pjit
@@ -87,27 +90,21 @@ def apply_stump(codes_f, stump, missing_code, rows, u, sums):
     u           float64[n_samples]   IN   learner weights
     sums        SUMS_DTYPE[1]        OUT  ui, uj, wi, wj (the others zero)
     """
-    k = stump.bin
-    missing_left = stump.missing_left
-    left = stump.left
-    right = stump.right
-    categorical = stump.categorical != 0
-    cat_left = stump.cat_left
-    y = rows.ylab
-    w = rows.w
-    yh = rows.yh
     block_sums = rows.block_sums
     n = codes_f.shape[0]
     nb = -(-n // BLOCK)
-    left_pos = left > 0
-    right_pos = right > 0
+    k = stump.bin
+    missing_left = stump.missing_left
+    categorical = stump.categorical != 0
+    cat_left = stump.cat_left
+    left_pos = stump.left > 0
+    right_pos = stump.right > 0
     if nb == 1:  # (one block: on the calling thread, no parallel launch)
-        _apply_block(codes_f, k, missing_left, missing_code, categorical, cat_left, left_pos, right_pos, y, u, w, yh,
-                     block_sums, n, 0)
+        _apply_block(codes_f, k, missing_left, categorical, cat_left, left_pos, right_pos, missing_code, rows, u, n, 0)
     else:
         for b in prange(nb):
-            _apply_block(codes_f, k, missing_left, missing_code, categorical, cat_left, left_pos, right_pos, y, u, w,
-                         yh, block_sums, n, b)
+            _apply_block(codes_f, k, missing_left, categorical, cat_left, left_pos, right_pos, missing_code, rows, u,
+                         n, b)
     s = sums[0]
     s.ui = block_total(block_sums, nb, 0)
     s.uj = block_total(block_sums, nb, 1)
