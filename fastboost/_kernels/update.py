@@ -11,8 +11,9 @@ from .._config import jit, pjit
 from .._types import CAT_WORDS
 
 BLOCK = 16384
-#: a pass over fewer rows than this runs on the calling thread: a parallel launch (about 5 us with its threads'
-#: hand-over of the rows) costs more than it saves
+#: a tree level's pass (tree.partition_level, tree.leaf_sums) over fewer rows than this runs on the calling thread,
+#: as do the passes below over one BLOCK: a parallel launch (about 5 us with its threads' hand-over of the rows)
+#: costs more than it saves
 PARALLEL_ROWS = 4096
 #: the empty category set: the default of a numeric split's cat_left
 NO_SET = np.zeros(CAT_WORDS, np.uint64)
