@@ -142,13 +142,15 @@ def level_tree_cover(codes, trees, missing_code, sw, block, out):
 def _add_to_leaves(codes, trees, t, r0, missing_code, sw, reach, acc):
     """acc[leaf] += sw of the rows r0 .. r0 + len(reach) - 1 that tree t (LevelCover) sends to it, in row order.
     reach (uint8 for up to 8 leaf slots, else int64; scratch): each row's reachable leaf slots as bits, narrowed
-    split by split, the split tested in the codes' own type (so that a byte-wide reach vectorises)."""
+    split by split, the split tested in the codes' own type and the mask chosen in reach's, so that a byte-wide
+    reach vectorises 32 rows an instruction (an arithmetic mask, ``kp | (0 - left)``, is typed as int64 by numba and
+    ran about 12 times slower)."""
     reach[:] = -1
     kbuf = np.empty(2, codes.dtype)  # the bin and the missing code in the codes' type
     kbuf[1] = missing_code
     mc = kbuf[1]
-    mbuf = np.zeros(2, reach.dtype)  # the slot's keep mask and 0 in reach's type
-    zero = mbuf[1]
+    mbuf = np.full(2, -1, reach.dtype)  # the slot's keep mask and all bits set, in reach's type
+    every = mbuf[1]
     for p in range(trees.feature.shape[1]):
         mbuf[0] = trees.keep[p]
         kp = mbuf[0]
@@ -159,12 +161,12 @@ def _add_to_leaves(codes, trees, t, r0, missing_code, sw, reach, acc):
             continue
         kbuf[0] = k
         kc = kbuf[0]
-        codes_f = codes[trees.feature[t, p]]
+        codes_f = codes[trees.feature[t, p], r0:r0 + reach.shape[0]]
         ml = trees.missing_left[t, p] != 0
         for r in range(reach.shape[0]):
-            c = codes_f[r0 + r]
+            c = codes_f[r]
             left = ((c <= kc) & (c != mc)) | (ml & (c == mc))
-            reach[r] &= kp | (zero - left)
+            reach[r] &= every if left else kp
     leaf = trees.leaf[t]
     for r in range(reach.shape[0]):
         acc[leaf[lowest_slot(np.int64(reach[r]))]] += sw[r0 + r]
