@@ -209,12 +209,14 @@ def level_slots(nodes):
     D = int(np.log2(m + 1)) - 1
     inner = np.full((T, 2 ** D - 1), -1, np.int64)
     trees = np.arange(T)[:, None]
+    left_of = nodes["left"]  # (the fields gathered one by one: a gather of whole records copies every field)
+    right_of = nodes["right"]
     at = np.zeros((T, 1), np.int64)  # the node at each slot of the level
     for level in range(D):
-        nd = nodes[trees, at]
-        split = nd["left"] >= 0
+        left = left_of[trees, at]
+        split = left >= 0
         inner[:, 2 ** level - 1:2 ** (level + 1) - 1] = np.where(split, at, -1)
-        children = np.stack([np.where(split, nd["left"], at), np.where(split, nd["right"], at)], axis=2)
+        children = np.stack([np.where(split, left, at), np.where(split, right_of[trees, at], at)], axis=2)
         at = children.reshape(T, 2 ** (level + 1))
     return inner, at
 

@@ -56,11 +56,11 @@ def level_cover(nodes):
     """The LevelCover of trees ``nodes`` (numeric splits, ``_steps.numeric_level_trees``)."""
     T, m = nodes.shape
     inner, leaf = _steps.level_slots(nodes)
-    nd = nodes[np.arange(T)[:, None], np.maximum(inner, 0)]
+    at = (np.arange(T)[:, None], np.maximum(inner, 0))
     split = inner >= 0
-    return LevelCover(feature=np.where(split, nd["feature"], 0).astype(np.int64),
-                      bin=np.where(split, nd["bin"], -1).astype(np.int64),
-                      missing_left=(split & (nd["missing_left"] != 0)).astype(np.int64),
+    return LevelCover(feature=np.where(split, nodes["feature"][at], 0).astype(np.int64),
+                      bin=np.where(split, nodes["bin"][at], -1).astype(np.int64),
+                      missing_left=(split & (nodes["missing_left"][at] != 0)).astype(np.int64),
                       keep=_steps.keep_masks(int(np.log2(m + 1)) - 1), leaf=leaf,
                       left=np.ascontiguousarray(nodes["left"], dtype=np.int64),
                       right=np.ascontiguousarray(nodes["right"], dtype=np.int64))
