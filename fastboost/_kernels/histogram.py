@@ -92,6 +92,23 @@ def group_histograms(codes, fidx, rows, y, u, out, by_feature):
     out    float64[>= g, n_bins, 2]   OUT (those g slots overwritten)
     ``rows is None`` is resolved when numba compiles, so the all-rows pass has no index load.
     """
+    _group_rows(codes, fidx, rows, y, u, out, by_feature, 2)
+
+
+@jit
+def group_tree_histograms(codes, fidx, rows, y, u, out, by_feature):
+    """group_histograms into the binary tree histograms' three fields a bin (class 0, class 1, the row count), the
+    count left 0 (``tree._grouped_case``: the fits that do not count rows).
+
+    out    float64[>= g, n_bins, 3]   OUT (those g slots overwritten)
+    """
+    _group_rows(codes, fidx, rows, y, u, out, by_feature, 3)
+
+
+@jit(inline="always")
+def _group_rows(codes, fidx, rows, y, u, out, by_feature, stride):
+    """group_histograms with ``stride`` fields a bin (a constant at each call: the loops index with a literal
+    stride, as a stride known only at run time ran much slower)."""
     g = fidx.shape[0]
     for k in range(g):
         out[_slot(fidx, k, by_feature)] = 0.0
@@ -109,10 +126,10 @@ def group_histograms(codes, fidx, rows, y, u, out, by_feature):
             i = row_at(rows, j)
             w = u[i]
             c = y[i]
-            h0[2 * c0[i] + c] += w
-            h1[2 * c1[i] + c] += w
-            h2[2 * c2[i] + c] += w
-            h3[2 * c3[i] + c] += w
+            h0[stride * c0[i] + c] += w
+            h1[stride * c1[i] + c] += w
+            h2[stride * c2[i] + c] += w
+            h3[stride * c3[i] + c] += w
     elif g == 3:
         h0 = out[_slot(fidx, 0, by_feature)].ravel()
         h1 = out[_slot(fidx, 1, by_feature)].ravel()
@@ -124,9 +141,9 @@ def group_histograms(codes, fidx, rows, y, u, out, by_feature):
             i = row_at(rows, j)
             w = u[i]
             c = y[i]
-            h0[2 * c0[i] + c] += w
-            h1[2 * c1[i] + c] += w
-            h2[2 * c2[i] + c] += w
+            h0[stride * c0[i] + c] += w
+            h1[stride * c1[i] + c] += w
+            h2[stride * c2[i] + c] += w
     elif g == 2:
         h0 = out[_slot(fidx, 0, by_feature)].ravel()
         h1 = out[_slot(fidx, 1, by_feature)].ravel()
@@ -136,14 +153,14 @@ def group_histograms(codes, fidx, rows, y, u, out, by_feature):
             i = row_at(rows, j)
             w = u[i]
             c = y[i]
-            h0[2 * c0[i] + c] += w
-            h1[2 * c1[i] + c] += w
+            h0[stride * c0[i] + c] += w
+            h1[stride * c1[i] + c] += w
     elif g == 1:
         h0 = out[_slot(fidx, 0, by_feature)].ravel()
         c0 = codes[fidx[0]]
         for j in range(m):
             i = row_at(rows, j)
-            h0[2 * c0[i] + y[i]] += u[i]
+            h0[stride * c0[i] + y[i]] += u[i]
 
 
 @pjit

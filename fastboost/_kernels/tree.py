@@ -37,7 +37,7 @@ from numba import prange
 
 from .._config import jit, pjit
 from .._types import CRITERION_LS, LEAF_DISCRETE, LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, SPLIT_DTYPE
-from .histogram import GROUP, group_bounds, group_histograms, row_at, sub_group_count
+from .histogram import group_bounds, group_tree_histograms, row_at, sub_group_count
 from .sampling import child_groups, node_features
 from .split import best_feature, categorical_left_set, impurity, level_splits
 from .update import BLOCK, PARALLEL_ROWS, block_total, goes_left
@@ -157,19 +157,12 @@ def _grouped_case(n_classes, with_count, hist_f):
 @jit
 def _group_rows_histograms(rows, fidx, idx, start, stop, out):
     """out[fidx[k]] (k < len(fidx) <= GROUP) = the tree histogram of feature fidx[k] over the rows idx[start:stop]
-    (all rows in order when that is the whole of idx) with the grouped kernel; count field 0."""
-    g = fidx.shape[0]
-    scratch = np.empty((GROUP, out.shape[1], 2))
+    (all rows in order when that is the whole of idx) with the grouped kernel, straight into the three fields a
+    bin; count field 0."""
     if start == 0 and stop == idx.shape[0]:
-        group_histograms(rows.codes, fidx, None, rows.y, rows.u, scratch, False)
+        group_tree_histograms(rows.codes, fidx, None, rows.y, rows.u, out, True)
     else:
-        group_histograms(rows.codes, fidx, idx[start:stop], rows.y, rows.u, scratch, False)
-    for k in range(g):
-        f = fidx[k]
-        for b in range(out.shape[1]):
-            out[f, b, 0] = scratch[k, b, 0]
-            out[f, b, 1] = scratch[k, b, 1]
-            out[f, b, 2] = 0.0
+        group_tree_histograms(rows.codes, fidx, idx[start:stop], rows.y, rows.u, out, True)
 
 
 @pjit
