@@ -246,11 +246,11 @@ def level_trees(nodes, rounds, values, n_classes):
     K = values.shape[2] if values.shape[0] else (1 if n_classes == 2 else n_classes)
     inner, at = level_slots(nodes)
     trees = np.arange(T)[:, None]
-    nd = nodes[trees, np.maximum(inner, 0)]
+    slot = (trees, np.maximum(inner, 0))  # (each field gathered alone, as level_slots does)
     split = inner >= 0
-    feature = np.where(split, nd["feature"], 0).astype(np.int64)
-    threshold = np.where(split, nd["threshold"], np.nan)  # (a filler split: nothing is <= NaN, every row goes right)
-    missing_left = np.where(split, nd["missing_left"], 0).astype(np.int64)
+    feature = np.where(split, nodes["feature"][slot], 0).astype(np.int64)
+    threshold = np.where(split, nodes["threshold"][slot], np.nan)  # (a filler split: nothing is <= NaN: all go right)
+    missing_left = np.where(split, nodes["missing_left"][slot], 0).astype(np.int64)
     alpha = rounds["alpha"].astype(np.float64)
     if values.shape[0]:
         leaf = alpha[:, None, None] * values[trees, at]
