@@ -339,6 +339,8 @@ def update_pair_weights(q, w, leaf, y, factor):
             node = leaf[i]
             c = y[i]
             base = i * n_classes
-            for k in range(n_classes):
-                q[base + k] *= factor[node, k] if k == c else factor[node, n_classes + k]
-            w[i] = q[base + c]
+            own = q[base + c] * factor[node, c]
+            for k in range(n_classes):  # every pair as another class's, then the row's own (no branch on k == c)
+                q[base + k] *= factor[node, n_classes + k]
+            q[base + c] = own
+            w[i] = own
