@@ -953,6 +953,39 @@ def _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol):
     return np.inf
 
 
+@jit(inline="always")
+def _split_value_k(a, b, n_classes, criterion, min_leaf, min_weight, tol):
+    """_split_value in the K-class scan: AdaBoost.MH's inline (_split_value_mh), the others by a call."""
+    if criterion == CRITERION_MH:
+        return _split_value_mh(a, b, n_classes, min_leaf, min_weight, tol)
+    return _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol)
+
+
+@jit(inline="always")
+def _impurity_mh(c, n_classes):
+    """impurity() of AdaBoost.MH, inline in the scan (the same operations in the same order)."""
+    z = 0.0
+    for k in range(n_classes):
+        z += 2.0 * np.sqrt(max(c[k], 0.0) * max(c[n_classes + 1 + k], 0.0))
+    return z
+
+
+@jit(inline="always")
+def _split_value_mh(a, b, n_classes, min_leaf, min_weight, tol):
+    """_split_value for AdaBoost.MH, inline in the scan: called as a function for every candidate, with its
+    criterion tested inside impurity(), the K-class scan took about 100 ns a bin on 3 classes."""
+    wa = 0.0
+    wb = 0.0
+    for k in range(n_classes):
+        wa += a[k]
+        wb += b[k]
+    ok_a = (min_leaf <= 1 or a[n_classes] >= min_leaf) and wa >= min_weight and wa > tol
+    ok_b = (min_leaf <= 1 or b[n_classes] >= min_leaf) and wb >= min_weight and wb > tol
+    if ok_a and ok_b:
+        return _impurity_mh(a, n_classes) + _impurity_mh(b, n_classes)
+    return np.inf
+
+
 @jit
 def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight,
                             categorical=False, mono=0, leaf=0, delta=0.0):
@@ -1027,7 +1060,7 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
             for k in range(nf):
                 a[k] = left[k] + hist_f[missing_code, k]
                 b[k] = tot[k] - left[k]
-            v = _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol)
+            v = _split_value_k(a, b, n_classes, criterion, min_leaf, min_weight, tol)
             if v < best - tol and _classes_follow(a, b, n_classes, mono):
                 best, best_bin, best_ml = v, kb, 1
             if no_missing:
@@ -1035,7 +1068,7 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
         for k in range(nf):  # missing right
             a[k] = left[k]
             b[k] = tot[k] - left[k] + hist_f[missing_code, k]
-        v = _split_value(a, b, n_classes, criterion, min_leaf, min_weight, tol)
+        v = _split_value_k(a, b, n_classes, criterion, min_leaf, min_weight, tol)
         if v < best - tol and _classes_follow(a, b, n_classes, mono):
             best, best_bin, best_ml = v, kb, 0
     mw = 0.0
