@@ -25,9 +25,16 @@ from fastboost import (
     VadaBoostClassifier,
 )
 from fastboost._kernels.histogram import build_histograms, build_histograms_rows
-from fastboost._kernels.incremental import CHUNK_ROWS, next_histograms, next_tree_histograms, side_rows, wrong_rows
+from fastboost._kernels.incremental import (
+    CHUNK_ROWS,
+    next_histograms,
+    next_mh_histograms,
+    next_tree_histograms,
+    side_rows,
+    wrong_rows,
+)
 from fastboost._kernels.tree import rows_histograms
-from fastboost._kernels.update import BLOCK, NO_SET, goes_left, n_blocks, update_weights_table
+from fastboost._kernels.update import BLOCK, NO_SET, goes_left, n_blocks, update_pair_weights, update_weights_table
 from fastboost._types import TreeRows
 from fastboost.datasets import make_twonorm
 
@@ -253,13 +260,17 @@ def test_only_the_rules_it_is_exact_for_carry_histograms(twonorm):
                     (SABoostClassifier(3, max_depth=3, min_samples_leaf=1, warm_start=True), y),
                     (AdaBoostClassifier(3, warm_start=True), y3),
                     (AdaBoostClassifier(3, max_depth=2, warm_start=True), y3),
-                    (AdaBoostClassifier(3, weight_trim_rate=0.99, warm_start=True), y)):
+                    (AdaBoostClassifier(3, weight_trim_rate=0.99, warm_start=True), y),
+                    (AdaBoostClassifier(3, leaf="real", multiclass="mh", warm_start=True), y3)):
         assert est.fit(X, yy)._resume.config[0]["hist_rebuild"] > 1, est
     for est, yy in ((VadaBoostClassifier(3, warm_start=True), y),
                     (VadaBoostClassifier(3, max_depth=2, warm_start=True), y),
                     (AdaBoostClassifier(3, max_depth=2, weight_trim_rate=0.99, warm_start=True), y),
                     (AdaBoostClassifier(3, max_depth=2, leaf="real", warm_start=True), y),
-                    (AdaBoostClassifier(3, max_depth=2, min_samples_leaf=5, warm_start=True), y3)):
+                    (AdaBoostClassifier(3, max_depth=2, min_samples_leaf=5, warm_start=True), y3),
+                    (AdaBoostClassifier(3, max_depth=2, leaf="real", multiclass="mh", warm_start=True), y3),
+                    (AdaBoostClassifier(3, leaf="real", multiclass="mh", min_samples_leaf=5, warm_start=True), y3),
+                    (AdaBoostClassifier(3, leaf="real", multiclass="joint", warm_start=True), y3)):
         assert est.fit(X, yy)._resume.config[0]["hist_rebuild"] == 0, est
 
 
@@ -381,3 +392,101 @@ def test_pure_leaves_on_separable_data_take_their_sums_from_the_rows(n_classes):
     np.testing.assert_array_equal(full.rounds_["alpha"], carried.rounds_["alpha"])
     leaves = full.nodes_["left"] < 0  # (a split node's weight is its histogram's: carried, equal to rounding)
     np.testing.assert_array_equal(full.nodes_["weight"][leaves], carried.nodes_["weight"][leaves])
+
+
+def _mh_histograms(codes, y, q, n_classes):
+    """AdaBoost.MH's root histograms of all rows from the pair weights q (the row's own class's pair is its u)."""
+    n = y.shape[0]
+    u = q.reshape(n, n_classes)[np.arange(n), y].copy()
+    hist = np.empty((codes.shape[0], int(codes.max()) + 2, 2 * n_classes + 1))
+    rows_histograms(TreeRows(codes, y, u, q, u), np.empty(n, np.int64), 0, n, n_classes, False, hist, 2,
+                    np.arange(codes.shape[0]), True)
+    return hist
+
+
+@pytest.mark.parametrize("n_classes, missing_left", [(3, 1), (4, 0), (7, 1)])
+def test_one_mh_stump_step_equals_the_root_histograms_of_the_updated_weights(n_classes, missing_left):
+    """An AdaBoost.MH stump: this round's root histograms and the smaller side's (its rows' weights before the
+    update) give, each field scaled by its leaf's factor, the histograms of the updated pair weights."""
+    rng = np.random.default_rng(n_classes)
+    n, d, missing_code = 3 * CHUNK_ROWS // 2 + 77, 5, 40
+    codes = rng.integers(0, missing_code + 1, (d, n)).astype(np.uint8)
+    y = rng.integers(0, n_classes, n).astype(np.uint16)
+    q = rng.random(n * n_classes) ** 3
+    q /= q.sum()
+    hist = _mh_histograms(codes, y, q, n_classes)
+    f, k = 2, 17
+    left = np.array([goes_left(c, k, missing_left, missing_code, False, NO_SET) for c in codes[f]])
+    leaf = np.where(left, 1, 2).astype(np.int64)
+    factor = np.vstack([np.ones(2 * n_classes), rng.uniform(0.3, 3.0, (2, 2 * n_classes))])
+    idx = np.empty(n, np.int64)
+    m, small_left = side_rows(codes[f], k, missing_left, missing_code, False, NO_SET, idx)
+    assert m == min(left.sum(), n - left.sum())
+    u = q.reshape(n, n_classes)[np.arange(n), y].copy()
+    side = np.empty_like(hist)
+    rows_histograms(TreeRows(codes, y, u, q, u), idx, 0, m, n_classes, False, side, 2, np.arange(d), True)
+    q2 = q.copy()
+    w2 = np.empty(n)
+    update_pair_weights(q2, w2, leaf, y, factor)
+    own = np.arange(n_classes)[None, :] == y[:, None]
+    expect = q.reshape(n, n_classes) * np.where(own, factor[leaf, :n_classes], factor[leaf, n_classes:])
+    np.testing.assert_array_equal(q2.reshape(n, n_classes), expect)
+    np.testing.assert_array_equal(w2, expect[np.arange(n), y])
+    next_mh_histograms(hist, side, factor, 1 if small_left else 2, 2 if small_left else 1, n_classes)
+    np.testing.assert_allclose(hist, _mh_histograms(codes, y, q2, n_classes), rtol=1e-12, atol=1e-18)
+
+
+@pytest.fixture(scope="module")
+def twonorm3(twonorm):
+    X, y = twonorm
+    s = X[:, 0] + X[:, 1]
+    return X, np.digitize(s, np.nanquantile(s, [1 / 3, 2 / 3]))
+
+
+def _mh_stumps(n_rounds, **kw):
+    return AdaBoostClassifier(n_rounds, leaf="real", multiclass="mh", warm_start=True, **kw)
+
+
+@pytest.mark.parametrize("learning_rate", [1.0, 0.3])
+def test_the_same_mh_stumps_as_building_every_root_from_every_row(twonorm3, learning_rate):
+    """AdaBoost.MH's stumps with carried root histograms: the same splits, and the same leaf values and steps
+    bit for bit (the leaves' sums come from the rows); the nodes' weights and gains up to rounding."""
+    X, y = twonorm3
+    full = _fit(1, _mh_stumps(300, learning_rate=learning_rate), X, y)
+    carried = _fit(driver.HIST_REBUILD_EVERY, _mh_stumps(300, learning_rate=learning_rate), X, y)
+    assert carried._resume.config[0]["hist_rebuild"] > 1 and full._resume.config[0]["hist_rebuild"] == 1
+    assert full.n_estimators_ == carried.n_estimators_ == 300
+    a, b = full.nodes_, carried.nodes_
+    for name in ("feature", "bin", "missing_left", "left", "right"):
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+    np.testing.assert_array_equal(full.leaf_values_, carried.leaf_values_)
+    np.testing.assert_array_equal(full.rounds_["alpha"], carried.rounds_["alpha"])
+    np.testing.assert_allclose(a["weight"], b["weight"], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(a["gain"], b["gain"], rtol=1e-9, atol=1e-15)
+
+
+@pytest.mark.parametrize("learning_rate", [0.5, 1.0])
+def test_mh_root_histograms_stay_within_1e_13_of_a_full_build_after_100_rounds(twonorm3, learning_rate):
+    """No rebuild for 100 rounds (six times the rebuild period): the carried histograms against a full build from
+    the pair weights, relative to the feature's total weight. (The pair weights spread far faster than AdaBoost's
+    weights: with no rebuild at all, after 1000 rounds at rate 1 the difference reaches about 1e-9.)"""
+    X, y = twonorm3
+    model = _fit(10 ** 9, _mh_stumps(100, learning_rate=learning_rate), X, y)
+    assert model.n_estimators_ == 100
+    ws, data = model._resume.rounds.ws, model._resume.data
+    assert ws.state[0]["hist_ready"] == 1
+    ref = _mh_histograms(data.codes, ws.rows.ylab, ws.rows.q, 3)[:, :ws.tree.root_hist.shape[1]]
+    total = ref[:, :, [0, 1, 2, 4, 5, 6]].sum(axis=(1, 2), keepdims=True)  # W+ and W- of every class: 1
+    np.testing.assert_allclose(ws.tree.root_hist / total, ref / total, rtol=0, atol=1e-13)
+
+
+def test_carried_mh_histograms_give_the_same_model_for_any_thread_count(twonorm3):
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 threads")
+    X, y = twonorm3
+    a = _mh_stumps(150, n_jobs=1).fit(X, y)
+    b = _mh_stumps(150, n_jobs=2).fit(X, y)
+    assert a._resume.config[0]["hist_rebuild"] > 1
+    assert a.rounds_.tobytes() == b.rounds_.tobytes()
+    assert a.nodes_.tobytes() == b.nodes_.tobytes()
+    assert a.leaf_values_.tobytes() == b.leaf_values_.tobytes()

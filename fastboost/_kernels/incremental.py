@@ -154,6 +154,29 @@ def next_tree_histograms(hist, hist_side, side_wrong, alpha, w_correct, w_wrong)
     combine(hist, hist_side, np.full(k, fs), np.full(k, fo), 1.0 / fs)
 
 
+@jit
+def next_mh_histograms(hist, hist_side, factor, side, other, n_classes):
+    """hist <- the next round's root histograms after an AdaBoost.MH stump (see the module): each field scaled by
+    its leaf's factor, W+ of class k by factor[leaf, k], W- of class k by factor[leaf, K + k] (the update's
+    factors, update.update_pair_weights), the row count by 1.
+
+    hist       float64[n_features, n_bins, 2 K + 1]  IN/OUT  this round's root histograms, then the next round's
+    hist_side  float64[n_features, n_bins, 2 K + 1]  IN      this round's histograms of the smaller side's rows
+    factor     float64[n_nodes, 2 K]                 IN      per leaf: the factors of the row's own class, then
+                                                             of the other classes
+    side, other  the leaves of the smaller side and of the other
+    """
+    nf = hist.shape[2]
+    fs = np.ones(nf)
+    fo = np.ones(nf)
+    for k in range(n_classes):
+        fs[k] = factor[side, k]
+        fo[k] = factor[other, k]
+        fs[n_classes + 1 + k] = factor[side, n_classes + k]
+        fo[n_classes + 1 + k] = factor[other, n_classes + k]
+    combine(hist, hist_side, fs, fo, 1.0)
+
+
 @pjit
 def combine(hist, hist_side, side_factor, other_factor, side_scale=1.0):
     """hist[f, b, c] <- side_factor[c] * a + other_factor[c] * max(hist[f, b, c] - a, 0) with

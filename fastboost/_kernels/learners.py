@@ -25,7 +25,7 @@ import numpy as np
 from .._config import compiled, jit, typed
 from .._types import CRITERION_MH, LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, TreeRows
 from .histogram import build_histograms_q, build_histograms_q_rows, build_histograms_rows, histograms_and_splits
-from .incremental import next_histograms, next_tree_histograms, side_rows, wrong_rows
+from .incremental import next_histograms, next_mh_histograms, next_tree_histograms, side_rows, wrong_rows
 from .sampling import draw_round, sample_rows
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
 from .split import (
@@ -366,7 +366,7 @@ def _learn_tree(data, config, ws, model, t, m, categorical, mh, extra):
         state = ws.state[0]
         if state.hist_ready == 0 or t % config.hist_rebuild == 0:
             rows_histograms(trows, ts.rows, 0, u.shape[0], config.n_classes, False, ts.root_hist, config.hist_groups,
-                            feats, None)  # (carried: discrete leaves, never AdaBoost.MH)
+                            feats, mh)  # (carried: discrete leaves, or AdaBoost.MH's stumps)
         root = ts.level_a[0]
         for f in range(root.shape[0]):  # loops: a slice copy would compile numba's shape-mismatch error path
             for b in range(root.shape[1]):
@@ -616,7 +616,7 @@ def update_tree_weights_vector(data, config, ws, model, t, alpha):
         if tree[node].left >= 0:
             n_nodes += 2
     if config.criterion == CRITERION_MH:
-        return _update_mh(ws, tree, n_nodes, n_classes, values, alpha), 0.0
+        return _update_mh(data, config, ws, tree, n_nodes, values, alpha), 0.0
     z = 0.0  # as vector_leaf_values' Z, with the values times alpha
     for node in range(values.shape[0]):
         leaf = node < n_nodes and tree[node].left < 0
@@ -633,10 +633,14 @@ def update_tree_weights_vector(data, config, ws, model, t, alpha):
 
 
 @jit
-def _update_mh(ws, tree, n_nodes, n_classes, values, alpha):
+def _update_mh(data, config, ws, tree, n_nodes, values, alpha):
     """AdaBoost.MH: the pair weights w_ik <- w_ik exp(-alpha y_ik v_k(x_i)) / Z (y_ik = +1 for the row's class,
-    -1 for the others; ws.rows.q), and each row's learner weight ws.rows.w from them; returns Z."""
+    -1 for the others; ws.rows.q), and each row's learner weight ws.rows.w from them; returns Z. With carried
+    histograms (config.hist_rebuild > 1: stumps) also the next round's root histograms: those of the stump's
+    smaller side, built before the update, and this round's, each field scaled by its leaf's factor
+    (incremental.next_mh_histograms)."""
     ts = ws.tree
+    n_classes = config.n_classes
     z = 0.0
     for node in range(values.shape[0]):
         leaf = node < n_nodes and tree[node].left < 0
@@ -649,7 +653,21 @@ def _update_mh(ws, tree, n_nodes, n_classes, values, alpha):
         for k in range(2 * n_classes):
             ts.factor[node, k] /= z
     rows = ws.rows
+    carry = config.hist_rebuild > 1 and n_nodes == 3  # a stump that splits: two leaves, two factors a field
+    small_left = 0
+    if carry:
+        root = tree[0]
+        u = rows.w if config.u_is_w else rows.u
+        m, small_left = side_rows(data.codes[root.feature], root.bin, root.missing_left, config.missing_code,
+                                  root.categorical != 0, root.cat_left, ts.tmp)
+        rows_histograms(TreeRows(data.codes, rows.ylab, u, rows.q, rows.w), ts.tmp, 0, m, n_classes, False,
+                        ts.side_hist, config.hist_groups, ws.limits.sample.feats[:ws.limits.sample.drawn[1]], True)
     update_pair_weights(rows.q, rows.w, ts.leaf_of_row, rows.ylab, ts.factor)
+    if carry:
+        side = tree[0].left if small_left else tree[0].right
+        next_mh_histograms(ts.root_hist, ts.side_hist, ts.factor, side, tree[0].left + tree[0].right - side,
+                           n_classes)
+        ws.state[0].hist_ready = 1
     return z
 
 

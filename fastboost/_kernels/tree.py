@@ -1088,7 +1088,8 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
     n_first = -1  # leaf_sums: the leaves among nodes < n_first by their ranges, the last level's by its splits
     n_last = 0
     last_root = False
-    from_hist = root_ready  # the leaves' sums from the level histograms (hist_leaf_sums), not from the rows
+    # the leaves' sums from the level histograms (hist_leaf_sums), not from the rows (AdaBoost.MH: from the rows)
+    from_hist = root_ready if mh is None else False
     for depth in range(config.max_depth):
         n_split = choose_level(hist_a, level_first, level_count, n_nodes, tree, n_value_bins, categorical,
                                thresholds, config, splits, limits, extra)
