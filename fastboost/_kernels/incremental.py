@@ -16,6 +16,10 @@ dust (a negative difference is clipped to zero), so the learner builds the histo
 row again every ``config.hist_rebuild`` rounds, which bounds the drift. Every sum has a fixed order
 (rows in increasing order, features in parallel, elements independently), so the model is the
 same for any thread count.
+
+AdaBoost.MH's stumps (``next_mh_histograms``) multiply each pair weight by a factor its leaf and its being
+the row's own class or another decide: every field of the histograms (W+ and W- of each class) has its own
+factor per side, and the smaller side's histograms are those of its rows before the update.
 """
 import numpy as np
 from numba import prange
