@@ -54,16 +54,22 @@ NO_CONSTRAINTS = np.zeros(0, np.int8)
 
 
 # ----------------------------------------------------------------------------- impurity of one side
+@jit(inline="always")
+def _impurity_mh(c, n_classes):
+    """impurity() of AdaBoost.MH: sum_k 2 sqrt(W+_k W-_k) (inline: also the K-class scan's, _split_value_mh)."""
+    z = 0.0
+    for k in range(n_classes):
+        z += 2.0 * np.sqrt(max(c[k], 0.0) * max(c[n_classes + 1 + k], 0.0))
+    return z
+
+
 @jit
 def impurity(c, n_classes, criterion):
     """Weighted impurity of one side with class weights c[:n_classes] (0 for no weight). AdaBoost.MH
     (CRITERION_MH): c[:n_classes] are W+_k, c[n_classes + 1 + k] W-_k (the pair weights (row, class k) of the
     rows of class k and of the other rows) and the impurity is sum_k 2 sqrt(W+_k W-_k)."""
     if criterion == CRITERION_MH:
-        z = 0.0
-        for k in range(n_classes):
-            z += 2.0 * np.sqrt(max(c[k], 0.0) * max(c[n_classes + 1 + k], 0.0))
-        return z
+        return _impurity_mh(c, n_classes)
     total = 0.0
     for k in range(n_classes):
         total += c[k]
@@ -685,7 +691,7 @@ def add_credit(credit, direction, f, k, left, right, alpha):
 
 
 # ----------------------------------------------------------------------------- tree nodes
-@jit
+@jit(inline="always")  # (inline in _split_value_mh, the K-class scan's hot path)
 def _side_ok(c, n_classes, min_leaf, min_weight, floor):
     """As _ok2, for K classes."""
     w = 0.0
@@ -962,26 +968,10 @@ def _split_value_k(a, b, n_classes, criterion, min_leaf, min_weight, tol):
 
 
 @jit(inline="always")
-def _impurity_mh(c, n_classes):
-    """impurity() of AdaBoost.MH, inline in the scan (the same operations in the same order)."""
-    z = 0.0
-    for k in range(n_classes):
-        z += 2.0 * np.sqrt(max(c[k], 0.0) * max(c[n_classes + 1 + k], 0.0))
-    return z
-
-
-@jit(inline="always")
 def _split_value_mh(a, b, n_classes, min_leaf, min_weight, tol):
     """_split_value for AdaBoost.MH, inline in the scan: called as a function for every candidate, with its
     criterion tested inside impurity(), the K-class scan took about 100 ns a bin on 3 classes."""
-    wa = 0.0
-    wb = 0.0
-    for k in range(n_classes):
-        wa += a[k]
-        wb += b[k]
-    ok_a = (min_leaf <= 1 or a[n_classes] >= min_leaf) and wa >= min_weight and wa > tol
-    ok_b = (min_leaf <= 1 or b[n_classes] >= min_leaf) and wb >= min_weight and wb > tol
-    if ok_a and ok_b:
+    if _side_ok(a, n_classes, min_leaf, min_weight, tol) and _side_ok(b, n_classes, min_leaf, min_weight, tol):
         return _impurity_mh(a, n_classes) + _impurity_mh(b, n_classes)
     return np.inf
 
