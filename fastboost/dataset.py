@@ -1311,31 +1311,29 @@ def staged_raw(est, X, batch_rows=BATCH_ROWS):
     Dataset or parquet paths: the rows are read batch by batch, once per chunk of rounds whose staged scores
     fit in ``STAGED_BYTES``; each batch's scores carry over from chunk to chunk, so every round's scores are
     the in-memory ones bit for bit."""
-    if hasattr(est, "estimators_"):
-        raise NotImplementedError("staged predictions are not available for one-vs-rest models.")
     src = _source_of(est, X, batch_rows)
-    k = est._n_scores
-    T = est.n_estimators_
+    models, width = est._stage_models()  # (one-vs-rest: its class models, a column each)
+    k = width * len(models)
+    T = max((m.n_estimators_ for m in models), default=0)
     chunk = max(1, STAGED_BYTES // (8 * k * max(1, _n_rows(src))))
-    alpha = np.abs(est.rounds_["alpha"])
-    carried = []  # each batch's scores after the last chunk
+    carried = []  # each batch's scores after the last chunk, per model
     total = 0.0
     for t0 in range(0, T, chunk):
         t1 = min(T, t0 + chunk)
         stages = []
         for b, Xb in enumerate(encoded_batches(est, src, batch_rows)):
             if t0 == 0:
-                carried.append(np.zeros((Xb.shape[0], k), dtype=np.float64))
-            margin = carried[b]
+                carried.append([np.zeros((Xb.shape[0], width), dtype=np.float64) for _ in models])
+            margins = carried[b]
             out = np.empty((t1 - t0, Xb.shape[0], k), dtype=np.float64)
             for t in range(t0, t1):
-                est._add_round(Xb, t, margin)
-                out[t - t0] = margin
+                est._add_stage(models, Xb, t, margins)
+                out[t - t0] = margins[0] if len(margins) == 1 else np.hstack(margins)
             stages.append(out)
         if not stages:
             raise ValueError("nothing to predict: the data has no rows.")
         for t in range(t0, t1):
-            total += float(alpha[t])
+            total += est._stage_alpha(models, t)
             raw = np.concatenate([part[t - t0] for part in stages])
             yield (raw[:, 0] if k == 1 else raw), total
 

@@ -797,15 +797,37 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _staged_raw(self, X):
         """(raw scores, sum of |alpha|) after each kept round, added round by round; the last equals
-        ``_raw_decision`` up to the order of summation (stumps) or exactly (deeper trees)."""
-        if hasattr(self, "estimators_"):
-            raise NotImplementedError("staged predictions are not available for one-vs-rest models.")
-        margin = np.zeros((X.shape[0], self._n_scores), dtype=np.float64)
+        ``_raw_decision`` up to the order of summation (stumps) or exactly (deeper trees). One-vs-rest: stage t
+        is every class's model after its first t rounds (all of them, for a model that stopped earlier), and
+        the sum is over all their rounds so far."""
+        models, width = self._stage_models()
+        margins = [np.zeros((X.shape[0], width), dtype=np.float64) for _ in models]
         total = 0.0
-        for t in range(self.n_estimators_):
-            total += abs(float(self.rounds_["alpha"][t]))
-            self._add_round(X, t, margin)
-            yield (margin[:, 0].copy() if self._n_scores == 1 else margin.copy()), total
+        for t in range(max((m.n_estimators_ for m in models), default=0)):
+            total += self._stage_alpha(models, t)
+            self._add_stage(models, X, t, margins)
+            raw = margins[0] if len(margins) == 1 else np.hstack(margins)
+            yield (raw[:, 0].copy() if raw.shape[1] == 1 else raw.copy()), total
+
+    def _stage_models(self):
+        """(the models whose rounds the staged scores add, the score columns of each): the model itself, or a
+        one-vs-rest model's class models, a column each."""
+        if hasattr(self, "estimators_"):
+            return list(self.estimators_), 1
+        return [self], self._n_scores
+
+    @staticmethod
+    def _stage_alpha(models, t):
+        """sum of |alpha_t| over the ``_stage_models`` that have a round t."""
+        return sum(abs(float(m.rounds_["alpha"][t])) for m in models if t < m.n_estimators_)
+
+    @staticmethod
+    def _add_stage(models, X, t, margins):
+        """Round t of each of ``models`` that has one added to its margin (``margins``: float64[n, columns] each)
+        on the prediction kernels' X."""
+        for m, margin in zip(models, margins):
+            if t < m.n_estimators_:
+                m._add_round(X, t, margin)
 
     def _add_round(self, X, t, margin):
         """margin (float64[n, 1 or K]) += round t's alpha_t h_t on checked X."""

@@ -326,17 +326,19 @@ def plot_validation(model, X=None, y=None, ax=None):
     Raises
     ------
     ValueError
-        If the model has no validation errors and no X is given, if only one of X and y is given, or
-        for a one-vs-rest model (no validation set, no staged predictions).
+        If the model has no validation errors and no X is given, or if only one of X and y is given. A
+        one-vs-rest model draws only the error on X (round t: every class's model after its first t rounds);
+        each class's model keeps its own validation errors (``model.estimators_[k]``).
     """
     _fitted(model)
     _check_ax(ax)
-    if _is_one_vs_rest(model):
-        raise ValueError("plot_validation draws single models; a one-vs-rest fit has no validation set "
-                         "and no staged predictions.")
+    ovr = _is_one_vs_rest(model)
+    if ovr and X is None:
+        raise ValueError("a one-vs-rest fit has a validation curve per class: pass X and y to draw the error of "
+                         "the whole model, or draw model.estimators_[k] for class k.")
     if (X is None) != (y is None):
         raise ValueError("pass X and y together.")
-    val = getattr(model, "validation_errors_", None)
+    val = None if ovr else getattr(model, "validation_errors_", None)
     if val is None and X is None:
         raise ValueError("the model was fitted without a validation set: pass X and y to draw the training "
                          "error, or fit with eval_set or validation_fraction.")
@@ -346,12 +348,13 @@ def plot_validation(model, X=None, y=None, ax=None):
         ax.plot(np.arange(1, val.shape[0] + 1), 100.0 * val, label="validation")
     if train is not None:
         ax.plot(np.arange(1, train.shape[0] + 1), 100.0 * train, label="training")
-    done = val.shape[0] if val is not None else model.n_estimators_
-    ax.axvline(model.n_estimators_, color="grey", linestyle="--",
-               label=f"kept: {model.n_estimators_} of {done} rounds")
+    kept = train.shape[0] if ovr else model.n_estimators_
+    done = val.shape[0] if val is not None else kept
+    ax.axvline(kept, color="grey", linestyle="--", label=f"kept: {kept} of {done} rounds")
     ax.set_xlabel("round")
     ax.set_ylabel("error (%)")
-    ax.set_title(f"{type(model).__name__}: error per round" + (" (stopped early)" if model.stopped_early_ else ""))
+    stopped = any(m.stopped_early_ for m in model.estimators_) if ovr else model.stopped_early_
+    ax.set_title(f"{type(model).__name__}: error per round" + (" (stopped early)" if stopped else ""))
     ax.legend()
     return ax
 

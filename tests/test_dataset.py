@@ -461,14 +461,26 @@ def test_staged_score_and_contrib_read_a_dataset_in_batches(small_sample, monkey
         model.score(frame)
 
 
-def test_staged_on_a_dataset_of_a_one_vs_rest_model(small_sample):
+def test_staged_on_a_dataset_of_a_one_vs_rest_model(small_sample, monkeypatch, tmp_path):
+    """A one-vs-rest model's staged predictions of a Dataset or parquet files, a few rounds a reading, are the
+    in-memory ones bit for bit, the class models' rounds advancing together."""
+    from fastboost import dataset
+
     frame, _, w = table(60, 2, 1)
     y = np.random.default_rng(1).integers(0, 3, 60)
-    ds = Dataset(frame, y, random_state=0)
-    model = AdaBoostClassifier(3, leaf="real", random_state=0).fit(ds)
-    with pytest.raises(NotImplementedError, match="one-vs-rest"):
-        next(model.staged_predict(ds))
-    assert model.score(ds) == model.score(frame, y)
+    ds = Dataset(frame, y, w, random_state=0, batch_rows=13)
+    model = AdaBoostClassifier(5, leaf="real", random_state=0).fit(ds)
+    assert hasattr(model, "estimators_")
+    monkeypatch.setattr(dataset, "STAGED_BYTES", 8 * 60 * 3 * 2)  # 2 rounds a reading
+    path = write_parquet(tmp_path, frame, y, w, [(0, 25), (25, 60)])
+    for method in ("staged_decision_function", "staged_predict", "staged_predict_proba"):
+        ref = list(getattr(model, method)(frame))
+        assert len(ref) == 5
+        for X in (ds, str(path)):
+            got = list(getattr(model, method)(X))
+            assert len(got) == len(ref) and all(np.array_equal(a, b) for a, b in zip(got, ref)), method
+    assert list(model.staged_score(ds)) == list(model.staged_score(frame, y, w))
+    assert model.score(ds) == model.score(frame, y, w)
     assert np.array_equal(model.predict_contrib(ds), model.predict_contrib(frame))
 
 

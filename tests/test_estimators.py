@@ -110,6 +110,34 @@ def test_staged_outputs_end_at_the_final_model(Est, data):
     assert scores[-1] == model.score(Xt, yt)
 
 
+@pytest.mark.parametrize("params", [{"leaf": "real"}, {"leaf": "real", "max_depth": 2}, {"algorithm": "vadaboost"}])
+def test_one_vs_rest_stages_advance_every_class_model_together(params):
+    """Stage t of a one-vs-rest model is each class's model after its first t rounds, or all of them once it
+    stopped (VadaBoost's setosa model stops after one perfect stump): the class models' own staged margins side
+    by side, bit for bit; the last stage is the final model."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    params = dict(params)
+    Est = VadaBoostClassifier if params.pop("algorithm", None) else AdaBoostClassifier
+    model = Est(30, **params).fit(X, y)
+    counts = [m.n_estimators_ for m in model.estimators_]
+    staged = list(model.staged_decision_function(X))
+    assert len(staged) == max(counts)
+    if Est is VadaBoostClassifier:
+        assert counts[0] == 1 < max(counts)
+    own = [list(m.staged_decision_function(X)) for m in model.estimators_]
+    for t, got in enumerate(staged):
+        np.testing.assert_array_equal(got, np.column_stack([s[min(t, len(s) - 1)] for s in own]))
+    np.testing.assert_allclose(staged[-1], model.decision_function(X), rtol=1e-12, atol=1e-12)
+    labels = list(model.staged_predict(X))
+    assert all(np.array_equal(lab, model.classes_[np.argmax(F, axis=1)]) for lab, F in zip(labels, staged))
+    np.testing.assert_array_equal(labels[-1], model.predict(X))
+    proba = list(model.staged_predict_proba(X))
+    np.testing.assert_allclose(proba[-1], model.predict_proba(X), rtol=1e-9, atol=1e-12)
+    assert list(model.staged_score(X, y))[-1] == model.score(X, y)
+
+
 def test_predict_proba(Est, data):
     X, y, Xt, _ = data
     model = Est(n_estimators=20).fit(X, y)

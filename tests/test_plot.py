@@ -272,6 +272,25 @@ def test_validation_fraction_without_X(twonorm):
     assert kept.get_xdata()[0] == m.n_estimators_
 
 
+def test_one_vs_rest_error_per_round(tmp_path):
+    """A one-vs-rest model draws its error on X per round, every class's model after its first t rounds (iris:
+    VadaBoost's setosa model stops after one perfect stump and keeps its vote)."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    m = VadaBoostClassifier(n_estimators=12).fit(X, y)
+    rounds = [e.n_estimators_ for e in m.estimators_]
+    assert min(rounds) < max(rounds) == 12
+    ax = plot_validation(m, X, y)
+    train, kept = ax.get_lines()
+    own = [list(e.staged_decision_function(X)) for e in m.estimators_]
+    ref = [100 * np.mean(m.classes_[np.argmax(np.column_stack([s[min(t, len(s) - 1)] for s in own]), axis=1)] != y)
+           for t in range(12)]
+    assert np.allclose(train.get_xdata(), np.arange(1, 13)) and np.allclose(train.get_ydata(), ref)
+    assert kept.get_label() == "kept: 12 of 12 rounds"
+    saved(ax, tmp_path)
+
+
 def test_training_error_alone(twonorm, ada):
     X, y, _, _ = twonorm
     ax = plot_validation(ada, X, y)
@@ -329,7 +348,7 @@ def test_bad_input(twonorm, waveform, ada):
     with pytest.raises(ValueError, match="X and y together"):
         plot_validation(ada, X)
     with pytest.raises(ValueError, match="one-vs-rest"):
-        plot_validation(VadaBoostClassifier(n_estimators=3).fit(*waveform[:2]), *waveform[:2])
+        plot_validation(VadaBoostClassifier(n_estimators=3).fit(*waveform[:2]))
     with pytest.raises(TypeError, match="matplotlib Axes"):
         plot_cost(ada, ax="axes")
     with pytest.raises(TypeError, match="matplotlib Axes"):
