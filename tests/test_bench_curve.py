@@ -221,6 +221,34 @@ def test_fastboost_curve_equals_refits(tiny_run, name, key, params):
     assert fb["curve"]["seconds"][-1] == points[-1][1]
 
 
+def test_one_vs_rest_curve_stages_and_times_every_class_model(tmp_path):
+    """One-vs-rest confidence-rated stumps on waveform: the error after round k is that of a fit of k rounds a
+    class, and round k's seconds add each class model's seconds to its round k (its callbacks, a run per class)."""
+    import contextlib
+    import io
+
+    out = tmp_path / "curve.json"
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main(TINY + ["--data", "waveform", "--algorithms", "real", "--competitors", "none",
+                                "--out", str(out), "--no-plot"])
+    assert code == 0
+    sec = json.loads(out.read_text())["datasets"][0]
+    fb = next(r for r in sec["results"] if r["key"] == "fastboost-real")
+    assert fb["status"] == "ok" and fb["rounds_run"] == ROUNDS
+    Xtr, ytr, Xte, yte, _ = make_curve_data(CURVE_DATASETS["waveform"], N, N_TEST, 20, 0, "float64")
+    for k in (1, 7, ROUNDS):
+        model = AdaBoostClassifier(n_estimators=k, max_bins=255, n_jobs=1, random_state=0, leaf="real",
+                                   learning_rate=0.3).fit(Xtr, ytr)
+        assert len(model.estimators_) == 3
+        assert fb["curve"]["test_error"][k - 1] == pytest.approx(1.0 - model.score(Xte, yte), abs=1e-12)
+    runs = fb["callback_points"]
+    assert len(runs) == 3 and all(run[-1][0] == ROUNDS for run in runs)
+    starts = [fb["prep_s"]] + [run[-1][1] for run in runs[:-1]]
+    whole = fb["prep_s"] + sum(run[-1][1] - start for run, start in zip(runs, starts))
+    assert fb["curve"]["seconds"][-1] == pytest.approx(whole) == pytest.approx(runs[-1][-1][1])
+    assert np.all(np.diff(fb["curve"]["seconds"]) > 0)
+
+
 def test_lightgbm_curve_when_installed(tiny_run):
     if importlib.util.find_spec("lightgbm") is None:
         pytest.skip("LightGBM not installed")

@@ -226,9 +226,6 @@ class FastboostAdapter(Adapter):
             warm.fit(X, y).predict(X[:100])
             return
         warm.fit(X, y, callbacks=[lambda done, rounds: None])
-        if hasattr(warm, "estimators_"):
-            raise Skipped(f"{self.cls.__name__} fits {self.n_classes} classes one-vs-rest, which has no staged "
-                          "predictions (AdaBoostClassifier fits them together with SAMME)")
         list(warm.staged_predict(X[:100]))
 
     def train(self, dataset, on_round=None):
@@ -238,10 +235,18 @@ class FastboostAdapter(Adapter):
         return est.fit(*dataset, callbacks=[lambda done, rounds: on_round(done)])
 
     def rounds_run(self, model):
+        """Rounds kept; one-vs-rest: those of the longest class model (its staged predictions' length)."""
+        if hasattr(model, "estimators_"):
+            return max(int(m.n_estimators_) for m in model.estimators_)
         return int(model.n_estimators_)
 
+    @staticmethod
+    def _bin_time(model):
+        """Seconds of binning: one-vs-rest, the first class model's (the others reuse its codes)."""
+        return model.estimators_[0].bin_time_ if hasattr(model, "estimators_") else model.bin_time_
+
     def fit_seconds(self, model, prep_s, train_s):
-        return model.bin_time_, model.fit_time_ - model.bin_time_
+        return self._bin_time(model), model.fit_time_ - self._bin_time(model)
 
     def describe_fits(self, res, model, n_train):
         super().describe_fits(res, model, n_train)
@@ -249,7 +254,7 @@ class FastboostAdapter(Adapter):
         n_run = self.rounds_run(model)
         if n_run < self.rounds:
             notes.append(f"stopped early after {n_run} of {self.rounds} rounds")
-        if self.task.get("trim") is not None:
+        if self.task.get("trim") is not None and not hasattr(model, "estimators_"):
             res["rows_read_share"] = float(model.rounds_["n_seen"].mean() / n_train)
             notes.append(f"learner read {100 * res['rows_read_share']:.1f} % of the rows per round")
         if notes:
@@ -272,6 +277,8 @@ class FastboostAdapter(Adapter):
         """Linear between the callback points; round 1 starts after the input checks and ``bin_time_``."""
         n_run = self.rounds_run(model)
         before = fit_s - model.fit_time_  # input checks before fastboost's fit timer (and its tiny bookkeeping after)
+        if hasattr(model, "estimators_"):
+            return self._one_vs_rest_seconds(model, stamps, before, res)
         points = [(0, before + model.bin_time_)] + [(d, t) for d, t in zip(stamps.marks, stamps.times) if d <= n_run]
         if points[-1][0] < n_run:  # a stop rule ended the fit after the last callback
             points.append((n_run, before + model.fit_time_))
@@ -283,6 +290,35 @@ class FastboostAdapter(Adapter):
                          "starts after the input checks and bin_time_ (callback_points: [rounds done, seconds])")
         res["callback_points"] = [list(p) for p in points]
         return interpolate_round_times(points, n_run)
+
+    def _one_vs_rest_seconds(self, model, stamps, before, res):
+        """A one-vs-rest fit's seconds to round t: the preparation plus, per class model, the seconds its fit
+        took to its own round t (to its last, once it stopped), i.e. what a fit of t rounds a class would take.
+        The class models are fitted one after the other, each calling the callbacks with its own rounds done, so
+        the stamps fall into one run per class; a class's fit starts where the previous class's last stamp is."""
+        models = model.estimators_
+        runs = []
+        for d, t in zip(stamps.marks, stamps.times):
+            if not runs or d <= runs[-1][-1][0]:
+                runs.append([])
+            runs[-1].append((d, t))
+        if len(runs) != len(models) or any(r[-1][0] != m.n_estimators_ for r, m in zip(runs, models)):
+            raise Skipped("a class model of the one-vs-rest fit stopped before its last callback, so its rounds "
+                          "cannot be timed")
+        prep = before + self._bin_time(model)
+        seconds = np.full(self.rounds_run(model), prep)
+        start = prep
+        for m, run in zip(models, runs):
+            ends = interpolate_round_times([(0, start)] + run, m.n_estimators_) - start
+            seconds += np.concatenate([ends, np.full(seconds.shape[0] - ends.shape[0], ends[-1])])
+            start = run[-1][1]
+        res["prep_s"], res["prep_what"] = prep, self.curve_prep_what
+        res["timing"] = (f"one-vs-rest: {len(models)} class models fitted one after the other, each with fit "
+                         "callbacks between chunks of rounds (interpolated linearly in between); round t ends at the "
+                         "preparation plus each class model's seconds to its round t (callback_points: per class, "
+                         "[rounds done, seconds])")
+        res["callback_points"] = [[list(p) for p in run] for run in runs]
+        return seconds
 
 
 class SklearnAdaBoostAdapter(Adapter):
