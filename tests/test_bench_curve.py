@@ -186,10 +186,11 @@ def test_curve_run_writes_json_table_and_chart(tiny_run):
         assert sk["capped"] and sk["rounds_run"] == 5 and "capped at 5 of 30 rounds" in sk["note"]
         assert by_key["fastboost-adaboost"]["rounds_run"] == ROUNDS
         # with no --algorithms: AdaBoost as published, then the recommended setting for the class count
-        recommended = "fastboost-real" if sec["data"]["n_classes"] == 2 else "fastboost-mh"
-        assert [k for k in by_key if k.startswith("fastboost")] == ["fastboost-adaboost", recommended]
-        assert by_key[recommended]["params"]["leaf"] == "real"
-        assert by_key[recommended]["params"]["learning_rate"] == 0.3  # stumps
+        recommended = ["fastboost-real"] if sec["data"]["n_classes"] == 2 else ["fastboost-mh", "fastboost-real"]
+        assert [k for k in by_key if k.startswith("fastboost")] == ["fastboost-adaboost", *recommended]
+        for key in recommended:
+            assert by_key[key]["params"]["leaf"] == "real"
+            assert by_key[key]["params"]["learning_rate"] == 0.3  # stumps
         assert "twonorm: 3 000 train + 2 000 test rows x 20" in printed
     assert "waveform: 3 000 train + 2 000 test rows x 21 (float64), 3 classes" in printed
     skipped = {s["key"]: s["message"] for s in payload["skipped"]}
@@ -221,18 +222,11 @@ def test_fastboost_curve_equals_refits(tiny_run, name, key, params):
     assert fb["curve"]["seconds"][-1] == points[-1][1]
 
 
-def test_one_vs_rest_curve_stages_and_times_every_class_model(tmp_path):
+def test_one_vs_rest_curve_stages_and_times_every_class_model(tiny_run):
     """One-vs-rest confidence-rated stumps on waveform: the error after round k is that of a fit of k rounds a
     class, and round k's seconds add each class model's seconds to its round k (its callbacks, a run per class)."""
-    import contextlib
-    import io
-
-    out = tmp_path / "curve.json"
-    with contextlib.redirect_stdout(io.StringIO()):
-        code = cli.main(TINY + ["--data", "waveform", "--algorithms", "real", "--competitors", "none",
-                                "--out", str(out), "--no-plot"])
-    assert code == 0
-    sec = json.loads(out.read_text())["datasets"][0]
+    _, payload, _, _ = tiny_run
+    sec = next(s for s in payload["datasets"] if s["name"] == "waveform")
     fb = next(r for r in sec["results"] if r["key"] == "fastboost-real")
     assert fb["status"] == "ok" and fb["rounds_run"] == ROUNDS
     Xtr, ytr, Xte, yte, _ = make_curve_data(CURVE_DATASETS["waveform"], N, N_TEST, 20, 0, "float64")
@@ -244,8 +238,11 @@ def test_one_vs_rest_curve_stages_and_times_every_class_model(tmp_path):
     runs = fb["callback_points"]
     assert len(runs) == 3 and all(run[-1][0] == ROUNDS for run in runs)
     starts = [fb["prep_s"]] + [run[-1][1] for run in runs[:-1]]
-    whole = fb["prep_s"] + sum(run[-1][1] - start for run, start in zip(runs, starts))
-    assert fb["curve"]["seconds"][-1] == pytest.approx(whole) == pytest.approx(runs[-1][-1][1])
+    ref = np.full(ROUNDS, fb["prep_s"])
+    for run, start in zip(runs, starts):
+        ref += interpolate_round_times([(0, start)] + [tuple(p) for p in run], ROUNDS) - start
+    np.testing.assert_allclose(fb["curve"]["seconds"], ref, rtol=1e-12)
+    assert fb["curve"]["seconds"][-1] == pytest.approx(runs[-1][-1][1])  # the classes' runs follow each other
     assert np.all(np.diff(fb["curve"]["seconds"]) > 0)
 
 
@@ -265,7 +262,7 @@ def test_recommended_settings_take_the_guides_learning_rate_by_depth():
     assert algorithm_params("mh", 3) == {"leaf": "real", "multiclass": "mh", "learning_rate": 0.1}
     assert algorithm_params("sammer", 3)["learning_rate"] == 0.3 and algorithm_params("adaboost", 3) == {}
     assert default_algorithms(CURVE_DATASETS["ringnorm"]) == ["adaboost", "real"]
-    assert default_algorithms(CURVE_DATASETS["waveform"]) == ["adaboost", "mh"]
+    assert default_algorithms(CURVE_DATASETS["waveform"]) == ["adaboost", "mh", "real"]
 
 
 # ================================================================================== arguments

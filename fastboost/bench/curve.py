@@ -266,8 +266,8 @@ def check_args(args):
 def default_algorithms(spec):
     """fastboost's algorithms on data set ``spec`` unless ``--algorithms`` says otherwise: AdaBoost as published
     (the reference), then its recommended setting, confidence-rated leaves: on two classes "real", on more
-    AdaBoost.MH ("mh", one tree a round)."""
-    return ["adaboost", "real" if spec.n_classes == 2 else "mh"]
+    both recommended forms, AdaBoost.MH ("mh", one tree a round) and one-vs-rest ("real", a model per class)."""
+    return ["adaboost", "real"] if spec.n_classes == 2 else ["adaboost", "mh", "real"]
 
 
 def _depth_rounds(args, spec):
