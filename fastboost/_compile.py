@@ -66,6 +66,7 @@ def _groups():
         # constraints) and its updates with carried histograms; the fits above take the plain one
         fit_predict(AdaBoostClassifier(3, max_depth=2, colsample_bytree=0.5), X, y)
         fit_predict(AdaBoostClassifier(3, max_depth=2, colsample_bytree=0.5), X3, y3)
+        fit_predict(AdaBoostClassifier(3, leaf="real", colsample_bytree=0.5), X, y)  # (real stumps carry too)
 
     def exact():
         fit_predict(AdaBoostClassifier(3, max_bins=None), X, y)

@@ -58,6 +58,7 @@ from ._types import (
     LEAF_DISCRETE,
     LEAF_KINDS,
     LEAF_LSQ,
+    LEAF_REAL,
     LEAF_VECTOR,
     MAX_BINS,
     MAX_CLASSES,
@@ -614,17 +615,18 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         weight by a factor its class and side (stumps) or its being right or wrong (trees) decide, and whose
         learner reads w itself: not with a transform (VadaBoost), EBBoost's q histograms, QuadBoost's
         residuals, weights re-set between rounds (LPBoost, re-weighting passes), or trees with confidence-rated
-        leaves (but AdaBoost.MH's stumps), a row count per leaf (min_samples_leaf > 1) or weight trimming, nor
-        with feature or row sampling (or interaction constraints: every round reads its own features and rows),
-        nor below ``_driver.CARRY_MIN_ROWS`` rows of positive weight (n_rows), where a full build is faster.
+        leaves (but stumps, binary or AdaBoost.MH's), a row count per leaf (min_samples_leaf > 1) or weight
+        trimming, nor with feature or row sampling (or interaction constraints: every round reads its own features
+        and rows), nor below ``_driver.CARRY_MIN_ROWS`` rows of positive weight (n_rows), where a full build is faster.
         Trimmed stumps carry the histograms of their kept rows (``learners.trimmed_rows``) at any size.
         0: every round's histograms from every row."""
         trimmed = getattr(self, "weight_trim_rate", None) is not None
         if (rule.additive or rule.use_q or not rule.u_is_w or self._corrective
                 or self._reweight_every() is not None or self._sampling_on()):
             return 0
-        mh_stumps = depth == 1 and leaf_kind == LEAF_VECTOR and self._mh()  # (two leaves: two factors a field)
-        if depth and ((leaf_kind != LEAF_DISCRETE and not mh_stumps) or self._min_leaf() > 1 or trimmed):
+        # stumps with confidence-rated leaves, binary or AdaBoost.MH's: two leaves, a factor per leaf and field
+        real_stumps = depth == 1 and (leaf_kind == LEAF_REAL or (leaf_kind == LEAF_VECTOR and self._mh()))
+        if depth and ((leaf_kind != LEAF_DISCRETE and not real_stumps) or self._min_leaf() > 1 or trimmed):
             return 0
         if n_rows < _driver.CARRY_MIN_ROWS and not trimmed:
             return 0

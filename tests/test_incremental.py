@@ -29,6 +29,7 @@ from fastboost._kernels.incremental import (
     CHUNK_ROWS,
     next_histograms,
     next_mh_histograms,
+    next_real_histograms,
     next_tree_histograms,
     side_rows,
     wrong_rows,
@@ -261,7 +262,8 @@ def test_only_the_rules_it_is_exact_for_carry_histograms(twonorm):
                     (AdaBoostClassifier(3, warm_start=True), y3),
                     (AdaBoostClassifier(3, max_depth=2, warm_start=True), y3),
                     (AdaBoostClassifier(3, weight_trim_rate=0.99, warm_start=True), y),
-                    (AdaBoostClassifier(3, leaf="real", multiclass="mh", warm_start=True), y3)):
+                    (AdaBoostClassifier(3, leaf="real", multiclass="mh", warm_start=True), y3),
+                    (AdaBoostClassifier(3, leaf="real", warm_start=True), y)):
         assert est.fit(X, yy)._resume.config[0]["hist_rebuild"] > 1, est
     for est, yy in ((VadaBoostClassifier(3, warm_start=True), y),
                     (VadaBoostClassifier(3, max_depth=2, warm_start=True), y),
@@ -277,8 +279,9 @@ def test_only_the_rules_it_is_exact_for_carry_histograms(twonorm):
 @pytest.mark.parametrize("make, data", [
     (lambda **kw: AdaBoostClassifier(200, warm_start=True, **kw), "twonorm"),
     (lambda **kw: AdaBoostClassifier(100, max_depth=3, warm_start=True, **kw), "twonorm"),
-    (lambda **kw: AdaBoostClassifier(150, leaf="real", multiclass="mh", warm_start=True, **kw), "twonorm3")],
-    ids=["stumps", "trees", "mh-stumps"])
+    (lambda **kw: AdaBoostClassifier(150, leaf="real", multiclass="mh", warm_start=True, **kw), "twonorm3"),
+    (lambda **kw: AdaBoostClassifier(150, leaf="real", learning_rate=0.3, warm_start=True, **kw), "twonorm")],
+    ids=["stumps", "trees", "mh-stumps", "real-stumps"])
 def test_carried_histograms_give_the_same_model_for_any_thread_count(request, make, data):
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("needs 2 threads")
@@ -432,6 +435,74 @@ def test_one_mh_stump_step_equals_the_root_histograms_of_the_updated_weights(n_c
     np.testing.assert_array_equal(w2, expect[np.arange(n), y])
     next_mh_histograms(hist, side, factor, 1 if small_left else 2, 2 if small_left else 1, n_classes)
     np.testing.assert_allclose(hist, _mh_histograms(codes, y, q2, n_classes), rtol=1e-12, atol=1e-18)
+
+
+def _tree_histograms(codes, y, w):
+    """The binary tree learner's root histograms of weights w (fields: class 0, class 1, row count)."""
+    n = w.shape[0]
+    hist = np.empty((codes.shape[0], int(codes.max()) + 1, 3))
+    rows_histograms(TreeRows(codes, y, w, w, w), np.arange(n, dtype=np.int64), 0, n, 2, False, hist, 2,
+                    np.arange(codes.shape[0]), None)
+    return hist
+
+
+@pytest.mark.parametrize("missing_left", [0, 1])
+def test_one_real_stump_step_equals_the_root_histograms_of_the_updated_weights(missing_left):
+    """A stump with confidence-rated leaves: this round's root histograms and the smaller side's (its rows'
+    weights before the update) give, each class's field scaled by its side's factor, the histograms of the
+    updated weights; the row counts stay."""
+    rng = np.random.default_rng(5 + missing_left)
+    n, d, missing_code = 3 * CHUNK_ROWS // 2 + 31, 5, 40
+    codes = rng.integers(0, missing_code + 1, (d, n)).astype(np.uint8)
+    y = rng.integers(0, 2, n).astype(np.uint16)
+    w = rng.random(n) ** 3
+    w /= w.sum()
+    hist = _tree_histograms(codes, y, w)
+    f, k = 3, 22
+    left = np.array([goes_left(c, k, missing_left, missing_code, False, NO_SET) for c in codes[f]])
+    leaf = np.where(left, 1, 2).astype(np.int64)
+    factor = np.vstack([np.ones(2), rng.uniform(0.3, 3.0, (2, 2))])  # per leaf, class 0 and class 1
+    idx = np.empty(n, np.int64)
+    m, small_left = side_rows(codes[f], k, missing_left, missing_code, False, NO_SET, idx)
+    assert m == min(left.sum(), n - left.sum())
+    side = np.empty_like(hist)
+    rows_histograms(TreeRows(codes, y, w, w, w), idx, 0, m, 2, False, side, 2, np.arange(d), None)
+    w2 = w.copy()
+    update_weights_table(w2, np.full(n, 1.0 / n), leaf, y, factor, np.empty((n_blocks(n), 2)), False)
+    np.testing.assert_array_equal(w2, w * factor[leaf, y])
+    next_real_histograms(hist, side, factor, 1 if small_left else 2, 2 if small_left else 1)
+    ref = _tree_histograms(codes, y, w2)
+    np.testing.assert_allclose(hist[:, :, :2], ref[:, :, :2], rtol=1e-12, atol=1e-18)
+    np.testing.assert_array_equal(hist[:, :, 2], ref[:, :, 2])
+
+
+@pytest.mark.parametrize("learning_rate", [1.0, 0.3])
+def test_the_same_real_stumps_as_building_every_root_from_every_row(twonorm, learning_rate):
+    """Binary stumps with confidence-rated leaves and carried root histograms: the same splits; the leaves' sums
+    come from the histograms' bins, so the leaf values and the nodes' weights are equal up to rounding."""
+    X, y = twonorm
+    make = lambda: AdaBoostClassifier(300, leaf="real", learning_rate=learning_rate, warm_start=True)  # noqa: E731
+    full = _fit(1, make(), X, y)
+    carried = _fit(driver.HIST_REBUILD_EVERY, make(), X, y)
+    assert carried._resume.config[0]["hist_rebuild"] > 1 and full._resume.config[0]["hist_rebuild"] == 1
+    assert full.n_estimators_ == carried.n_estimators_ == 300
+    a, b = full.nodes_, carried.nodes_
+    for name in ("feature", "bin", "missing_left", "left", "right"):
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+    np.testing.assert_allclose(a["value"], b["value"], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a["weight"], b["weight"], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(full.decision_function(X), carried.decision_function(X), rtol=1e-9, atol=1e-12)
+
+
+def test_real_stump_root_histograms_stay_within_1e_12_of_a_full_build_after_1000_rounds(twonorm):
+    X, y = twonorm
+    model = _fit(10 ** 9, AdaBoostClassifier(1000, leaf="real", learning_rate=0.3, warm_start=True), X, y)
+    assert model.n_estimators_ == 1000
+    ws, data = model._resume.rounds.ws, model._resume.data
+    assert ws.state[0]["hist_ready"] == 1
+    ref = _tree_histograms(data.codes, ws.rows.ylab, ws.rows.w)[:, :ws.tree.root_hist.shape[1]]
+    scale = ref[:, :, :2].sum(axis=(1, 2), keepdims=True)  # 1: every feature's histogram holds all the weight
+    np.testing.assert_allclose(ws.tree.root_hist[:, :, :2] / scale, ref[:, :, :2] / scale, rtol=0, atol=1e-12)
 
 
 @pytest.fixture(scope="module")

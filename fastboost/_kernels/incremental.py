@@ -17,9 +17,11 @@ row again every ``config.hist_rebuild`` rounds, which bounds the drift. Every su
 (rows in increasing order, features in parallel, elements independently), so the model is the
 same for any thread count.
 
-AdaBoost.MH's stumps (``next_mh_histograms``) multiply each pair weight by a factor its leaf and its being
-the row's own class or another decide: every field of the histograms (W+ and W- of each class) has its own
-factor per side, and the smaller side's histograms are those of its rows before the update.
+Stumps with confidence-rated leaves (``next_real_histograms``) are the same, with a factor per side and
+class from the side's leaf value instead of its label. AdaBoost.MH's stumps (``next_mh_histograms``)
+multiply each pair weight by a factor its leaf and its being the row's own class or another decide: every
+field of the histograms (W+ and W- of each class) has its own factor per side. For both the smaller side's
+histograms are those of its rows before the update.
 """
 import numpy as np
 from numba import prange
@@ -178,6 +180,26 @@ def next_mh_histograms(hist, hist_side, factor, side, other, n_classes):
         fo[k] = factor[other, k]
         fs[n_classes + 1 + k] = factor[side, n_classes + k]
         fo[n_classes + 1 + k] = factor[other, n_classes + k]
+    combine(hist, hist_side, fs, fo, 1.0)
+
+
+@jit
+def next_real_histograms(hist, hist_side, factor, side, other):
+    """hist <- the next round's root histograms after a binary stump with confidence-rated leaves (see the
+    module): class c's field scaled by factor[leaf, c] of its side's leaf (the update's factors, exp(-+alpha v) /
+    Z), the row count by 1.
+
+    hist       float64[n_features, n_bins, 3]  IN/OUT  this round's root histograms of w, then the next round's
+    hist_side  float64[n_features, n_bins, 3]  IN      this round's histograms of the smaller side's rows
+    factor     float64[n_nodes, >= 2]          IN      per leaf: the factors of class 0 and class 1
+    side, other  the leaves of the smaller side and of the other
+    """
+    nf = hist.shape[2]
+    fs = np.ones(nf)
+    fo = np.ones(nf)
+    for c in range(2):
+        fs[c] = factor[side, c]
+        fo[c] = factor[other, c]
     combine(hist, hist_side, fs, fo, 1.0)
 
 

@@ -25,7 +25,14 @@ import numpy as np
 from .._config import compiled, jit, typed
 from .._types import CRITERION_MH, LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, TreeRows
 from .histogram import build_histograms_q, build_histograms_q_rows, build_histograms_rows, histograms_and_splits
-from .incremental import next_histograms, next_mh_histograms, next_tree_histograms, side_rows, wrong_rows
+from .incremental import (
+    next_histograms,
+    next_mh_histograms,
+    next_real_histograms,
+    next_tree_histograms,
+    side_rows,
+    wrong_rows,
+)
 from .sampling import draw_round, sample_rows
 from .signatures import LEARN_SIG, UPDATE_SIG, VALIDATE_SIG
 from .split import (
@@ -578,7 +585,21 @@ def _update_discrete_leaves(data, config, ws, model, t, alpha, factor, extra):
 @compiled(UPDATE_SIG)
 def update_tree_weights_real(data, config, ws, model, t, alpha):
     """Confidence-rated leaves: w_i <- w_i exp(-alpha y_i v_leaf) / Z (alpha = 1, or the learning rate);
-    returns (Z, sum w**2 / p)."""
+    returns (Z, sum w**2 / p). With carried histograms (config.hist_rebuild > 1: stumps) also the next round's
+    root histograms: a stump's update multiplies a row's weight by a factor its side and class decide, as a
+    discrete stump's does (incremental.py)."""
+    return _update_real_leaves(data, config, ws, model, t, alpha, ws.tree)
+
+
+@compiled(UPDATE_SIG)
+def update_tree_weights_real_plain(data, config, ws, model, t, alpha):
+    """update_tree_weights_real for the plain tree learner: no carried histograms, none of their code compiled."""
+    return _update_real_leaves(data, config, ws, model, t, alpha, None)
+
+
+@jit
+def _update_real_leaves(data, config, ws, model, t, alpha, extra):
+    """update_tree_weights_real; extra None: without the carried histograms' path."""
     tree = model.nodes[t]
     ts = ws.tree
     n_nodes = 1  # nodes are numbered as grown: the root, then two children per internal node
@@ -595,9 +616,22 @@ def update_tree_weights_real(data, config, ws, model, t, alpha):
         ts.factor[node, 1] = np.exp(-v) / z
         ts.factor[node, 0] = np.exp(v) / z
     rows = ws.rows
+    carry = config.hist_rebuild > 1 and n_nodes == 3  # a stump that splits: two leaves, a factor per class each
+    small_left = 0
+    if extra is not None and carry:  # the smaller side's histograms of w, before the update
+        root = tree[0]
+        m, small_left = side_rows(data.codes[root.feature], root.bin, root.missing_left, config.missing_code,
+                                  root.categorical != 0, root.cat_left, ts.tmp)
+        rows_histograms(TreeRows(data.codes, rows.ylab, rows.w, rows.q, rows.w), ts.tmp, 0, m, config.n_classes,
+                        False, ts.side_hist, config.hist_groups, ws.limits.sample.feats[:ws.limits.sample.drawn[1]],
+                        None)
     # (no leaf classes: the same specialisation as the discrete leaves' call, ts.wrong left untouched)
     s2 = update_weights_table(rows.w, data.p, ts.leaf_of_row, rows.ylab, ts.factor, rows.block_sums, True,
                               np.empty(0, np.int64), ts.wrong)
+    if extra is not None and carry:
+        side = tree[0].left if small_left else tree[0].right
+        next_real_histograms(ts.root_hist, ts.side_hist, ts.factor, side, tree[0].left + tree[0].right - side)
+        ws.state[0].hist_ready = 1
     return z, s2
 
 
@@ -717,5 +751,5 @@ LEARNERS = {
 #: histograms, monotone constraints, feature draws or chosen rows), with that variant's update function
 PLAIN_UPDATES = {"stump": update_stump_weights_plain, "stump_q": update_stump_weights_plain,
                  "stump_residuals": update_stump_residuals, "tree": update_tree_weights_plain,
-                 "tree_samme": update_tree_weights_samme_plain, "tree_real": update_tree_weights_real,
+                 "tree_samme": update_tree_weights_samme_plain, "tree_real": update_tree_weights_real_plain,
                  "tree_residuals": update_tree_residuals, "tree_vector": update_tree_weights_vector}
