@@ -617,22 +617,32 @@ def _update_real_leaves(data, config, ws, model, t, alpha, extra):
         ts.factor[node, 0] = np.exp(v) / z
     rows = ws.rows
     carry = config.hist_rebuild > 1 and n_nodes == 3  # a stump that splits: two leaves, a factor per class each
-    small_left = 0
-    if extra is not None and carry:  # the smaller side's histograms of w, before the update
-        root = tree[0]
-        m, small_left = side_rows(data.codes[root.feature], root.bin, root.missing_left, config.missing_code,
-                                  root.categorical != 0, root.cat_left, ts.tmp)
-        rows_histograms(TreeRows(data.codes, rows.ylab, rows.w, rows.q, rows.w), ts.tmp, 0, m, config.n_classes,
-                        False, ts.side_hist, config.hist_groups, ws.limits.sample.feats[:ws.limits.sample.drawn[1]],
-                        None)
+    side = other = 0
+    if extra is not None and carry:  # (the plain learner: none of this compiled)
+        side, other = _stump_side_histograms(data, config, ws, tree, rows.w, None)
     # (no leaf classes: the same specialisation as the discrete leaves' call, ts.wrong left untouched)
     s2 = update_weights_table(rows.w, data.p, ts.leaf_of_row, rows.ylab, ts.factor, rows.block_sums, True,
                               np.empty(0, np.int64), ts.wrong)
     if extra is not None and carry:
-        side = tree[0].left if small_left else tree[0].right
-        next_real_histograms(ts.root_hist, ts.side_hist, ts.factor, side, tree[0].left + tree[0].right - side)
+        next_real_histograms(ts.root_hist, ts.side_hist, ts.factor, side, other)
         ws.state[0].hist_ready = 1
     return z, s2
+
+
+@jit
+def _stump_side_histograms(data, config, ws, tree, u, mh):
+    """Before a stump tree's update (carried root histograms): the rows of its smaller side (ws.tree.tmp) and their
+    histograms of the learner weights u (ws.tree.side_hist; mh: True for AdaBoost.MH's fields, else None).
+    Returns (the smaller side's leaf, the other leaf)."""
+    root = tree[0]
+    ts = ws.tree
+    rows = ws.rows
+    m, small_left = side_rows(data.codes[root.feature], root.bin, root.missing_left, config.missing_code,
+                              root.categorical != 0, root.cat_left, ts.tmp)
+    rows_histograms(TreeRows(data.codes, rows.ylab, u, rows.q, rows.w), ts.tmp, 0, m, config.n_classes, False,
+                    ts.side_hist, config.hist_groups, ws.limits.sample.feats[:ws.limits.sample.drawn[1]], mh)
+    side = root.left if small_left else root.right
+    return side, root.left + root.right - side
 
 
 @compiled(UPDATE_SIG)
@@ -688,19 +698,12 @@ def _update_mh(data, config, ws, tree, n_nodes, values, alpha):
             ts.factor[node, k] /= z
     rows = ws.rows
     carry = config.hist_rebuild > 1 and n_nodes == 3  # a stump that splits: two leaves, two factors a field
-    small_left = 0
+    side = other = 0
     if carry:
-        root = tree[0]
-        u = rows.w if config.u_is_w else rows.u
-        m, small_left = side_rows(data.codes[root.feature], root.bin, root.missing_left, config.missing_code,
-                                  root.categorical != 0, root.cat_left, ts.tmp)
-        rows_histograms(TreeRows(data.codes, rows.ylab, u, rows.q, rows.w), ts.tmp, 0, m, n_classes, False,
-                        ts.side_hist, config.hist_groups, ws.limits.sample.feats[:ws.limits.sample.drawn[1]], True)
+        side, other = _stump_side_histograms(data, config, ws, tree, rows.w if config.u_is_w else rows.u, True)
     update_pair_weights(rows.q, rows.w, ts.leaf_of_row, rows.ylab, ts.factor)
     if carry:
-        side = tree[0].left if small_left else tree[0].right
-        next_mh_histograms(ts.root_hist, ts.side_hist, ts.factor, side, tree[0].left + tree[0].right - side,
-                           n_classes)
+        next_mh_histograms(ts.root_hist, ts.side_hist, ts.factor, side, other, n_classes)
         ws.state[0].hist_ready = 1
     return z
 
