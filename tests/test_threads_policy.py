@@ -80,6 +80,7 @@ def test_the_governor_gives_busy_cores_up_and_takes_them_back(monkeypatch):
 
     clock = FakeClock()
     monkeypatch.setattr(_config.ThreadGovernor, "_reading", staticmethod(clock.reading))
+    monkeypatch.setattr(_config.ThreadGovernor, "_wall", staticmethod(lambda: clock.wall))
     monkeypatch.setattr(_config.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.delenv("FASTBOOST_ADAPT_THREADS", raising=False)
     runnable = [0]  # other processes' tasks runnable at the moment of a glance
@@ -137,6 +138,39 @@ def test_the_governor_gives_busy_cores_up_and_takes_them_back(monkeypatch):
     monkeypatch.setenv("FASTBOOST_ADAPT_THREADS", "0")
     assert not _config.ThreadGovernor(2).enabled
     assert not _config.ThreadGovernor(1).enabled
+
+
+def test_the_governor_reads_the_machine_only_where_a_window_can_be_trusted(monkeypatch):
+    """/proc/stat is read at a fit's start and then only when MIN_WINDOW has passed since the last reading (a small
+    fit reads it once); a governor that is not a fit's reads it at its first adjust, so one that never adjusts (a
+    prediction's) reads nothing."""
+    from fastboost import _config
+
+    clock = FakeClock()
+    readings = []
+    monkeypatch.setattr(_config.ThreadGovernor, "_reading",
+                        staticmethod(lambda: readings.append(clock.wall) or clock.reading()))
+    monkeypatch.setattr(_config.ThreadGovernor, "_wall", staticmethod(lambda: clock.wall))
+    monkeypatch.setattr(_config.ThreadGovernor, "_runnable_elsewhere", staticmethod(lambda: 0))
+    monkeypatch.setattr(_config.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.delenv("FASTBOOST_ADAPT_THREADS", raising=False)
+    g = _config.ThreadGovernor(2)
+    assert g.enabled and readings == []
+    clock.advance(0.01, 2.0, 0.0)
+    g.adjust()
+    assert readings == [0.01]
+    g = _config.ThreadGovernor(2, glance=True)
+    assert readings == [0.01, 0.01]
+    for _ in range(4):  # chunks within MIN_WINDOW of the fit's start
+        clock.advance(0.01, 2.0, 0.0)
+        assert g.adjust() == 2
+    assert len(readings) == 2
+    clock.advance(0.2, 2.0, 1.0)  # a window to trust: read, and a busy core taken away
+    assert g.adjust() == 1 and readings[2:] == [clock.wall]
+    monkeypatch.setattr(_config.ThreadGovernor, "_reading", staticmethod(lambda: None))  # no /proc/stat
+    g = _config.ThreadGovernor(2)
+    assert g.adjust() == 2 and not g.enabled
+    assert not _config.ThreadGovernor(2, glance=True).enabled
 
 
 def test_the_glance_counts_a_busy_process_and_not_this_ones_threads(monkeypatch):
