@@ -216,14 +216,27 @@ def level_slots(nodes):
         left = left_of[trees, at]
         split = left >= 0
         inner[:, 2 ** level - 1:2 ** (level + 1) - 1] = np.where(split, at, -1)
-        children = np.stack([np.where(split, left, at), np.where(split, right_of[trees, at], at)], axis=2)
+        children = np.empty((T, 2 ** level, 2), np.int64)  # (the slots' children side by side: left, right)
+        np.copyto(children[:, :, 0], np.where(split, left, at))
+        np.copyto(children[:, :, 1], np.where(split, right_of[trees, at], at))
         at = children.reshape(T, 2 ** (level + 1))
     return inner, at
 
 
 def keep_masks(D):
     """int64[2**D - 1]: for each internal slot p of a level-order tree of depth D, every bit but those of the leaf
-    slots under p's left child (a row that goes right at p can no longer reach them)."""
+    slots under p's left child (a row that goes right at p can no longer reach them). A new array each call (each
+    depth's built once)."""
+    keep = _KEEP_MASKS.get(D)
+    if keep is None:
+        keep = _KEEP_MASKS[D] = _keep_masks(D)
+    return keep.copy()
+
+
+_KEEP_MASKS = {}
+
+
+def _keep_masks(D):
     n_internal = 2 ** D - 1
     keep = np.zeros(n_internal, np.int64)
     for p in range(n_internal):  # the leaf slots under p's left child: a run of 2**(D - depth - 1) from `first`
@@ -279,7 +292,7 @@ def numeric_level_trees(nodes):
     """True for trees ``nodes`` (NODE_DTYPE[T, max_nodes], or None) of depth 2 .. LEVEL_DEPTH whose splits are
     all numeric: the trees the level-order passes take."""
     return (nodes is not None and 3 < nodes.shape[1] < 2 ** (LEVEL_DEPTH + 2) - 1
-            and not (nodes["categorical"][nodes["left"] >= 0] != 0).any())
+            and not np.any((nodes["categorical"] != 0) & (nodes["left"] >= 0)))
 
 
 def has_level_trees(est):

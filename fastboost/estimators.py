@@ -309,14 +309,15 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                 self._check_resume(resume, codes, y_idx, p, val)
             t1 = time.perf_counter()
             model = self._boost(codes, y_idx, p, mapper, val, classes.shape[0], resume)
-        self._set_fit_result(model, mapper, t1 - t0, time.perf_counter() - t0)
-        self._set_cover(codes, mapper, sw)
+            self._set_fit_result(model, mapper, t1 - t0, time.perf_counter() - t0)
+            self._set_cover(codes, mapper, sw)
         self.fit_time_ = time.perf_counter() - t0  # the cover pass is part of the fit
         return self
 
     def _set_cover(self, codes, mapper, sw):
         """``cover_``, each node's summed sample weight on the training rows (for predict_contrib), from the bin
-        codes the fit read: a fit from a ``Dataset`` and one in memory of the same rows get the same."""
+        codes the fit read: a fit from a ``Dataset`` and one in memory of the same rows get the same. Called inside
+        the fit's ``n_threads`` block: the pass runs on the fit's threads."""
         from .explain import fit_cover
 
         self.cover_ = fit_cover(self, codes, mapper.missing_code, sw)

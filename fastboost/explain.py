@@ -102,9 +102,9 @@ def fit_cover(est, codes, missing_code, sample_weight):
     """Each node's cover on the training rows: float64[T, 2] (stumps: left, right) or [T, max_nodes] (trees).
 
     est: a fitted single model (not one-vs-rest); codes: the training rows' bin codes (a ``Dataset``'s or the
-    in-memory fit's, the same for the same rows); sample_weight: the rows' (class-)weighted sample weights."""
-    with n_threads(est.n_jobs):
-        return ordered_sum(cover_parts(est.rounds_, est.nodes_, codes, missing_code, sample_weight))
+    in-memory fit's, the same for the same rows); sample_weight: the rows' (class-)weighted sample weights.
+    Runs on the threads of the caller's ``n_threads`` block (the fit's)."""
+    return ordered_sum(cover_parts(est.rounds_, est.nodes_, codes, missing_code, sample_weight))
 
 
 def _cover_of(model, name):
