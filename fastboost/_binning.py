@@ -357,8 +357,8 @@ class BinMapper:
 
         # NumPy's sort releases the GIL: columns run on numba's thread count, results per column (threads pay
         # from about a million values: below, starting them costs more than they save)
-        n_workers = min(d, numba.get_num_threads())
-        if n_workers > 1 and n_sample * d >= THREADED_VALUES:
+        n_workers = min(d, numba.get_num_threads()) if n_sample * d >= THREADED_VALUES else 1
+        if n_workers > 1:
             with ThreadPoolExecutor(n_workers) as pool:
                 list(pool.map(fit_column, range(d)))
         else:

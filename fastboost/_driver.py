@@ -74,7 +74,7 @@ def make_config(**fields):
     """A CONFIG_DTYPE record array of one element with the given fields (the others zero)."""
     config = np.zeros(1, dtype=CONFIG_DTYPE)
     for name, value in fields.items():
-        config[0][name] = value
+        config[name] = value  # (the field of the one element; config[0][name] made a record view per field)
     return config
 
 
@@ -82,7 +82,7 @@ def make_sums(**fields):
     """A SUMS_DTYPE record array of one element with the given fields (the others zero)."""
     sums = np.zeros(1, dtype=SUMS_DTYPE)
     for name, value in fields.items():
-        sums[0][name] = value
+        sums[name] = value  # (the field of the one element; sums[0][name] made a record view per field)
     return sums
 
 
