@@ -180,7 +180,10 @@ def bin_edges(col, max_bins, weights=None):
 def edges_and_distinct(col, max_bins, weights=None):
     """(bin_edges(col, max_bins, weights), the number of distinct non-missing values)."""
     keep = ~np.isnan(col)
-    col = col[keep]
+    if not keep.all():  # (no copy of a column without NaN)
+        col = col[keep]
+        if weights is not None:
+            weights = weights[keep]
     if col.size == 0:
         return np.empty(0, dtype=np.float64), 0
     if weights is None:
@@ -188,13 +191,15 @@ def edges_and_distinct(col, max_bins, weights=None):
     else:
         order = np.argsort(col, kind="stable")
         s = col[order]
-    distinct = s[np.r_[True, s[1:] != s[:-1]]]
-    if distinct.size <= max_bins:
-        return _safe_midpoints(distinct[:-1], distinct[1:]), distinct.size
-    lo, hi = _quantile_positions(np.arange(1.0, s.size + 1.0) if weights is None
-                                 else np.cumsum(weights[keep][order]), max_bins)
+    new = s[1:] != s[:-1]
+    n_distinct = 1 + int(np.count_nonzero(new))
+    if n_distinct <= max_bins:
+        distinct = s[np.r_[True, new]]
+        return _safe_midpoints(distinct[:-1], distinct[1:]), n_distinct
+    lo, hi = (_uniform_quantile_positions(s.size, max_bins) if weights is None
+              else _quantile_positions(np.cumsum(weights[order]), max_bins))
     edges = np.unique(_safe_midpoints(s[lo], s[hi]))  # equal neighbours give the value itself
-    return edges[edges < s[-1]], distinct.size
+    return edges[edges < s[-1]], n_distinct
 
 
 def _quantile_positions(cum, max_bins):
@@ -203,6 +208,16 @@ def _quantile_positions(cum, max_bins):
     targets = cum[-1] * np.arange(1.0, max_bins) / max_bins
     lo = np.minimum(np.searchsorted(cum, targets, side="left"), cum.size - 1)
     hi = np.minimum(np.searchsorted(cum, targets, side="right"), cum.size - 1)
+    return lo, hi
+
+
+def _uniform_quantile_positions(n, max_bins):
+    """_quantile_positions of n equal weights (cum = 1, 2, ..., n) without the cumulative array: the first position
+    whose cum reaches a target t is ceil(t) - 1 and the first whose cum passes it is floor(t), the same integers
+    searchsorted finds (the comparisons of t with whole numbers are exact)."""
+    targets = float(n) * np.arange(1.0, max_bins) / max_bins
+    lo = np.minimum(np.ceil(targets).astype(np.int64) - 1, n - 1)
+    hi = np.minimum(np.floor(targets).astype(np.int64), n - 1)
     return lo, hi
 
 
@@ -216,7 +231,7 @@ def edges_of_columns(block, max_bins):
     out = [None] * block.shape[1]
     many = np.flatnonzero(n_distinct > max_bins)
     if many.size:
-        lo, hi = _quantile_positions(np.arange(1.0, s.shape[0] + 1.0), max_bins)
+        lo, hi = _uniform_quantile_positions(s.shape[0], max_bins)
         mids = _safe_midpoints(s[lo][:, many], s[hi][:, many])
         # np.unique of each column without its sort: the midpoints are sorted already (quantile j's lower
         # position is at or past quantile j - 1's upper one, so each midpoint is at or above the one before), and
