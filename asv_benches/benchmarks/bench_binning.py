@@ -1,4 +1,5 @@
-"""Binning: raw X -> uint8 codes (BinMapper.fit_transform)."""
+"""Binning: raw X -> uint8 codes (BinMapper.fit_transform), and its two parts apart: the edges (fit, mostly
+sorting) and the mapping of every value to its code (transform)."""
 from .common import FEATURES, SIZES, THREADS, twonorm
 
 
@@ -20,6 +21,7 @@ class Binning:
         self.X = twonorm(n, d)[0]
         with n_threads(THREADS):
             BinMapper(255, random_state=0).fit_transform(self.X[:2_000])  # JIT warm-up
+            self.fitted = BinMapper(255, random_state=0).fit(self.X)
 
     def _bin(self):
         with self.n_threads(THREADS):
@@ -30,3 +32,11 @@ class Binning:
 
     def peakmem_fit_transform(self, n, d):
         self._bin()
+
+    def time_fit(self, n, d):
+        with self.n_threads(THREADS):
+            self.BinMapper(255, random_state=0).fit(self.X)
+
+    def time_transform(self, n, d):
+        with self.n_threads(THREADS):
+            self.fitted.transform(self.X)
