@@ -265,7 +265,7 @@ def wait_policy():
 
 def _busy_jiffies():
     """Busy CPU time of the whole machine in seconds (Linux /proc/stat), or None. Its first line read as bytes
-    with os.read (a text file object took about twice as long, 50 us, and a fit reads it up to twice)."""
+    with os.read (a text file object took about twice as long, 50 us)."""
     try:
         fd = os.open("/proc/stat", os.O_RDONLY)
         try:
