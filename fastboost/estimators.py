@@ -761,7 +761,15 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     def _check_predict_X(self, X):
         check_is_fitted(self)
         X = self._encode_X(X, type(self).__name__)
-        validate_data(self, X=X, reset=False, skip_check_array=True)
+        if type(X) is np.ndarray and X.ndim == 2 and getattr(self, "feature_names_in_", None) is None:
+            # scikit-learn's validate_data(reset=False) on an array and a model fitted without feature names: the
+            # count of features only (its search for a data frame's names took a quarter of predicting one row)
+            expected = getattr(self, "n_features_in_", None)
+            if expected is not None and X.shape[1] != expected:
+                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                                 f"{expected} features as input.")
+        else:
+            validate_data(self, X=X, reset=False, skip_check_array=True)
         if getattr(self, "categories_", None) is not None:
             return v.read_only(_categorical.encode(X, self.categories_))
         return v.as_float_array(X)
