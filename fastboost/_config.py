@@ -420,15 +420,13 @@ class ThreadGovernor:
         first reading a window can be trusted, from the processes runnable right now)."""
         if not self.enabled:
             return self.threads
-        if self._mark is None:  # the first: the window starts here
-            self._mark = now = self._reading()
-            if now is None:  # no /proc/stat
+        if self._mark is None:  # the first: the window starts here (and is too short to trust)
+            self._mark = self._reading()
+            if self._mark is None:  # no /proc/stat
                 self.enabled = False
                 return self.threads
-        else:
-            now = None
         busy0, own0, t0 = self._mark
-        wall_now = self._wall() if now is None else now[2]
+        wall_now = self._wall()
         if wall_now - t0 < self.MIN_WINDOW:  # (too short to trust: not read)
             return self.threads if self._windowed or len(self._glances) >= 2 else self._glance(wall_now)
         now = self._reading()
