@@ -96,12 +96,18 @@ class KeyedCacheFile(IndexDataCacheFile):
         return f"{base}.{hashlib.sha256(repr(key).encode()).hexdigest()[:24]}.nbc"
 
 
-def keyed_cache_files(dispatcher):
-    """``dispatcher`` (a numba dispatcher with caching enabled) saved through :class:`KeyedCacheFile`."""
+def keyed_cache_files(dispatcher, variant=None):
+    """``dispatcher`` (a numba dispatcher with caching enabled) saved through :class:`KeyedCacheFile`; a
+    ``variant`` name gives it files of its own (numba names the files after the function alone, and its key for
+    a compiled variant does not hold the compile options: a function compiled without the wrapper for calls from
+    Python must never be loaded where one with it is wanted)."""
     cache = getattr(dispatcher, "_cache", None)
     cache_file = getattr(cache, "_cache_file", None)
     if type(cache_file) is IndexDataCacheFile:
         cache_file.__class__ = KeyedCacheFile
+        if variant:
+            cache_file._index_name = f"{cache_file._index_name[:-len('.nbi')]}.{variant}.nbi"
+            cache_file._index_path = os.path.join(cache_file._cache_path, cache_file._index_name)
     return dispatcher
 
 

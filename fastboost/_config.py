@@ -26,30 +26,68 @@ from ._cache import keyed_cache_files
 FASTMATH = {"nsz", "arcp", "contract", "afn"}
 
 
+#: Compiled code calls a kernel directly; numba also builds two wrappers around every function it compiles, one
+#: that unboxes each argument from a Python object (for calls from Python) and one with a C calling convention
+#: (for its address as a function value). A wrapper grows with the arguments: for the loop's workspace (about 40
+#: arrays in nested named tuples) the Python one took 0.3 s to compile and the C one 0.06 s, for a function that
+#: only returns NaN. Kernels called from compiled code are compiled without them (:class:`_PlainTypesDispatcher`).
+NO_WRAPPERS = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
+
 class _PlainTypesDispatcher(CPUDispatcher):
-    """numba's dispatcher, compiled for the plain types of its arguments at a call from compiled code.
+    """numba's dispatcher, compiled for the plain types of its arguments at a call from compiled code, without
+    the wrappers for calls from Python.
 
     numba compiles a separate specialisation for every constant a call site passes (``f(x, 0)``
     types the 0 as ``Literal[int](0)``), so a kernel called with a constant in one place and a
     variable in another was compiled twice, callees included (about 20 s of a cold depth-3 fit).
     No kernel needs a literal argument: the constants are typed as ``int64`` / ``bool``.
+
+    A call from compiled code is typed and linked through ``native``, a twin dispatcher of the same function
+    compiled with :data:`NO_WRAPPERS` and cached in files of its own; a call from Python (the package's drivers,
+    the tests) compiles this dispatcher's own variant, with its wrappers. Only a kernel called both ways is
+    compiled twice, each variant once.
     """
 
+    #: the twin compiled code calls (None: this dispatcher is itself a twin, or was rebuilt from a pickle)
+    native = None
+
     def get_call_template(self, args, kws):
-        return super().get_call_template(tuple(types.unliteral(a) for a in args),
-                                         {k: types.unliteral(v) for k, v in kws.items()})
+        args = tuple(types.unliteral(a) for a in args)
+        kws = {k: types.unliteral(v) for k, v in kws.items()}
+        if self.native is not None:
+            return self.native.get_call_template(args, kws)
+        return super().get_call_template(args, kws)
+
+    def get_overload(self, sig):
+        """The compiled function a call from compiled code links to (the twin's)."""
+        if self.native is not None:
+            return self.native.get_overload(sig)
+        return super().get_overload(sig)
+
+    def compiled_signatures(self):
+        """The argument types compiled so far, for calls from Python and from compiled code."""
+        native = self.native.signatures if self.native is not None else []
+        return list(self.signatures) + [s for s in native if s not in self.signatures]
 
 
 def _kernel(cache=True, **options):
     """The decorator of the package's internal kernels: ``numba.njit(cache=True, **options)`` on
-    :class:`_PlainTypesDispatcher`; ``@jit`` or ``@jit(inline="always")`` (more options, or cache=False)."""
+    :class:`_PlainTypesDispatcher`; ``@jit`` or ``@jit(inline="always")`` (more options, or cache=False). A
+    kernel inlined into its callers (``inline="always"``) has no twin: it is not compiled on its own there."""
     def decorate(fn=None, **more):
         if fn is None:
             return _kernel(**{"cache": cache, **options, **more})
-        dispatcher = _PlainTypesDispatcher(py_func=fn, locals={}, targetoptions={"nopython": True, **options})
+        targetoptions = {"nopython": True, **options}
+        dispatcher = _PlainTypesDispatcher(py_func=fn, locals={}, targetoptions=targetoptions)
+        if targetoptions.get("inline", "never") == "never":
+            dispatcher.native = _PlainTypesDispatcher(py_func=fn, locals={},
+                                                      targetoptions={**targetoptions, **NO_WRAPPERS})
         if cache:
-            dispatcher.enable_caching()
-            keyed_cache_files(dispatcher)
+            for d, variant in ((dispatcher, None), (dispatcher.native, "native")):
+                if d is not None:
+                    d.enable_caching()
+                    keyed_cache_files(d, variant)
         return dispatcher
     return decorate
 
@@ -72,9 +110,10 @@ class typed:
     learners) and for the loop itself: nothing is compiled at import, and a fit
     compiles only the functions it uses. ``signature`` is one numba signature, or a dict
     ``{codes dtype: signature}`` for functions that take the binned data (uint8 or uint16
-    codes, ``signatures.by_codes``). ``f.get(codes)`` is the compiled dispatcher for codes
-    of that dtype (what the loop is handed; default uint8); ``f(...)`` calls the variant
-    for the codes of its TrainData / ValidData argument. The thread pool is started
+    codes, ``signatures.by_codes``). ``f.address(codes)`` is the function for codes of that
+    dtype as the loop is handed it (default uint8), ``f.get(codes)`` the dispatcher to call it
+    from Python (a variant of its own, compiled only where Python calls it); ``f(...)`` calls
+    ``get``'s variant for the codes of its TrainData / ValidData argument. The thread pool is started
     first: cached parallel code links against the pool's scheduler symbols
     ("Symbol not found: allocate_sched").
     """
@@ -85,35 +124,43 @@ class typed:
         self.__name__ = name or fn.__name__
         self.__doc__ = fn.__doc__
         self._compiled = {}
+        self._native = {}
         self._addresses = {}
 
     def get(self, codes=None):
-        """The compiled dispatcher for binned codes of dtype ``codes`` (a dtype or an array; None: uint8)."""
+        """The compiled dispatcher for binned codes of dtype ``codes`` (a dtype or an array; None: uint8), to call
+        from Python."""
+        return self._variant(codes, self._compiled, {}, None)
+
+    def address(self, codes=None):
+        """The compiled function for binned codes of dtype ``codes`` as compiled code takes it, a
+        :class:`FunctionAddress` (made once): a variant of its own, without the wrapper for calls from Python
+        (:data:`NO_WRAPPERS`), which the loop never makes."""
+        dispatcher = self._variant(codes, self._native, {"no_cpython_wrapper": True}, "native")
+        found = self._addresses.get(dispatcher)
+        if found is None:
+            found = self._addresses[dispatcher] = FunctionAddress(dispatcher)
+        return found
+
+    def _variant(self, codes, compiled, options, cache_variant):
         if isinstance(self.signature, dict):
             key = np.dtype(np.uint8 if codes is None else getattr(codes, "dtype", codes))
             signature = self.signature[key]
         else:  # one signature for every width of the codes
             key, signature = None, self.signature
-        dispatcher = self._compiled.get(key)
+        dispatcher = compiled.get(key)
         if dispatcher is None:
             start_thread_pool()
-            dispatcher = keyed_cache_files(numba.njit(cache=True, nogil=True, fastmath=FASTMATH)(self.py_func))
+            dispatcher = keyed_cache_files(numba.njit(cache=True, nogil=True, fastmath=FASTMATH, **options)(
+                self.py_func), cache_variant)
             if not _in_cache(dispatcher, signature):
                 first_use_notice()
             with warnings.catch_warnings():  # first-class functions are "experimental" in numba
                 warnings.simplefilter("ignore", numba.NumbaExperimentalFeatureWarning)
                 dispatcher.compile(signature)
             dispatcher.disable_compile()
-            self._compiled[key] = dispatcher
+            compiled[key] = dispatcher
         return dispatcher
-
-    def address(self, codes=None):
-        """:meth:`get`'s compiled function as a :class:`FunctionAddress` (made once)."""
-        dispatcher = self.get(codes)
-        found = self._addresses.get(dispatcher)
-        if found is None:
-            found = self._addresses[dispatcher] = FunctionAddress(dispatcher)
-        return found
 
     def __call__(self, *args):
         codes = next((a.codes for a in args if hasattr(a, "codes") and hasattr(a, "_fields")), None)

@@ -90,17 +90,67 @@ def test_fresh_process_loads_the_cached_kernels(tmp_path):
     assert any(tmp_path.rglob("*.nbc"))
 
 
+KERNELS = """
+import numpy as np
+from fastboost._config import jit, typed
+from numba import types
+
+@jit
+def inner(x, k):
+    return x * k + 1.0
+
+@jit
+def outer(x, k):
+    return inner(x, k) + inner(x, 2.0)
+
+def _rule(x, k):
+    return inner(x, k) - 1.0
+
+rule = typed(types.float64(types.float64, types.float64), _rule)
+"""
+
+TWINS = """
+import sys
+import kernels
+step = sys.argv[1]
+if step == "compiled":  # inner is compiled for compiled code only, and the rule for its address only
+    assert kernels.outer(1.5, 3.0) == 5.5 + 4.0
+    assert kernels.rule.address().__wrapper_address__() != 0
+    print(len(kernels.inner.signatures), len(kernels.inner.native.signatures), len(kernels.rule._compiled))
+else:  # a later process calls them from Python, on the cache the first one filled
+    print(kernels.inner(1.5, 3.0), kernels.rule(1.5, 3.0), kernels.outer(1.5, 3.0))
+"""
+
+
+def test_a_kernel_compiled_for_compiled_code_is_never_loaded_for_a_call_from_python(tmp_path):
+    """Kernels called from compiled code are compiled without numba's wrapper for calls from Python (and the
+    loop's rules are compiled for their address without it): cheaper to compile, but code without the wrapper
+    crashes the interpreter if Python calls it. Such a variant is cached in files of its own, so a later process
+    calling the same kernel from Python compiles (or loads) the variant with the wrapper, never this one."""
+    (tmp_path / "kernels.py").write_text(KERNELS)
+    (tmp_path / "twins.py").write_text(TWINS)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "FASTBOOST_QUIET_COMPILE": "1"}
+    run = [subprocess.run([sys.executable, "twins.py", step], capture_output=True, text=True, timeout=300,
+                          env=env, cwd=tmp_path) for step in ("compiled", "python", "python")]
+    for out in run:
+        assert out.returncode == 0, out.stderr[-2000:]
+    assert run[0].stdout.split() == ["0", "1", "0"]  # (the Python-facing variants were never compiled)
+    assert run[1].stdout.split() == run[2].stdout.split() == ["5.5", "4.5", "9.5"]
+    names = {p.name for p in (tmp_path / "cache").rglob("*.nbi")}
+    assert {"kernels.inner-6.py311.nbi", "kernels.inner-6.py311.native.nbi"} <= names
+
+
 COLD_FITS = """
 import numpy as np
 from fastboost import AdaBoostClassifier
 from fastboost._kernels import incremental, sampling, split, trim
 
 def compiled():
-    return len(split.category_order.signatures), len(trim.select_rows.signatures)
+    return len(split.category_order.compiled_signatures()), len(trim.select_rows.compiled_signatures())
 
 def stump_options():  # carried histograms, the search of prepared histograms, feature draws
-    return [len(f.signatures) for f in (incremental.side_rows, incremental.next_histograms, split.choose_stump,
-                                        sampling.draw_features)]
+    return [len(f.compiled_signatures()) for f in (incremental.side_rows, incremental.next_histograms,
+                                                   split.choose_stump, sampling.draw_features)]
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(300, 4))

@@ -57,7 +57,7 @@ def test_a_constant_argument_compiles_no_specialisation_of_its_own():
         return inner(x, 1) + inner(x, k) + inner(x, True)
 
     assert outer(1.0, 2) == 2.0 + 3.0 + 2.0
-    assert [str(t) for t in inner.signatures] == ["(float64, int64)", "(float64, bool)"]
+    assert [str(t) for t in inner.compiled_signatures()] == ["(float64, int64)", "(float64, bool)"]
 
 
 def test_parallel_kernels_run_only_their_prange_loops_on_threads():
