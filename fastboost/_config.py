@@ -129,8 +129,8 @@ class typed:
 
     def get(self, codes=None):
         """The compiled dispatcher for binned codes of dtype ``codes`` (a dtype or an array; None: uint8), to call
-        from Python."""
-        return self._variant(codes, self._compiled, {}, None)
+        from Python (without the C wrapper: :meth:`address` has a variant of its own)."""
+        return self._variant(codes, self._compiled, {"no_cfunc_wrapper": True}, None)
 
     def address(self, codes=None):
         """The compiled function for binned codes of dtype ``codes`` as compiled code takes it, a

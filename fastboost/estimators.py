@@ -1323,7 +1323,7 @@ class QuadBoostClassifier(BaseBoostClassifier):
         c = config[0]
         sums = ws.sums if ws is not None else np.zeros(1, SUMS_DTYPE)
         block_sums = ws.rows.block_sums if ws is not None else np.empty((n_blocks(r.shape[0]), 4))
-        _reweight_pass(data, c, model, model.rounds.shape[0], r, rule.step.get(), sums, block_sums)
+        _reweight_pass(data, c, model, model.rounds.shape[0], r, rule.step.address(), sums, block_sums)
         penalty = sum(quad_penalty(a, c["lam"], c["penalty"]) for a in model.rounds["alpha"])
         if ws is not None:
             ws.state[0]["penalty"] = penalty
