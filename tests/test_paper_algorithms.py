@@ -262,7 +262,7 @@ def test_quadboost_reweighting_never_increases_objective(variant):
     res = ys - staged_margins(X, r)[-1]
     obj = quad_objective(ys - res, ys, voters.rounds["alpha"], **variant)
     for _ in range(4):
-        reweight(data, config[0], voters, len(r), res, RULES["quadboost"].step.get(), make_sums(), np.empty((1, 4)))
+        reweight(data, config[0], voters, len(r), res, RULES["quadboost"].step.address(), make_sums(), np.empty((1, 4)))
         F = staged_margins(X, voters.rounds)[-1]
         np.testing.assert_allclose(ys - F, res, atol=1e-12)
         new = quad_objective(F, ys, voters.rounds["alpha"], **variant)
