@@ -447,11 +447,26 @@ def partition_level(codes, splits, n_split, missing_code, node_range, root, idx,
 
 @jit
 def _node_class_weights(hist, missing_code, n_classes, out, f):
-    """Class weights and positive-weight row count of a node from any built feature's histogram (feature f)."""
+    """Class weights and positive-weight row count of a node from any built feature's histogram (feature f).
+    The binary histograms' three fields are summed in registers (out may alias nothing, but numba cannot know:
+    summed into out, every addition waited for the store before it); the same additions in the same order."""
+    h = hist[f]
+    if h.shape[1] == 3:
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        for b in range(missing_code + 1):
+            s0 += h[b, 0]
+            s1 += h[b, 1]
+            s2 += h[b, 2]
+        out[0] = s0
+        out[1] = s1
+        out[2] = s2
+        return
     out[:] = 0.0
     for b in range(missing_code + 1):
-        for k in range(hist.shape[2]):
-            out[k] += hist[f, b, k]
+        for k in range(h.shape[1]):
+            out[k] += h[b, k]
 
 
 @jit
