@@ -102,6 +102,25 @@ def check_y(y, n_samples, estimator_name="This estimator"):
     return y
 
 
+#: the widest range of integer labels whose classes are found by counting (a count array of this many entries)
+COUNTED_LABELS = 1 << 16
+
+
+def classes_and_indices(y):
+    """``np.unique(y, return_inverse=True)``: the sorted classes (y's dtype) and each label's index among them
+    (intp). Integer and boolean labels spanning at most COUNTED_LABELS values are counted instead of sorted
+    (NumPy's sort of 10 000 labels took from 0.1 to 1 ms, depending on their order); the same arrays."""
+    if y.ndim == 1 and y.size and y.dtype.kind in "biu":
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo < COUNTED_LABELS and hi <= np.iinfo(np.intp).max:  # (uint64 labels past intp: sorted)
+            offset = y.astype(np.intp) - lo
+            present = np.bincount(offset, minlength=hi - lo + 1) > 0
+            classes = (np.flatnonzero(present) + lo).astype(y.dtype)
+            index = np.cumsum(present, dtype=np.intp) - 1
+            return classes, index[offset]
+    return np.unique(y, return_inverse=True)
+
+
 def check_sample_weight(sample_weight, n_samples):
     """Non-negative finite float64 weights with a positive sum, shape (n_samples,)."""
     if sample_weight is None:

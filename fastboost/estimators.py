@@ -261,7 +261,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         X_in, X = self._encode_fit_X(X)
         n_samples = X.shape[0]
         y = v.check_y(y, n_samples, name)
-        classes, y_idx = np.unique(y, return_inverse=True)
+        classes, y_idx = v.classes_and_indices(y)
         if classes.shape[0] < 2:
             raise ValueError(f"{name} needs samples of at least 2 classes in y; got 1 class ({v.plain(classes[0])}).")
         if classes.shape[0] > MAX_CLASSES:

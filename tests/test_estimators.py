@@ -4,6 +4,9 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from naive import assert_rounds_equal
 
 from fastboost import AdaBoostClassifier, VadaBoostClassifier
@@ -45,6 +48,35 @@ def test_unsorted_labels_map_to_sorted_classes(Est, data):
     pred = model.predict(Xt)
     margin = model.decision_function(Xt)
     np.testing.assert_array_equal(pred == "b", margin > 0)
+
+
+_LABEL_DTYPES = st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                                  np.bool_])
+
+
+def _few_values(dt):
+    """Arrays of dtype dt whose values lie within 5 of a drawn value (any of the dtype's, its extremes too)."""
+    if dt == np.bool_:
+        return hnp.arrays(dt, st.integers(1, 60))
+    info = np.iinfo(dt)
+    return st.integers(int(info.min), int(info.max) - 5).flatmap(
+        lambda lo: hnp.arrays(dt, st.integers(1, 60), elements=st.integers(lo, lo + 5)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(labels=st.one_of(_LABEL_DTYPES.flatmap(lambda dt: hnp.arrays(dt, st.integers(1, 60))),
+                        _LABEL_DTYPES.flatmap(_few_values)))
+def test_counted_classes_equal_numpys_unique(labels):
+    """Integer and boolean labels get their classes and indices by counting when they span few values (near
+    any dtype's extremes, uint64 past the signed range included), else by np.unique: the arrays and dtypes
+    np.unique gives."""
+    from fastboost._validation import classes_and_indices
+
+    classes, index = classes_and_indices(labels)
+    ref_classes, ref_index = np.unique(labels, return_inverse=True)
+    assert classes.dtype == ref_classes.dtype and index.dtype == ref_index.dtype
+    np.testing.assert_array_equal(classes, ref_classes)
+    np.testing.assert_array_equal(index, ref_index)
 
 
 def test_twonorm_accuracy_near_paper(Est, data):
