@@ -144,6 +144,9 @@ class RowSample:
 
 #: values in the binning sample (rows x features) from which the features' edges are found on threads
 THREADED_VALUES = 1_000_000
+#: values from which a block sorted at once (below THREADED_VALUES) is cut into one block of columns a thread:
+#: starting the threads costs about 0.4 ms, sorting 100 000 values about 2 ms on one
+BLOCK_THREADED_VALUES = 100_000
 
 
 def sample_rows(seed, size, n, positive=None):
@@ -255,6 +258,19 @@ def edges_of_columns(block, max_bins):
     return out
 
 
+def _edges_of_block(block, max_bins):
+    """edges_of_columns of the block, its columns cut into one block a thread from BLOCK_THREADED_VALUES values
+    (NumPy's sort releases the GIL; each column's edges are its own, so the cut changes none)."""
+    k = block.shape[1]
+    n_workers = min(k, numba.get_num_threads()) if block.size >= BLOCK_THREADED_VALUES else 1
+    if n_workers <= 1:
+        return edges_of_columns(block, max_bins)
+    cuts = [block[:, j * k // n_workers:(j + 1) * k // n_workers] for j in range(n_workers)]
+    with ThreadPoolExecutor(n_workers) as pool:
+        parts = list(pool.map(lambda part: edges_of_columns(part, max_bins), cuts))
+    return [edges for part in parts for edges in part]
+
+
 def _column(X, f, rows):
     if is_dataframe(X):
         col = X.iloc[:, f] if rows is None else X.iloc[rows, f]
@@ -355,7 +371,7 @@ class BinMapper:
             whole = ~np.isnan(block.min(axis=0))  # (a column's minimum is NaN when it holds a NaN)
             if whole.any():  # (all of them: the block itself, no copy)
                 found = dict(zip(numeric[whole].tolist(),
-                                 edges_of_columns(block if whole.all() else block[:, whole], cap)))
+                                 _edges_of_block(block if whole.all() else block[:, whole], cap)))
 
         def fit_column(f):  # writes only entry f of the outputs
             if n_categories[f]:  # category indices: one code each

@@ -551,3 +551,28 @@ def test_threaded_edges_equal_the_calling_threads(monkeypatch, weighted):
     for name in ("thresholds_", "n_edges_", "n_value_bins_", "categorical_", "n_features_quantised_"):
         np.testing.assert_array_equal(getattr(serial, name), getattr(threaded, name), err_msg=name)
     assert serial.n_features_quantised_ > 0  # quantile edges as well as one edge per distinct value
+
+
+def test_block_cut_across_threads_equals_one_block(monkeypatch):
+    """A small sample sorted as one block is cut into one block of columns a thread from
+    binning_module.BLOCK_THREADED_VALUES values; the fitted attributes are the same either way, with an odd
+    number of columns (uneven cuts), NaN columns left to the column-by-column path and signed zeros."""
+    import numba
+
+    rng = np.random.default_rng(12)
+    X = _mixed_X(rng, 2000)
+    X = np.column_stack([X, np.where(rng.random(2000) < 0.5, -0.0, 0.0), rng.normal(size=2000)])  # 11 columns
+    fitted = []
+    for threshold in (10 ** 12, 0):  # one block, cut
+        monkeypatch.setattr(binning_module, "BLOCK_THREADED_VALUES", threshold)
+        before = numba.get_num_threads()
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        try:
+            fitted.append(BinMapper(max_bins=31).fit(X))
+        finally:
+            numba.set_num_threads(before)
+    whole, cut = fitted
+    for name in ("thresholds_", "n_edges_", "n_value_bins_", "n_features_quantised_"):
+        np.testing.assert_array_equal(getattr(whole, name), getattr(cut, name), err_msg=name)
+    np.testing.assert_array_equal(np.signbit(whole.thresholds_), np.signbit(cut.thresholds_))
+    assert whole.n_features_quantised_ > 0
