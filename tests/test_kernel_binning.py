@@ -38,3 +38,80 @@ def test_map_to_bins_matches_naive(n, max_bins):
             thr[0, : e.size] = e
             np.testing.assert_array_equal(
                 codes[f], naive.map_to_bins_naive(X[:, [f]], thr, np.array([e.size]), mc)[0])
+
+
+def _sortable_columns(rng, n):
+    """Columns with ties, infinities, subnormals, huge values, constants, one side's zeros and both zeros."""
+    return np.stack([rng.standard_normal(n), rng.integers(-3, 4, n).astype(np.float64),
+                     rng.choice([-np.inf, np.inf, 0.0, 5e-324, -5e-324, 1e308, -1e308, 2.5], n), np.full(n, 3.0),
+                     np.where(rng.random(n) < 0.5, -0.0, 0.0), -np.abs(rng.standard_normal(n)),
+                     np.round(rng.standard_normal(n), 1) * -0.0 + np.round(rng.standard_normal(n), 1)])
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 300, 5000])
+@pytest.mark.parametrize("by_row", [False, True])
+def test_radix_sort_of_columns_equals_numpys_sort(n, by_row):
+    """sort_columns against np.sort: the same values bit for bit (signed zeros too) wherever a column does not
+    hold both -0.0 and 0.0, and mixed_zeros marks exactly the columns that do."""
+    from fastboost._kernels.binning import sort_columns
+
+    rng = np.random.default_rng(n)
+    cols = np.ascontiguousarray(_sortable_columns(rng, n))
+    out = np.full(cols.shape, np.nan)
+    mixed = np.full(cols.shape[0], 7, np.uint8)
+    sort_columns(np.ascontiguousarray(cols.T) if by_row else cols, by_row, out, mixed)
+    for j, col in enumerate(cols):
+        ref = np.sort(col)
+        np.testing.assert_array_equal(out[j], ref)
+        both = (col == 0).any() and np.signbit(col[col == 0]).any() and not np.signbit(col[col == 0]).all()
+        assert mixed[j] == both, j
+        if not both:
+            np.testing.assert_array_equal(np.signbit(out[j]), np.signbit(ref))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_binning_with_the_radix_sort_equals_numpys(monkeypatch, order):
+    """With the radix sort (chosen where NumPy's sort is slow) a mapper fits the same attributes as with NumPy's
+    sort, signed zeros included; a column of both zeros goes through NumPy's sort."""
+    import fastboost._binning as binning
+
+    rng = np.random.default_rng(3)
+    X = np.asarray(np.stack(list(_sortable_columns(rng, 4000)) + [rng.standard_normal(4000) * 1e-310], axis=1),
+                   order=order)
+    fitted = []
+    for radix in (False, True):
+        monkeypatch.setattr(binning, "RADIX_SORT", radix)
+        fitted.append(binning.BinMapper(max_bins=63).fit(X))
+    for name in ("thresholds_", "n_edges_", "n_value_bins_", "n_features_quantised_"):
+        np.testing.assert_array_equal(getattr(fitted[0], name), getattr(fitted[1], name), err_msg=name)
+    np.testing.assert_array_equal(np.signbit(fitted[0].thresholds_), np.signbit(fitted[1].thresholds_))
+    assert fitted[0].n_features_quantised_ > 0
+
+
+def test_the_radix_sort_is_chosen_only_for_zen_4(monkeypatch, tmp_path):
+    """numpy_sort_is_slow reads the first processor of /proc/cpuinfo: AMD family 25 with AVX-512 (Zen 4) only,
+    and not when NumPy's AVX-512 features are disabled."""
+    import builtins
+
+    import fastboost._binning as binning
+
+    real_open = builtins.open
+
+    def cpuinfo(vendor, family, flags):
+        path = tmp_path / f"{vendor}-{family}-{len(flags)}"
+        path.write_bytes(b"processor\t: 0\nvendor_id\t: %s\ncpu family\t: %s\nflags\t\t: %s\n\nprocessor\t: 1\n"
+                         b"vendor_id\t: AuthenticAMD\ncpu family\t: 25\nflags\t\t: avx512f\n" % (vendor, family, flags))
+        monkeypatch.setattr(builtins, "open",
+                            lambda f, *a, **k: real_open(path if f == "/proc/cpuinfo" else f, *a, **k))
+
+    monkeypatch.delenv("NPY_DISABLE_CPU_FEATURES", raising=False)
+    cases = [(b"AuthenticAMD", b"25", b"fpu avx2 avx512f avx512dq", True),
+             (b"AuthenticAMD", b"25", b"fpu avx2", False),  # Zen 3
+             (b"AuthenticAMD", b"26", b"fpu avx2 avx512f", False),  # Zen 5
+             (b"GenuineIntel", b"6", b"fpu avx2 avx512f", False)]
+    for vendor, family, flags, slow in cases:
+        cpuinfo(vendor, family, flags)
+        assert binning.numpy_sort_is_slow() is slow, (vendor, family, flags)
+    cpuinfo(b"AuthenticAMD", b"25", b"avx512f")
+    monkeypatch.setenv("NPY_DISABLE_CPU_FEATURES", "X86_V4")
+    assert binning.numpy_sort_is_slow() is False
