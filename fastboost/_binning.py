@@ -39,7 +39,7 @@ import numba
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._kernels.binning import map_to_bins, sort_columns
+from ._kernels.binning import map_to_bins, radix_sort, sort_columns
 from ._types import MAX_BINS, MAX_BINS_EXACT, X_BINNED_DTYPE, X_BINNED_EXACT_DTYPE
 from ._validation import is_dataframe
 
@@ -217,7 +217,7 @@ def edges_and_distinct(col, max_bins, weights=None):
     if col.size == 0:
         return np.empty(0, dtype=np.float64), 0
     if weights is None:
-        s = np.sort(col)
+        s = sorted_values(col)
     else:
         order = np.argsort(col, kind="stable")
         s = col[order]
@@ -249,6 +249,17 @@ def _uniform_quantile_positions(n, max_bins):
     lo = np.minimum(np.ceil(targets).astype(np.int64) - 1, n - 1)
     hi = np.minimum(np.floor(targets).astype(np.int64), n - 1)
     return lo, hi
+
+
+def sorted_values(col):
+    """np.sort(col) of a float64 column without NaN; with RADIX_SORT from ``radix_sort`` (on the calling thread,
+    without the GIL: the columns of a large sample are sorted on threads), unless the column holds both -0.0
+    and 0.0."""
+    if not RADIX_SORT:
+        return np.sort(col)
+    col = np.ascontiguousarray(col, dtype=np.float64)
+    out = np.empty_like(col)
+    return np.sort(col) if radix_sort(col, out) else out
 
 
 def sorted_columns(block):

@@ -48,6 +48,9 @@ def _groups():
         # the stump learner with its options (carried histograms from 8 192 rows, feature draws, monotone
         # constraints); the fits above take the plain one
         fit_predict(AdaBoostClassifier(3, colsample_bytree=0.5), X, y)
+        from ._binning import sorted_values
+
+        sorted_values(X[:, 0].copy())  # a large sample's columns, where NumPy's sort is slow (_binning.RADIX_SORT)
 
     def algorithms():
         fit_predict(VadaBoostClassifier(3), X, y)

@@ -70,11 +70,15 @@ def test_radix_sort_of_columns_equals_numpys_sort(n, by_row):
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
-def test_binning_with_the_radix_sort_equals_numpys(monkeypatch, order):
+@pytest.mark.parametrize("columns", [False, True], ids=["block", "columns"])
+def test_binning_with_the_radix_sort_equals_numpys(monkeypatch, order, columns):
     """With the radix sort (chosen where NumPy's sort is slow) a mapper fits the same attributes as with NumPy's
-    sort, signed zeros included; a column of both zeros goes through NumPy's sort."""
+    sort, signed zeros included; a column of both zeros goes through NumPy's sort. Both paths: the small sample's
+    block, and column by column on threads (a large sample's)."""
     import fastboost._binning as binning
 
+    if columns:
+        monkeypatch.setattr(binning, "THREADED_VALUES", 0)
     rng = np.random.default_rng(3)
     X = np.asarray(np.stack(list(_sortable_columns(rng, 4000)) + [rng.standard_normal(4000) * 1e-310], axis=1),
                    order=order)

@@ -94,7 +94,7 @@ _SIGN = np.uint64(1) << np.uint64(63)
 
 
 @jit
-def _radix_sort(x, out):
+def radix_sort(x, out):
     """out = the values of x (float64, no NaN) in increasing order: an LSD radix sort of their order-preserving
     64-bit keys, a byte a pass (a pass where every key has the same byte moves nothing and is skipped).
     Returns 1 when x holds both -0.0 and 0.0, else 0: their keys differ, so the sort puts every -0.0 first, where
@@ -143,7 +143,7 @@ def _radix_sort(x, out):
 
 @pjit
 def sort_columns(a, by_row, out, mixed_zeros):
-    """out[j] = column j of the block a sorted (_radix_sort), threads over the columns.
+    """out[j] = column j of the block a sorted (radix_sort), threads over the columns.
 
     a            float64 2-D, C-contiguous, no NaN  IN  the block as rows [n, k] (by_row) or as columns [k, n]
     out          float64[k, n]  OUT
@@ -157,4 +157,4 @@ def sort_columns(a, by_row, out, mixed_zeros):
                 x[i] = a[i, j]
         else:
             x = a[j]
-        mixed_zeros[j] = _radix_sort(x, out[j])
+        mixed_zeros[j] = radix_sort(x, out[j])
