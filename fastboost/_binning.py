@@ -172,7 +172,8 @@ def numpy_sort_is_slow():
             and b"avx512f" in fields.get(b"flags", b"").split())
 
 
-#: the binning sample's block (edges_of_columns) is sorted by ``sort_columns`` instead of NumPy (the same values)
+#: the binning sample (a small one's block, a large one's columns) is sorted by the radix sort instead of NumPy's
+#: (the same values)
 RADIX_SORT = numpy_sort_is_slow()
 
 
@@ -317,9 +318,7 @@ def _edges_of_block(block, max_bins):
     (NumPy's sort releases the GIL; each column's edges are its own, so the cut changes none). With RADIX_SORT
     the block stays whole: its sort runs on numba's threads."""
     k = block.shape[1]
-    n_workers = min(k, numba.get_num_threads()) if block.size >= BLOCK_THREADED_VALUES else 1
-    if RADIX_SORT:  # (the radix sort runs on numba's threads itself)
-        n_workers = 1
+    n_workers = 1 if RADIX_SORT or block.size < BLOCK_THREADED_VALUES else min(k, numba.get_num_threads())
     if n_workers <= 1:
         return edges_of_columns(block, max_bins)
     cuts = [block[:, j * k // n_workers:(j + 1) * k // n_workers] for j in range(n_workers)]

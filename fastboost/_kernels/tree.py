@@ -448,8 +448,8 @@ def partition_level(codes, splits, n_split, missing_code, node_range, root, idx,
 @jit
 def _node_class_weights(hist, missing_code, n_classes, out, f):
     """Class weights and positive-weight row count of a node from any built feature's histogram (feature f).
-    The binary histograms' three fields are summed in registers (out may alias nothing, but numba cannot know:
-    summed into out, every addition waited for the store before it); the same additions in the same order."""
+    The binary histograms' three fields are summed in registers: summed into out, which numba cannot prove apart
+    from hist, every addition waited for the store before it. The same additions in the same order."""
     h = hist[f]
     if h.shape[1] == 3:
         s0 = 0.0
