@@ -20,6 +20,7 @@ import numpy as np
 
 from ._config import compiled, jit
 from ._kernels.signatures import COST_SIG, STEP_SIG, STOP_SIG, TRANSFORM_SIG
+from ._kernels.update import residual_weights, squared_weights, variance_weights
 from ._types import ACCEPT_STOP, CONTINUE, REJECT
 
 #: A perfect weak hypothesis (no learner weight on errors) would get an infinite
@@ -146,15 +147,7 @@ def vadaboost_transform(data, config, ws):
     written for the weighted empirical distribution p, so a weight of 2 equals a
     duplicated row and a weight of 0 a removed one.
     """
-    lam = config.lam
-    w = ws.rows.w
-    p = data.p
-    u = ws.rows.u
-    for i in range(w.shape[0]):
-        if p[i] > 0.0:
-            u[i] = lam * w[i] * w[i] / p[i] + (1.0 - lam) * w[i]
-        else:
-            u[i] = 0.0
+    variance_weights(ws.rows.w, data.p, config.lam, ws.rows.u)
 
 
 @compiled(STEP_SIG)
@@ -167,12 +160,7 @@ def vadaboost_step(sums, t, config):
 @compiled(TRANSFORM_SIG)
 def ebboost_transform(data, config, ws):
     """u = w, and q = w**2 / p (n w**2 for uniform p) for the second histogram."""
-    rows = ws.rows
-    w = rows.w
-    p = data.p
-    for i in range(w.shape[0]):
-        rows.u[i] = w[i]
-        rows.q[i] = w[i] * w[i] / p[i] if p[i] > 0.0 else 0.0
+    squared_weights(ws.rows.w, data.p, ws.rows.u, ws.rows.q)
 
 
 @jit
@@ -240,15 +228,7 @@ def quadboost_transform(data, config, ws):
     """The residuals r = y - F (held in w) as a weighted classification: labels sign(r), weights p |r|
     (and q = p when allocated: least-squares trees need sum p per bin)."""
     rows = ws.rows
-    w = rows.w
-    p = data.p
-    with_q = rows.q.shape[0] == w.shape[0]
-    for i in range(w.shape[0]):
-        r = w[i]
-        rows.ylab[i] = 1 if r > 0.0 else 0
-        rows.u[i] = p[i] * abs(r)
-        if with_q:
-            rows.q[i] = p[i]
+    residual_weights(rows.w, data.p, rows.ylab, rows.u, rows.q)
 
 
 @jit

@@ -27,6 +27,14 @@ def n_blocks(n_samples):
     return max(1, -(-n_samples // BLOCK))
 
 
+@jit(inline="always")
+def block_rows(b, n):
+    """Block b's rows of n, as the bounds of a loop: ``for i in range(*block_rows(b, n))``. Unsigned, so numba
+    indexes with i without its guard against a negative index, which kept LLVM from vectorising the row loops
+    (AdaBoost's weight update over 1M rows, 2 threads: 0.40 -> 0.10 ms)."""
+    return np.uint64(b * BLOCK), np.uint64(min(n, (b + 1) * BLOCK))
+
+
 @jit
 def block_total(block_sums, nb, col):
     """sum of block_sums[:nb, col] in block order (the thread-count independent reduction)."""
@@ -59,7 +67,7 @@ def _apply_block(codes_f, k, missing_left, categorical, cat_left, left_pos, righ
     uj = 0.0
     wi = 0.0
     wj = 0.0
-    for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+    for i in range(*block_rows(b, n)):
         c = codes_f[i]
         if categorical:
             go_left = goes_left(c, k, missing_left, missing_code, True, cat_left)
@@ -128,7 +136,7 @@ def correct_wrong_sums(x, yh, block_sums):
     for b in prange(nb):
         si = 0.0
         sj = 0.0
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+        for i in range(*block_rows(b, n)):
             if yh[i] > 0:
                 si += x[i]
             else:
@@ -143,13 +151,13 @@ def _weights_block(w, p, yh, down, up, block_sums, need_s2, n, b):
     """update_weights over block b (its sum of w**2 / p into block_sums[b, 0])."""
     s2 = 0.0
     if need_s2:
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+        for i in range(*block_rows(b, n)):
             wi = w[i] * (down if yh[i] > 0 else up)
             w[i] = wi
             if p[i] > 0.0:
                 s2 += wi * wi / p[i]
     else:
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+        for i in range(*block_rows(b, n)):
             w[i] *= down if yh[i] > 0 else up
     block_sums[b, 0] = s2
 
@@ -198,7 +206,7 @@ def update_residuals(r, p, yh, ylab, alpha, block_sums):
     nb = -(-n // BLOCK)
     for b in prange(nb):
         risk = 0.0
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+        for i in range(*block_rows(b, n)):
             h = np.float64(yh[i]) if ylab[i] == 1 else -np.float64(yh[i])
             ri = r[i] - alpha * h
             r[i] = ri
@@ -238,7 +246,7 @@ def update_validation(valid, stump, missing_code, alpha, block_sums):
     nb = -(-n // BLOCK)
     for b in prange(nb):
         err = 0.0
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+        for i in range(*block_rows(b, n)):
             m = margin[i] + alpha * stump_output_code(codes_f[i], k, missing_left, missing_code, left, right,
                                                       categorical, cat_left)
             margin[i] = m
@@ -250,29 +258,30 @@ def update_validation(valid, stump, missing_code, alpha, block_sums):
 
 @jit
 def _table_block(w, p, leaf, y, factor, block_sums, need_s2, leaf_class, wrong, count, n, b):
-    """update_weights_table over block b (its sum of w**2 / p and wrong-row count into block_sums[b])."""
+    """update_weights_table over block b (its sum of w**2 / p and wrong-row count into block_sums[b]; the leaves
+    as unsigned indices, like the rows: block_rows)."""
     s2 = 0.0
     n_wrong = 0
     if need_s2:
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            wi = w[i] * factor[leaf[i], y[i]]
+        for i in range(*block_rows(b, n)):
+            wi = w[i] * factor[np.uint64(leaf[i]), y[i]]
             w[i] = wi
             if p[i] > 0.0:
                 s2 += wi * wi / p[i]
     elif count:
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            node = leaf[i]
+        for i in range(*block_rows(b, n)):
+            node = np.uint64(leaf[i])
             c = y[i]
             w[i] *= factor[node, c]
             bad = np.int8(leaf_class[node] != c)
             wrong[i] = bad
             n_wrong += bad
     else:
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            w[i] *= factor[leaf[i], y[i]]
+        for i in range(*block_rows(b, n)):
+            w[i] *= factor[np.uint64(leaf[i]), y[i]]
     if count and need_s2:
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            bad = np.int8(leaf_class[leaf[i]] != y[i])
+        for i in range(*block_rows(b, n)):
+            bad = np.int8(leaf_class[np.uint64(leaf[i])] != y[i])
             wrong[i] = bad
             n_wrong += bad
     block_sums[b, 0] = s2
@@ -312,7 +321,7 @@ def update_residuals_leaves(r, p, leaf, factor, alpha, block_sums):
     nb = -(-n // BLOCK)
     for b in prange(nb):
         risk = 0.0
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+        for i in range(*block_rows(b, n)):
             ri = r[i] - alpha * factor[leaf[i], 0]
             r[i] = ri
             risk += p[i] * ri * ri
@@ -335,12 +344,78 @@ def update_pair_weights(q, w, leaf, y, factor):
     n_classes = factor.shape[1] // 2
     nb = -(-n // BLOCK)
     for b in prange(nb):
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+        for i in range(*block_rows(b, n)):
             node = leaf[i]
             c = y[i]
-            base = i * n_classes
+            base = i * np.uint64(n_classes)
             own = q[base + c] * factor[node, c]
             for k in range(n_classes):  # every pair as another class's, then the row's own (no branch on k == c)
-                q[base + k] *= factor[node, n_classes + k]
+                q[base + np.uint64(k)] *= factor[node, n_classes + k]
             q[base + c] = own
             w[i] = own
+
+
+# ----------------------------------------------------------------------------- the transforms' row passes
+@jit
+def _variance_block(w, p, lam, u, n, b):
+    for i in range(*block_rows(b, n)):
+        if p[i] > 0.0:
+            u[i] = lam * w[i] * w[i] / p[i] + (1.0 - lam) * w[i]
+        else:
+            u[i] = 0.0
+
+
+@pjit
+def variance_weights(w, p, lam, u):
+    """u_i = lam w_i**2 / p_i + (1 - lam) w_i (0 where p_i = 0): VadaBoost's learner weights, blocks of rows on the
+    threads (one block on the calling thread)."""
+    n = w.shape[0]
+    nb = -(-n // BLOCK)
+    if nb == 1:
+        _variance_block(w, p, lam, u, n, 0)
+    else:
+        for b in prange(nb):
+            _variance_block(w, p, lam, u, n, b)
+
+
+@jit
+def _squares_block(w, p, u, q, n, b):
+    for i in range(*block_rows(b, n)):
+        u[i] = w[i]
+        q[i] = w[i] * w[i] / p[i] if p[i] > 0.0 else 0.0
+
+
+@pjit
+def squared_weights(w, p, u, q):
+    """u = w and q_i = w_i**2 / p_i (0 where p_i = 0): EBBoost's two histograms' weights, as variance_weights."""
+    n = w.shape[0]
+    nb = -(-n // BLOCK)
+    if nb == 1:
+        _squares_block(w, p, u, q, n, 0)
+    else:
+        for b in prange(nb):
+            _squares_block(w, p, u, q, n, b)
+
+
+@jit
+def _residual_block(r, p, ylab, u, q, with_q, n, b):
+    for i in range(*block_rows(b, n)):
+        ri = r[i]
+        ylab[i] = 1 if ri > 0.0 else 0
+        u[i] = p[i] * abs(ri)
+        if with_q:
+            q[i] = p[i]
+
+
+@pjit
+def residual_weights(r, p, ylab, u, q):
+    """The residuals r as a weighted classification: ylab_i = 1 where r_i > 0 (else 0), u_i = p_i |r_i|, and q = p
+    when q has a row's room for every row (QuadBoost's), as variance_weights."""
+    n = r.shape[0]
+    nb = -(-n // BLOCK)
+    with_q = q.shape[0] == n
+    if nb == 1:
+        _residual_block(r, p, ylab, u, q, with_q, n, 0)
+    else:
+        for b in prange(nb):
+            _residual_block(r, p, ylab, u, q, with_q, n, b)
