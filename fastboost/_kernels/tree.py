@@ -330,10 +330,10 @@ def _split_block(codes_f, sp, missing_code, table, idx, a, b, dst):
     cat_left = sp.cat_left
     lo = a
     ro = b - 1
-    for p in range(a, b):
+    for p in range(np.uint64(a), np.uint64(b)):  # (unsigned positions: no negative-index guards, see row_at)
         i = row_at(idx, p)
         left = np.int64(_goes_left(codes_f[i], k, ml, missing_code, cat, cat_left, table))
-        dst[lo if left else ro] = i
+        dst[np.uint64(lo if left else ro)] = i
         lo += left
         ro -= 1 - left
     return lo - a
@@ -347,7 +347,7 @@ def _count_left(codes_f, sp, missing_code, table, a, b):
     cat = sp.categorical != 0
     cat_left = sp.cat_left
     n_left = 0
-    for i in range(a, b):
+    for i in range(np.uint64(a), np.uint64(b)):
         n_left += np.int64(_goes_left(codes_f[i], k, ml, missing_code, cat, cat_left, table))
     return n_left
 
@@ -360,9 +360,9 @@ def _place_rows(codes_f, sp, missing_code, table, a, b, lo, ro, idx):
     ml = sp.missing_left != 0
     cat = sp.categorical != 0
     cat_left = sp.cat_left
-    for i in range(a, b):
+    for i in range(np.uint64(a), np.uint64(b)):
         left = np.int64(_goes_left(codes_f[i], k, ml, missing_code, cat, cat_left, table))
-        idx[lo if left else ro] = i
+        idx[np.uint64(lo if left else ro)] = i
         lo += left
         ro += 1 - left
 
@@ -391,10 +391,14 @@ def _place_task(codes, splits, missing_code, table, idx, tmp, task, t, root):
         sp = splits[task[t, 0]]
         _place_rows(codes[sp.feature], sp, missing_code, table[task[t, 0]], a, b, lo, ro, idx)
         return
-    for p in range(nl):
-        idx[lo + p] = tmp[a + p]
-    for p in range(b - a - nl):
-        idx[ro + p] = tmp[b - 1 - p]
+    ua = np.uint64(a)
+    ub = np.uint64(b - 1)
+    ulo = np.uint64(lo)
+    uro = np.uint64(ro)
+    for p in range(np.uint64(nl)):  # (unsigned: no negative-index guards, see row_at)
+        idx[ulo + p] = tmp[ua + p]
+    for p in range(np.uint64(b - a - nl)):
+        idx[uro + p] = tmp[ub - p]
 
 
 @pjit
@@ -476,7 +480,7 @@ def _leaf_rows(codes_f, sp, missing_code, table, idx, root, a, b, lc, leaf_of_ro
     ml = sp.missing_left != 0
     cat = sp.categorical != 0
     cat_left = sp.cat_left
-    for p in range(a, b):
+    for p in range(np.uint64(a), np.uint64(b)):
         i = row_at(None, p) if root else row_at(idx, p)
         left = np.int64(_goes_left(codes_f[i], k, ml, missing_code, cat, cat_left, table))
         leaf_of_row[i] = lc + 1 - left
@@ -513,7 +517,7 @@ def _leaf_row_sums(rows, sp, missing_code, table, idx, root, a, b, lc, ls, leaf_
         ru1 = 0.0
         rw0 = 0.0
         rw1 = 0.0
-        for p in range(a, b):
+        for p in range(np.uint64(a), np.uint64(b)):
             i = row_at(None, p) if root else row_at(idx, p)
             left = np.float64(_goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table))
             leaf_of_row[i] = lc + 1 - np.int64(left)
@@ -538,7 +542,7 @@ def _leaf_row_sums(rows, sp, missing_code, table, idx, root, a, b, lc, ls, leaf_
         part[1, nu + 1] = rw1
         return
     mh = q.shape[0] > u.shape[0]  # AdaBoost.MH: per leaf W+ by class (u) and W- by class (the pair weights q)
-    for p in range(a, b):
+    for p in range(np.uint64(a), np.uint64(b)):
         i = row_at(None, p) if root else row_at(idx, p)
         side = 0 if _goes_left(codes_f[i], k, missing_left, missing_code, categorical, cat_left, table) else 1
         leaf_of_row[i] = lc + side
