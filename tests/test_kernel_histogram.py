@@ -42,11 +42,11 @@ def test_build_histograms_matches_naive(n, max_bins):
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
 @pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 9, 20])
 def test_tuned_histograms_bit_identical_to_reference(d, dtype):
-    """The grouped kernel (up to 4 features per pass over the rows, each feature's codes read a 64-bit word at a
-    time) against the one-feature-at-a-time reference and the naive per-class bincount, on random float weights
-    (no exact sums to hide a different summation order), n not a multiple of 4 or 8 (a partial last word), ties,
-    the missing bin and codes with their top bits set, for every valid number of groups (including ones the
-    kernel must raise to ceil(d / 4)) and 1-2 threads, for both code widths."""
+    """The grouped kernel (up to 4 features per pass over the rows) against the one-feature-at-a-time reference
+    and the naive per-class bincount, on random float weights (no exact sums to hide a different summation
+    order), n not a multiple of 4 or 8, ties, the missing bin and codes with their top bits set, for every
+    valid number of groups (including ones the kernel must raise to ceil(d / 4)) and 1-2 threads, for both
+    code widths."""
     rng = np.random.default_rng(d)
     missing = 255 if dtype == np.uint8 else 4099  # (uint16: a missing code above 255, as in exact mode)
     for n in (1, 7, 37, 3001):

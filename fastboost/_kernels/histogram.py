@@ -10,16 +10,13 @@ one-feature-at-a-time reference (``build_histograms_reference``, kept for the
 tests and the benchmark) for any grouping and any thread count.
 
 Measured on the 2-core development machine (1M rows, twonorm codes, 2 threads):
-20 features 6.0 -> 4.8 ms, 100 features 32 -> 23 ms. A pass over every row reads each feature's
-codes a 64-bit word at a time (``_group_all_rows``), one load for 8 codes instead of 8. Two things that look
+20 features 6.0 -> 4.8 ms, 100 features 32 -> 23 ms. Two things that look
 equivalent are much slower and are avoided on purpose: a loop over
 ``range(start, stop)`` instead of over a whole (sliced) row array, and a
 histogram stride known only at run time instead of the literal 2.
 """
 import numpy as np
-from llvmlite import ir as llvm_ir
-from numba import prange, types
-from numba.extending import intrinsic
+from numba import prange
 
 from .._config import jit, pjit
 from .split import best_split_one_feature_q
@@ -108,133 +105,6 @@ def group_tree_histograms(codes, fidx, rows, y, u, out, by_feature):
     _group_rows(codes, fidx, rows, y, u, out, by_feature, 3)
 
 
-@intrinsic
-def _codes_per_word(typingctx, codes):
-    """How many codes of the array codes (uint8 or uint16) one 64-bit word holds: 8 or 4 (a constant)."""
-    per = 64 // codes.dtype.bitwidth
-
-    def codegen(context, builder, signature, args):
-        return context.get_constant(types.intp, per)
-
-    return types.intp(codes), codegen
-
-
-@intrinsic
-def _code_word(typingctx, codes_f, i):
-    """The 64-bit word of codes_f's codes i, i + 1, ... (little-endian: code i in the lowest bits), one load
-    from wherever it starts (a feature's codes need not start on a word). codes_f: a contiguous 1-D array."""
-    if not isinstance(codes_f, types.Array) or codes_f.ndim != 1 or codes_f.layout != "C":
-        return None
-
-    def codegen(context, builder, signature, args):
-        arr = context.make_array(signature.args[0])(context, builder, args[0])
-        at = builder.gep(arr.data, [context.cast(builder, args[1], signature.args[1], types.intp)])
-        word = builder.bitcast(at, llvm_ir.IntType(64).as_pointer())
-        return builder.load(word, align=1)
-
-    return types.uint64(codes_f, i), codegen
-
-
-@jit(inline="always")
-def _code_at(word, r, bits, mask):
-    """Code r of a word of packed codes (bits each)."""
-    return (word >> np.uint64(bits * r)) & mask
-
-
-@jit(inline="always")
-def _group_all_rows(codes, fidx, y, u, out, by_feature, stride, g, m):
-    """_group_rows over every row in order, each feature's codes read a 64-bit word (8 uint8 or 4 uint16 codes)
-    at a time: a word load instead of one a code and feature, the same additions in the same order (measured
-    on the development machine, 1M x 20 random codes, 2 threads: 4.3 -> 3.7 ms a pass)."""
-    per = _codes_per_word(codes)
-    bits = 64 // per
-    mask = np.uint64((1 << bits) - 1)
-    whole = m // per * per
-    s = np.uint64(stride)
-    if g == 4:
-        h0 = out[_slot(fidx, 0, by_feature)].ravel()
-        h1 = out[_slot(fidx, 1, by_feature)].ravel()
-        h2 = out[_slot(fidx, 2, by_feature)].ravel()
-        h3 = out[_slot(fidx, 3, by_feature)].ravel()
-        c0 = codes[fidx[0]]
-        c1 = codes[fidx[1]]
-        c2 = codes[fidx[2]]
-        c3 = codes[fidx[3]]
-        for j in range(0, whole, per):
-            x0 = _code_word(c0, j)
-            x1 = _code_word(c1, j)
-            x2 = _code_word(c2, j)
-            x3 = _code_word(c3, j)
-            for r in range(per):
-                i = j + r
-                w = u[i]
-                c = np.uint64(y[i])
-                h0[s * _code_at(x0, r, bits, mask) + c] += w
-                h1[s * _code_at(x1, r, bits, mask) + c] += w
-                h2[s * _code_at(x2, r, bits, mask) + c] += w
-                h3[s * _code_at(x3, r, bits, mask) + c] += w
-        for i in range(whole, m):
-            w = u[i]
-            c = y[i]
-            h0[stride * c0[i] + c] += w
-            h1[stride * c1[i] + c] += w
-            h2[stride * c2[i] + c] += w
-            h3[stride * c3[i] + c] += w
-    elif g == 3:
-        h0 = out[_slot(fidx, 0, by_feature)].ravel()
-        h1 = out[_slot(fidx, 1, by_feature)].ravel()
-        h2 = out[_slot(fidx, 2, by_feature)].ravel()
-        c0 = codes[fidx[0]]
-        c1 = codes[fidx[1]]
-        c2 = codes[fidx[2]]
-        for j in range(0, whole, per):
-            x0 = _code_word(c0, j)
-            x1 = _code_word(c1, j)
-            x2 = _code_word(c2, j)
-            for r in range(per):
-                i = j + r
-                w = u[i]
-                c = np.uint64(y[i])
-                h0[s * _code_at(x0, r, bits, mask) + c] += w
-                h1[s * _code_at(x1, r, bits, mask) + c] += w
-                h2[s * _code_at(x2, r, bits, mask) + c] += w
-        for i in range(whole, m):
-            w = u[i]
-            c = y[i]
-            h0[stride * c0[i] + c] += w
-            h1[stride * c1[i] + c] += w
-            h2[stride * c2[i] + c] += w
-    elif g == 2:
-        h0 = out[_slot(fidx, 0, by_feature)].ravel()
-        h1 = out[_slot(fidx, 1, by_feature)].ravel()
-        c0 = codes[fidx[0]]
-        c1 = codes[fidx[1]]
-        for j in range(0, whole, per):
-            x0 = _code_word(c0, j)
-            x1 = _code_word(c1, j)
-            for r in range(per):
-                i = j + r
-                w = u[i]
-                c = np.uint64(y[i])
-                h0[s * _code_at(x0, r, bits, mask) + c] += w
-                h1[s * _code_at(x1, r, bits, mask) + c] += w
-        for i in range(whole, m):
-            w = u[i]
-            c = y[i]
-            h0[stride * c0[i] + c] += w
-            h1[stride * c1[i] + c] += w
-    elif g == 1:
-        h0 = out[_slot(fidx, 0, by_feature)].ravel()
-        c0 = codes[fidx[0]]
-        for j in range(0, whole, per):
-            x0 = _code_word(c0, j)
-            for r in range(per):
-                i = j + r
-                h0[s * _code_at(x0, r, bits, mask) + np.uint64(y[i])] += u[i]
-        for i in range(whole, m):
-            h0[stride * c0[i] + y[i]] += u[i]
-
-
 @jit(inline="always")
 def _group_rows(codes, fidx, rows, y, u, out, by_feature, stride):
     """group_histograms with ``stride`` fields a bin (a constant at each call: the loops index with a literal
@@ -242,10 +112,7 @@ def _group_rows(codes, fidx, rows, y, u, out, by_feature, stride):
     g = fidx.shape[0]
     for k in range(g):
         out[_slot(fidx, k, by_feature)] = 0.0
-    if rows is None:
-        _group_all_rows(codes, fidx, y, u, out, by_feature, stride, g, codes.shape[1])
-        return
-    m = rows.shape[0]
+    m = codes.shape[1] if rows is None else rows.shape[0]
     if g == 4:
         h0 = out[_slot(fidx, 0, by_feature)].ravel()
         h1 = out[_slot(fidx, 1, by_feature)].ravel()
