@@ -1,11 +1,22 @@
 """The round update (fastboost/_kernels/update.py) against its naive NumPy reference (tests/naive.py)."""
 import math
 
+import numba
 import numpy as np
 import pytest
 
+import fastboost
 from fastboost._driver import make_sums
-from fastboost._kernels.update import BLOCK, apply_stump, correct_wrong_sums, n_blocks, update_weights
+from fastboost._kernels.update import (
+    BLOCK,
+    apply_stump,
+    correct_wrong_sums,
+    n_blocks,
+    residual_weights,
+    squared_weights,
+    update_weights,
+    variance_weights,
+)
 from fastboost._types import ROUND_DTYPE, SUMS_DTYPE, RowState
 
 try:  # tests/ as a package or as a plain directory on sys.path
@@ -73,3 +84,54 @@ def test_correct_wrong_sums_match_numpy_block_by_block(n):
         ref_i += sum(x[b:b + BLOCK][yh[b:b + BLOCK] > 0].tolist(), 0.0)
         ref_j += sum(x[b:b + BLOCK][yh[b:b + BLOCK] < 0].tolist(), 0.0)
     assert si == ref_i and sj == ref_j
+
+
+@pytest.mark.parametrize("n", [1, 7, BLOCK, 2 * BLOCK + 5])  # one block on the calling thread, several on threads
+def test_transform_passes_match_numpy(n):
+    """VadaBoost's, EBBoost's and QuadBoost's transforms (update.variance_weights, squared_weights,
+    residual_weights) against the same expressions in NumPy (to a few units in the last place: the kernels may
+    fuse a multiply and an add), rows of p = 0 included; bit for bit the same with 1 and 2 threads and as one
+    serial loop compiled with the kernels' options; QuadBoost's q left alone when it has no room for every row."""
+    rng = np.random.default_rng(n)
+    p = rng.random(n) * (rng.random(n) < 0.8)
+    p[0] = 0.0
+    w = rng.random(n) * rng.choice([1e-9, 1.0, 1e3], n)
+    r = rng.normal(size=n)
+    r[rng.random(n) < 0.1] = 0.0
+    lam = 0.3
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u_np = np.where(p > 0.0, lam * w * w / p + (1.0 - lam) * w, 0.0)
+        q_np = np.where(p > 0.0, w * w / p, 0.0)
+    u_serial = np.full(n, np.nan)
+    _serial_variance(w, p, lam, u_serial)
+    np.testing.assert_allclose(u_serial, u_np, rtol=1e-15, atol=0)
+    for threads in (1, 2):
+        with fastboost._config.n_threads(threads):
+            u = np.full(n, np.nan)
+            variance_weights(w, p, lam, u)
+            assert u.tobytes() == u_serial.tobytes()
+            u = np.full(n, np.nan)
+            q = np.full(n, np.nan)
+            squared_weights(w, p, u, q)
+            assert u.tobytes() == w.tobytes()
+            np.testing.assert_allclose(q, q_np, rtol=1e-15, atol=0)
+            assert np.all(q[p == 0.0] == 0.0)
+            ylab = np.full(n, 7, np.uint16)
+            u = np.full(n, np.nan)
+            q = np.full(n, np.nan)
+            residual_weights(r, p, ylab, u, q)
+            np.testing.assert_array_equal(ylab, (r > 0.0).astype(np.uint16))
+            assert u.tobytes() == (p * np.abs(r)).tobytes() and q.tobytes() == p.tobytes()
+            short = np.full(max(n - 1, 0), -1.0)
+            residual_weights(r, p, ylab, u, short)  # (q without a row's room for every row: not written)
+            assert np.all(short == -1.0)
+
+
+@numba.njit(fastmath=fastboost._config.FASTMATH)
+def _serial_variance(w, p, lam, u):
+    """VadaBoost's transform as one serial loop (as it was before it ran over blocks on the threads)."""
+    for i in range(w.shape[0]):
+        if p[i] > 0.0:
+            u[i] = lam * w[i] * w[i] / p[i] + (1.0 - lam) * w[i]
+        else:
+            u[i] = 0.0
