@@ -39,6 +39,7 @@ import numba
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._config import split_on_threads
 from ._kernels.binning import map_to_bins, radix_sort, sort_columns
 from ._types import MAX_BINS, MAX_BINS_EXACT, X_BINNED_DTYPE, X_BINNED_EXACT_DTYPE
 from ._validation import is_dataframe
@@ -148,6 +149,11 @@ THREADED_VALUES = 1_000_000
 #: values from which a block sorted at once (below THREADED_VALUES) is cut into one block of columns a thread:
 #: starting the threads costs about 0.4 ms, sorting 100 000 values about 2 ms on one
 BLOCK_THREADED_VALUES = 100_000
+#: about how many values one share of a block's mapping to codes (whole features) covers: a value takes about 2 ns,
+#: handing a share to a thread a few microseconds (a block of fewer is mapped on the calling thread)
+MAP_SHARE_VALUES = 1 << 15
+#: about how many values one share of a block's sort (whole columns) covers (the radix sort: about 12 ns a value)
+SORT_SHARE_VALUES = 1 << 12
 
 
 def numpy_sort_is_slow():
@@ -273,7 +279,9 @@ def sorted_columns(block):
     out = np.empty((k, n))
     mixed_zeros = np.zeros(k, np.uint8)
     by_row = block.flags.c_contiguous
-    sort_columns(block if by_row else np.ascontiguousarray(block.T), by_row, out, mixed_zeros)
+    a = block if by_row else np.ascontiguousarray(block.T)
+    split_on_threads(lambda j0, j1: sort_columns(a, by_row, out, mixed_zeros, j0, j1), k, numba.get_num_threads(),
+                     max(1, SORT_SHARE_VALUES // max(1, n)))
     for j in np.flatnonzero(mixed_zeros):
         out[j] = np.sort(block[:, j])
     return out.T
@@ -316,7 +324,7 @@ def edges_of_columns(block, max_bins):
 def _edges_of_block(block, max_bins):
     """edges_of_columns of the block, its columns cut into one block a thread from BLOCK_THREADED_VALUES values
     (NumPy's sort releases the GIL; each column's edges are its own, so the cut changes none). With RADIX_SORT
-    the block stays whole: its sort runs on numba's threads."""
+    the block stays whole: its sort is split over the threads (``sorted_columns``)."""
     k = block.shape[1]
     n_workers = 1 if RADIX_SORT or block.size < BLOCK_THREADED_VALUES else min(k, numba.get_num_threads())
     if n_workers <= 1:
@@ -354,8 +362,11 @@ def feature_major(block):
 
 
 def map_rows(block, thresholds, missing_code, codes, start):
-    """codes[:, start:start + n_rows] = the bin codes of float64 ``block`` [n_rows, n_features]."""
-    map_to_bins(feature_major(block), thresholds, missing_code, codes, start)
+    """codes[:, start:start + n_rows] = the bin codes of float64 ``block`` [n_rows, n_features], the features
+    split over numba's thread count in shares of about MAP_SHARE_VALUES values."""
+    columns = feature_major(block)
+    split_on_threads(lambda f0, f1: map_to_bins(columns, thresholds, missing_code, codes, start, f0, f1),
+                     columns.shape[0], numba.get_num_threads(), max(1, MAP_SHARE_VALUES // max(1, columns.shape[1])))
 
 
 class BinMapper:

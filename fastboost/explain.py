@@ -9,11 +9,12 @@ come from path-dependent TreeSHAP. docs/explain.md has the definition and the re
 """
 import math
 
+import numba
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from . import _steps, dataset
-from ._config import n_threads
+from ._config import n_threads, split_on_threads
 from ._kernels.explain import (
     LeafTables,
     LevelCover,
@@ -40,6 +41,9 @@ _NO_COVER_DASK = ("{name}.predict_contrib needs each node's cover (the summed sa
 
 #: rows per block of the cover pass (each block's sums are added in order after the pass)
 COVER_BLOCK = 4096
+#: about how many rows (times trees, or split features) one share of the cover pass covers: a few hundred
+#: microseconds of work, against a few microseconds to hand a share to a thread (``split_on_threads``)
+COVER_SHARE_ROWS = 1 << 17
 #: the most memory the cover pass's per-block sums may take (fewer, larger blocks beyond)
 COVER_BYTES = 64 * 2 ** 20
 
@@ -78,15 +82,25 @@ def cover_parts(rounds, nodes, codes, missing_code, sw):
     if nodes is None:  # stumps: one part, from each split feature's histogram of sw
         parts = np.zeros((1, T, 2))
         if T and codes.shape[1]:
-            stump_cover(codes, rounds, missing_code, sw, parts[0])
+            split = np.zeros(codes.shape[0], dtype=bool)
+            split[rounds["feature"]] = True
+            feats = np.flatnonzero(split)
+            out = parts[0]
+            split_on_threads(lambda j0, j1: stump_cover(codes, rounds, feats, missing_code, sw, out, j0, j1),
+                             feats.size, numba.get_num_threads(), max(1, COVER_SHARE_ROWS // codes.shape[1]))
         return parts
+    threads = numba.get_num_threads()
     n_blocks, block = cover_blocks(codes.shape[1], T, nodes.shape[1])
+    share = max(1, COVER_SHARE_ROWS // block)  # (block, tree) pairs a share
     parts = np.zeros((n_blocks, T, nodes.shape[1]))
     if T and codes.shape[1]:
         if _steps.numeric_level_trees(nodes):
-            level_tree_cover(codes, level_cover(nodes), missing_code, sw, block, parts)
+            trees = level_cover(nodes)
+            split_on_threads(lambda j0, j1: level_tree_cover(codes, trees, missing_code, sw, block, parts, j0, j1),
+                             n_blocks * T, threads, share)
         else:
-            tree_cover(codes, nodes, missing_code, sw, block, parts)
+            split_on_threads(lambda j0, j1: tree_cover(codes, nodes, missing_code, sw, block, parts, j0, j1),
+                             n_blocks * T, threads, share)
     return parts
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from fastboost._binning import feature_major
+from fastboost._binning import feature_major, map_rows
 from fastboost._kernels.binning import map_to_bins
 
 try:  # tests/ as a package or as a plain directory on sys.path
@@ -21,13 +21,17 @@ def test_map_to_bins_matches_naive(n, max_bins):
     expected = naive.map_to_bins_naive(X, mapper.thresholds_, mapper.n_edges_, mc)
     np.testing.assert_array_equal(codes, expected)
     assert codes.dtype == (np.uint16 if max_bins is None else np.uint8)
-    # the kernel itself, in two row blocks written at their row offsets
-    direct = np.full((X.shape[1], n), 254, dtype=codes.dtype)
+    # two row blocks written at their row offsets: the first by map_rows (the features split over the threads
+    # when the block is large), the second by the kernel itself in two ranges of features
+    d = X.shape[1]
+    direct = np.full((d, n), 254, dtype=codes.dtype)
     cut = n // 2
-    for start, stop in ((0, cut), (cut, n)):
-        if stop > start:
-            map_to_bins(feature_major(X[start:stop]), mapper.thresholds_,
-                        mc, direct, start)
+    if cut:
+        map_rows(X[:cut], mapper.thresholds_, mc, direct, 0)
+    if n > cut:
+        columns = feature_major(X[cut:])
+        for f0, f1 in ((0, 3), (3, d)):
+            map_to_bins(columns, mapper.thresholds_, mc, direct, cut, f0, f1)
     np.testing.assert_array_equal(direct, expected)
     # edges of the same raw column from the naive edge definition give the same codes
     cap = 65535 if max_bins is None else max_bins
@@ -59,7 +63,9 @@ def test_radix_sort_of_columns_equals_numpys_sort(n, by_row):
     cols = np.ascontiguousarray(_sortable_columns(rng, n))
     out = np.full(cols.shape, np.nan)
     mixed = np.full(cols.shape[0], 7, np.uint8)
-    sort_columns(np.ascontiguousarray(cols.T) if by_row else cols, by_row, out, mixed)
+    k = cols.shape[0]
+    for j0, j1 in ((0, 3), (3, k)):  # two ranges of columns, as the threads take them
+        sort_columns(np.ascontiguousarray(cols.T) if by_row else cols, by_row, out, mixed, j0, j1)
     for j, col in enumerate(cols):
         ref = np.sort(col)
         np.testing.assert_array_equal(out[j], ref)

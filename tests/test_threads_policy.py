@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from fastboost._config import SPIN_COUNT
+
 PROBE = """
 import json, os
 import numba
@@ -17,6 +19,7 @@ from fastboost._config import default_n_jobs, n_threads, wait_policy
 with n_threads(None):  # what every fit and prediction starts with
     pass
 print(json.dumps({"policy": wait_policy(), "env_after": os.environ.get("OMP_WAIT_POLICY"),
+                  "spin_after": os.environ.get("GOMP_SPINCOUNT"),
                   "layer": numba.threading_layer(), "default_n_jobs": default_n_jobs()}))
 """
 
@@ -30,8 +33,10 @@ def probe(**env):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def test_openmp_default_unless_asked_and_the_environment_is_left_as_it_was():
-    assert probe()["policy"] == "OpenMP's default"
+def test_a_short_spin_unless_asked_and_the_environment_is_left_as_it_was():
+    out = probe()
+    assert out["policy"] == f"short spin (GOMP_SPINCOUNT={SPIN_COUNT})"
+    assert out["spin_after"] is None  # only the pool's start saw it
     out = probe(FASTBOOST_WAIT_POLICY="passive")
     if out["layer"] != "omp":
         pytest.skip(f"numba's threading layer here is {out['layer']}, not GNU OpenMP")

@@ -1,8 +1,7 @@
 """Map raw feature values to bin codes (uint8, or uint16 in exact mode)."""
 import numpy as np
-from numba import prange
 
-from .._config import jit, pjit
+from .._config import jit
 
 
 @jit
@@ -63,19 +62,20 @@ def _code_of_wide(x, edges, missing_code):
     return missing_code if np.isnan(x) else pos
 
 
-@pjit
-def map_to_bins(columns, edges, missing_code, codes, row_start):
-    """Bin a block of rows, given feature by feature.
+@jit
+def map_to_bins(columns, edges, missing_code, codes, row_start, f0, f1):
+    """Bin a block of rows, given feature by feature: features f0:f1 (``_binning.map_rows`` splits the features
+    over the threads).
 
     columns  float64[n_features, n_rows], C-ordered      IN   (``_binning.feature_major``: one layout, read-only,
                                                               so one compiled variant serves every input)
     edges    float64[n_features, width]                  IN   sorted, padded with +inf; width 256 or, in exact
                                                               mode, a larger power of two
-    codes    uint8 or uint16 [n_features, n_samples]     OUT  (columns row_start:row_start+n_rows)
+    codes    uint8 or uint16 [n_features, n_samples]     OUT  (rows row_start:row_start+n_rows of features f0:f1)
     """
-    n_features, n_rows = columns.shape
+    n_rows = columns.shape[1]
     wide = edges.shape[1] != 256
-    for f in prange(n_features):
+    for f in range(f0, f1):
         e = edges[f]
         out = codes[f]
         col = columns[f]
@@ -141,16 +141,16 @@ def radix_sort(x, out):
     return 1 if neg_zero and pos_zero else 0
 
 
-@pjit
-def sort_columns(a, by_row, out, mixed_zeros):
-    """out[j] = column j of the block a sorted (radix_sort), threads over the columns.
+@jit
+def sort_columns(a, by_row, out, mixed_zeros, j0, j1):
+    """out[j] = column j of the block a sorted (radix_sort), for the columns j0:j1 (``_binning.sorted_columns``
+    splits the columns over the threads).
 
     a            float64 2-D, C-contiguous, no NaN  IN  the block as rows [n, k] (by_row) or as columns [k, n]
     out          float64[k, n]  OUT
     mixed_zeros  uint8[k]       OUT  1 where column j holds both -0.0 and 0.0
     """
-    k = a.shape[1] if by_row else a.shape[0]
-    for j in prange(k):
+    for j in range(j0, j1):
         if by_row:  # (the column gathered on its thread: NumPy's copy of a transposed block took longer than the sort)
             x = np.empty(a.shape[0])
             for i in range(a.shape[0]):

@@ -28,30 +28,29 @@ LeafTables = namedtuple("LeafTables", ["leaf_node", "path", "side", "slot", "slo
                                        "n_leaves", "target", "table"])
 
 
-@pjit
-def stump_cover(codes, rounds, missing_code, sw, out):
-    """out[t, 0] / out[t, 1] = summed sw of the rows that stump t sends left / right: for each feature some stump
-    splits, the histogram of sw over its codes (rows in order), then each of its stumps' sides summed over the
-    codes in order. Threads over those features; the sums do not depend on the number of threads. One pass over
-    each split feature's codes, not one per stump (1 000 000 rows, 400 stumps: 20 passes instead of 400).
+@jit
+def stump_cover(codes, rounds, feats, missing_code, sw, out, j0, j1):
+    """out[t, 0] / out[t, 1] = summed sw of the rows that stump t sends left / right, for the stumps on the split
+    features feats[j0:j1]: for each of them the histogram of sw over its codes (rows in order), then each of its
+    stumps' sides summed over the codes in order (``explain.cover_parts`` splits the features over the threads;
+    the sums do not depend on the split). One pass over each split feature's codes, not one per stump
+    (1 000 000 rows, 400 stumps: 20 passes instead of 400).
 
     codes         uint8/uint16[n_features, n_samples]  binned training rows (feature-major)  IN
     rounds        ROUND_DTYPE[T]  (feature, bin, missing_left, categorical, cat_left)        IN
+    feats         int64[k]  the features some stump splits, increasing                       IN
     missing_code  the bin code of missing values (and unknown categories), the largest code  IN
     sw            float64[n_samples]  sample weights                                         IN
-    out           float64[T, 2]                                                              OUT
+    out           float64[T, 2]  (the rows of the stumps on feats[j0:j1])                    OUT
     """
     n = codes.shape[1]
     T = rounds.shape[0]
-    split = np.zeros(codes.shape[0], dtype=np.bool_)
-    for t in range(T):
-        split[rounds[t].feature] = True
-    feats = np.flatnonzero(split)
     n_codes = missing_code + 1
-    for j in prange(feats.shape[0]):
+    hist = np.empty(n_codes)
+    for j in range(j0, j1):
         f = feats[j]
         codes_f = codes[f]
-        hist = np.zeros(n_codes)
+        hist[:] = 0.0
         for i in range(n):
             hist[codes_f[i]] += sw[i]
         for t in range(T):
@@ -70,11 +69,12 @@ def stump_cover(codes, rounds, missing_code, sw, out):
             out[t, 1] = right
 
 
-@pjit
-def tree_cover(codes, nodes, missing_code, sw, block, out):
+@jit
+def tree_cover(codes, nodes, missing_code, sw, block, out, j0, j1):
     """out[b, t, j] = summed sw of the rows of block b that pass node j of tree t, from the training rows'
-    bin codes: each row's weight added to its leaf, a split's the sum of its children's; threads over (block,
-    tree) pairs (the caller adds the blocks in order).
+    bin codes: each row's weight added to its leaf, a split's the sum of its children's; for the (block, tree)
+    pairs j0:j1, numbered block by block (``explain.cover_parts`` splits them over the threads and adds the blocks
+    in order).
 
     codes         uint8/uint16[n_features, n_samples]  IN
     nodes         NODE_DTYPE[T, max_nodes]             IN
@@ -89,7 +89,7 @@ def tree_cover(codes, nodes, missing_code, sw, block, out):
     while (2 << levels) - 1 < m:
         levels += 1
     T = nodes.shape[0]
-    for job in prange(out.shape[0] * T):
+    for job in range(j0, j1):
         b = job // T
         t = job - b * T
         r0 = b * block
@@ -112,18 +112,19 @@ def tree_cover(codes, nodes, missing_code, sw, block, out):
                 acc[j] = acc[tree[j].left] + acc[tree[j].right]
 
 
-@pjit
-def level_tree_cover(codes, trees, missing_code, sw, block, out):
+@jit
+def level_tree_cover(codes, trees, missing_code, sw, block, out, j0, j1):
     """tree_cover for trees of numeric splits in level order (LevelCover): the same sums in the same order, without
     following child links. Each split of a tree is tested on all rows of the block (one feature's contiguous codes
     against one bin); a row that goes right at a slot drops the leaf slots under its left child from its set of
     reachable leaves (as ``predict.add_level_trees``), and its weight goes to the leaf of the lowest slot left.
-    Threads over (block, tree) pairs, so that a few blocks still use every thread.
+    The (block, tree) pairs j0:j1, as tree_cover's: split over the threads, so that a few blocks still use every
+    thread.
     """
     n = codes.shape[1]
     T = trees.feature.shape[0]
     m = out.shape[2]
-    for job in prange(out.shape[0] * T):
+    for job in range(j0, j1):
         b = job // T
         t = job - b * T
         r0 = b * block
