@@ -561,7 +561,8 @@ def split_on_threads(work, n_items, n_threads, chunk=1):
     them). The ranges are handed out as threads come for them, so a thread that starts late (one of the pool
     waits for a core while numba's threads still spin after a parallel loop: ``start_thread_pool``) takes
     fewer. Each range must write only its own outputs, so that nothing depends on the number of threads or the
-    order of the ranges. An error in any range is raised once all of them have ended.
+    order of the ranges. An error in any range (or Ctrl-C) stops the threads from taking more; it is raised once
+    the ranges under way have ended.
     """
     chunk = max(1, int(chunk))
     n_chunks = -(-int(n_items) // chunk)
@@ -571,12 +572,17 @@ def split_on_threads(work, n_items, n_threads, chunk=1):
             work(0, n_items)
         return
     taken = itertools.count()  # (next() on it is atomic: one call of C code under the GIL)
+    failed = []  # once a share raised (an error, Ctrl-C on the calling thread), no thread takes another
 
     def run():
-        c = next(taken)
-        while c < n_chunks:
-            work(c * chunk, min(n_items, (c + 1) * chunk))
+        try:
             c = next(taken)
+            while c < n_chunks and not failed:
+                work(c * chunk, min(n_items, (c + 1) * chunk))
+                c = next(taken)
+        except BaseException:
+            failed.append(True)
+            raise
 
     pool = _thread_pool()
     futures = [pool.submit(run) for _ in range(k - 1)]

@@ -2,6 +2,8 @@
 with 1 and 2 numba threads."""
 import contextlib
 import os
+import threading
+import time
 
 import numba
 import numpy as np
@@ -110,6 +112,18 @@ def test_split_on_threads_covers_every_item_once_and_raises_errors():
 
     with pytest.raises(ValueError, match="the second range"):
         split_on_threads(fail, 10, 2)
+
+    pool_calls = []  # an error on the calling thread (as Ctrl-C there) stops the pool's threads taking more shares
+
+    def main_fails(lo, hi):
+        if threading.current_thread() is threading.main_thread():
+            raise KeyboardInterrupt
+        pool_calls.append(lo)
+        time.sleep(0.002)
+
+    with pytest.raises(KeyboardInterrupt):
+        split_on_threads(main_fails, 400, 2)
+    assert len(pool_calls) < 40, len(pool_calls)
 
     inner = []  # a range that splits again (on a pool thread: on its own thread, not waiting on the pool it is in)
     split_on_threads(lambda lo, hi: split_on_threads(lambda a, b: inner.extend((lo, i) for i in range(a, b)), 4, 2,
