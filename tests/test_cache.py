@@ -186,6 +186,36 @@ def test_a_numeric_fit_without_trimming_compiles_neither_categories_nor_row_sele
     assert all(int(n) > 0 for n in options), options
 
 
+ONE_VARIANT = """
+import numpy as np
+from fastboost import AdaBoostClassifier, VadaBoostClassifier
+from fastboost._kernels import learners, tree, update
+
+rng = np.random.default_rng(0)
+for n in (300, 40000):  # one block of rows and one task (serial loops), then several (parallel loops)
+    X = rng.normal(size=(n, 5))
+    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    AdaBoostClassifier(n_estimators=3).fit(X, y)
+    VadaBoostClassifier(n_estimators=3).fit(X, y)
+    AdaBoostClassifier(n_estimators=3, max_depth=3).fit(X, y)
+tasks = (update._apply_block, update._weights_block, update._variance_block, update._table_block, tree._count_task,
+         tree._place_task, tree._leaf_task, tree._leaf_rows, tree._leaf_row_sums)
+print(*[len(f.compiled_signatures()) for f in tasks], len(learners._mh_round_sums.compiled_signatures()))
+"""
+
+
+@pytest.mark.slow  # a fresh process compiles the stump and tree learners cold (about 60 s)
+def test_a_task_function_compiles_once_for_its_serial_and_its_parallel_loop(tmp_path):
+    """The row-block and task functions that a kernel runs in a serial loop (one block, or few rows) and in a
+    parallel loop are given the same argument types in both, so each is compiled once, not twice (a second
+    variant cost about half a second of a cold fit each); binary tree fits compile none of AdaBoost.MH's sums."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "FASTBOOST_QUIET_COMPILE": "1"}
+    out = subprocess.run([sys.executable, "-c", ONE_VARIANT], capture_output=True, text=True, timeout=900, env=env,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["1"] * 9 + ["0"]
+
+
 AFTER_COMPILE = """
 import numpy as np
 from fastboost import AdaBoostClassifier, SABoostClassifier, VadaBoostClassifier

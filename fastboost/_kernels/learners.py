@@ -386,7 +386,7 @@ def _learn_tree(data, config, ws, model, t, m, categorical, mh, extra):
     finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
     if config.leaf == LEAF_VECTOR:
         ws.sums[0].z = vector_leaf_values(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, model.values[t])
-        if config.criterion == CRITERION_MH:
+        if mh is not None and config.criterion == CRITERION_MH:  # (None: compiled into MH's fits only)
             _mh_round_sums(tree, n_nodes, config.n_classes, ts.leaf_u, ts.leaf_w, model.values[t], ws.sums)
 
 

@@ -420,12 +420,12 @@ def partition_level(codes, splits, n_split, missing_code, node_range, root, idx,
     n_rows = _split_rows(splits, n_split, node_range)
     table = side_tables(splits, n_split, missing_code, n_rows)
     serial = n_tasks == 1 or n_rows < PARALLEL_ROWS
-    if serial:
+    if serial:  # (t as np.uint64 in both loops: one compiled task function for both)
         for t in range(n_tasks):
-            _count_task(codes, splits, missing_code, table, idx, tmp, task, t, root)
+            _count_task(codes, splits, missing_code, table, idx, tmp, task, np.uint64(t), root)
     else:
         for t in prange(n_tasks):
-            _count_task(codes, splits, missing_code, table, idx, tmp, task, t, root)
+            _count_task(codes, splits, missing_code, table, idx, tmp, task, np.uint64(t), root)
     for j in range(n_split):
         n_left[j] = 0
     for t in range(n_tasks):
@@ -443,10 +443,10 @@ def partition_level(codes, splits, n_split, missing_code, node_range, root, idx,
         ro += task[t, 2] - task[t, 1] - task[t, 3]
     if serial:
         for t in range(n_tasks):
-            _place_task(codes, splits, missing_code, table, idx, tmp, task, t, root)
+            _place_task(codes, splits, missing_code, table, idx, tmp, task, np.uint64(t), root)
     else:
         for t in prange(n_tasks):
-            _place_task(codes, splits, missing_code, table, idx, tmp, task, t, root)
+            _place_task(codes, splits, missing_code, table, idx, tmp, task, np.uint64(t), root)
 
 
 @jit
@@ -594,12 +594,13 @@ def _leaf_task(rows, ts, tasks, splits, parts, leaf, t):
         all_left = np.empty(1, SPLIT_DTYPE)  # (np.zeros of a record dtype does not compile in a parallel function)
         _set_all_left(all_left[0])
         node = plain[t, 0]
-        if parts.shape[0] == 0:
-            _leaf_rows(rows.codes[0], all_left[0], -1, NO_TABLE, idx, False, plain[t, 1], plain[t, 2], node,
+        no_table = np.empty(0, np.uint8)  # (writable, as a split's table: NO_TABLE, a global, is read-only to numba
+        if parts.shape[0] == 0:           # and would compile _leaf_rows and _leaf_row_sums a second time)
+            _leaf_rows(rows.codes[0], all_left[0], -1, no_table, idx, False, plain[t, 1], plain[t, 2], node,
                        leaf_of_row)
         else:
             leaf[t, 0] = node
-            _leaf_row_sums(rows, all_left[0], -1, NO_TABLE, idx, False, plain[t, 1], plain[t, 2], node, ls,
+            _leaf_row_sums(rows, all_left[0], -1, no_table, idx, False, plain[t, 1], plain[t, 2], node, ls,
                            leaf_of_row, parts[t])
         return
     missing_code = tasks.missing_code
@@ -652,12 +653,12 @@ def leaf_sums(rows, config, tree, ts, n_first, splits, n_split, root, assign_onl
     parts = np.empty((0 if assign_only else n_tasks, 2, leaf_u.shape[1] + n_classes))  # (none: rows to leaves only)
     leaf = np.full((parts.shape[0], 2), -1, np.int64)
     tasks = LeafTasks(plain, split_tasks, table, missing_code, config.criterion == CRITERION_LS, root, first_child)
-    if serial:
+    if serial:  # (t as np.uint64 in both loops: one compiled task function for both)
         for t in range(n_tasks):
-            _leaf_task(rows, ts, tasks, splits, parts, leaf, t)
+            _leaf_task(rows, ts, tasks, splits, parts, leaf, np.uint64(t))
     else:
         for t in prange(n_tasks):
-            _leaf_task(rows, ts, tasks, splits, parts, leaf, t)
+            _leaf_task(rows, ts, tasks, splits, parts, leaf, np.uint64(t))
     if assign_only:
         return
     for t in range(n_tasks):

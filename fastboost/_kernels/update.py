@@ -109,11 +109,12 @@ def apply_stump(codes_f, stump, missing_code, rows, u, sums):
     left_pos = stump.left > 0
     right_pos = stump.right > 0
     if nb == 1:  # (one block: on the calling thread, no parallel launch)
-        _apply_block(codes_f, k, missing_left, categorical, cat_left, left_pos, right_pos, missing_code, rows, u, n, 0)
+        _apply_block(codes_f, k, missing_left, categorical, cat_left, left_pos, right_pos, missing_code, rows, u, n,
+                     np.uint64(0))
     else:
         for b in prange(nb):
             _apply_block(codes_f, k, missing_left, categorical, cat_left, left_pos, right_pos, missing_code, rows, u,
-                         n, b)
+                         n, np.uint64(b))
     s = sums[0]
     s.ui = block_total(block_sums, nb, 0)
     s.uj = block_total(block_sums, nb, 1)
@@ -184,10 +185,10 @@ def update_weights(w, p, yh, alpha, w_correct, w_wrong, block_sums, need_s2=True
     down /= z
     up /= z
     if nb == 1:  # (one block: on the calling thread, no parallel launch)
-        _weights_block(w, p, yh, down, up, block_sums, need_s2, n, 0)
+        _weights_block(w, p, yh, down, up, block_sums, need_s2, n, np.uint64(0))
     else:
         for b in prange(nb):
-            _weights_block(w, p, yh, down, up, block_sums, need_s2, n, b)
+            _weights_block(w, p, yh, down, up, block_sums, need_s2, n, np.uint64(b))
     return z, block_total(block_sums, nb, 0) if need_s2 else 0.0
 
 
@@ -304,10 +305,10 @@ def update_weights_table(w, p, leaf, y, factor, block_sums, need_s2=True, leaf_c
     nb = -(-n // BLOCK)
     count = leaf_class.shape[0] > 0
     if nb == 1:  # (one block: on the calling thread, no parallel launch)
-        _table_block(w, p, leaf, y, factor, block_sums, need_s2, leaf_class, wrong, count, n, 0)
+        _table_block(w, p, leaf, y, factor, block_sums, need_s2, leaf_class, wrong, count, n, np.uint64(0))
     else:
         for b in prange(nb):
-            _table_block(w, p, leaf, y, factor, block_sums, need_s2, leaf_class, wrong, count, n, b)
+            _table_block(w, p, leaf, y, factor, block_sums, need_s2, leaf_class, wrong, count, n, np.uint64(b))
     return block_total(block_sums, nb, 0) if need_s2 else 0.0
 
 
@@ -372,10 +373,10 @@ def variance_weights(w, p, lam, u):
     n = w.shape[0]
     nb = -(-n // BLOCK)
     if nb == 1:
-        _variance_block(w, p, lam, u, n, 0)
+        _variance_block(w, p, lam, u, n, np.uint64(0))
     else:
         for b in prange(nb):
-            _variance_block(w, p, lam, u, n, b)
+            _variance_block(w, p, lam, u, n, np.uint64(b))
 
 
 @jit
@@ -391,10 +392,10 @@ def squared_weights(w, p, u, q):
     n = w.shape[0]
     nb = -(-n // BLOCK)
     if nb == 1:
-        _squares_block(w, p, u, q, n, 0)
+        _squares_block(w, p, u, q, n, np.uint64(0))
     else:
         for b in prange(nb):
-            _squares_block(w, p, u, q, n, b)
+            _squares_block(w, p, u, q, n, np.uint64(b))
 
 
 @jit
@@ -415,7 +416,7 @@ def residual_weights(r, p, ylab, u, q):
     nb = -(-n // BLOCK)
     with_q = q.shape[0] == n
     if nb == 1:
-        _residual_block(r, p, ylab, u, q, with_q, n, 0)
+        _residual_block(r, p, ylab, u, q, with_q, n, np.uint64(0))
     else:
         for b in prange(nb):
-            _residual_block(r, p, ylab, u, q, with_q, n, b)
+            _residual_block(r, p, ylab, u, q, with_q, n, np.uint64(b))
