@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from ._config import Rules
-from ._kernels.learners import LEARNERS, PLAIN_UPDATES, no_validation
+from ._kernels.learners import LEARNERS, PLAIN_UPDATES, no_validation, update_tree_weights_logistic
 from ._kernels.update import n_blocks
 from ._types import (
     CONFIG_DTYPE,
@@ -120,6 +120,8 @@ def pick_learner(config, categorical=True):
         learner = learner._replace(update=PLAIN_UPDATES[kind])
     if is_mh(config):  # only AdaBoost.MH's learner compiles its histograms
         options["mh"] = True
+    if c["logistic"]:  # confidence-rated leaves on the logistic loss: the weights from the margins
+        learner = learner._replace(update=update_tree_weights_logistic)
     return learner._replace(learn=learner.learn(trim, bool(categorical), **options))
 
 
@@ -212,6 +214,7 @@ def make_workspace(y_idx, w, n_features, n_bins, config, n_val=0, monotone=None,
         ylab=np.array(y_idx, dtype=Y_DTYPE),
         yh=np.empty(0 if (not stump and carried) else n, np.int8),
         block_sums=np.empty((n_blocks(n), 4), np.float64),
+        margin=np.zeros(n * (n_classes if mh else 1) if c["logistic"] else 0, np.float64),
     )
     stump_hist = (n_features, n_bins, 2) if stump else (1, 1, 2)
     stump_scratch = StumpScratch(
@@ -262,6 +265,8 @@ def working_memory(n_samples, n_features, n_bins, config, n_val, capacity):
         per_row += 8
     if mh:
         per_row += 8 * n_classes  # the pair weights (row, class)
+    if c["logistic"]:
+        per_row += 8 * (n_classes if mh else 1)  # the margins (AdaBoost.MH: of each (row, class) pair)
     parts = {}
     if depth:
         per_row += 3 * 8  # the row order, its partition scratch, each row's leaf

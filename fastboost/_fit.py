@@ -128,6 +128,8 @@ class Fit:
         self.state = rounds.state
         self.state[0]["n"] = n_nonzero
         self.state[0]["best_val"] = np.inf
+        if config[0]["logistic"]:  # the mean pair loss log(1 + exp(-m)) at the margins 0 is log 2
+            self.state[0]["log_mean_loss"] = np.log(np.log(2.0))
         self.initial_cost = float(np.exp(rule.cost(self.state.copy()[0], 0.0, 1.0, 1.0, config[0])))
         self.model = make_model(capacity, int(config[0]["max_depth"]), model_values(config))
         self.done = 0

@@ -505,8 +505,18 @@ _TAIL = ("max_bins", "categorical_features", "monotone_constraints", "feature_ra
 ESTIMATOR_PARAMS = {
     "AdaBoostClassifier": _declare(
         "n_estimators", "learning_rate", "class_weight", "warm_start", "weight_trim_rate",
-        "criterion", "max_depth", "leaf", "multiclass", "min_samples_leaf", "min_weight_fraction_leaf",
+        "criterion", "max_depth", "leaf", "multiclass", "loss", "min_samples_leaf", "min_weight_fraction_leaf",
         *_TAIL[:3], "monotone_steps", *_TAIL[3:], criterion=_CRITERION_OR_REAL,
+        loss=Param("exponential", Options(("exponential", "logistic")), (
+            'The loss confidence-rated leaves (``leaf="real"``) lower. "exponential": AdaBoost as published, each '
+            'row (AdaBoost.MH: each (row, class) pair) weighted by exp(-y F). "logistic": log(1 + exp(-y F)), '
+            "each row weighted by p sigma(-y F), sigma(z) = 1 / (1 + exp(-z)), from its margin (Collins, Schapire "
+            "and Singer's sequential update): a row the model gets badly wrong weighs at most its sample weight "
+            "instead of growing exponentially, so noise and overlapping classes pull less. The same trees, leaf "
+            "values and step on those weights; ``predict_proba`` is then 1 / (1 + exp(-F)) (K > 2 classes: each "
+            "class's, normalised). Two classes, one-vs-rest and AdaBoost.MH (``multiclass=\"mh\"``; on 10 "
+            "overlapping classes it closes most of AdaBoost.MH's gap to gradient boosting); not SAMME.R, nor "
+            f'discrete leaves. See {_DOCS}, "The logistic loss".')),
         monotone_steps=Param("auto", Options(("auto", "capped", "forward")), (
             "With ``monotone_constraints``, which stumps a constrained feature may get. \"forward\": only those "
             "whose outputs follow the constraint. \"capped\": also steps back, a stump of the other polarity at a "

@@ -152,6 +152,8 @@ CONFIG_DTYPE = np.dtype([
     ("use_q", np.bool_),             # build the w**2 / p histogram too (EBBoost's exact search)
     ("u_is_w", np.bool_),            # the transform is u = w: the learner reads w and the transform is skipped
     ("need_s2", np.bool_),           # the cost reads sum_i w_i**2 / p_i from the weight update
+    ("logistic", np.bool_),          # AdaBoost.MH on the logistic loss: the pair weights are p_i sigma(-y_ik F_ik)
+                                     # of the pair margins ws.rows.margin (normalised), not carried products
     # validation
     ("patience", np.int64),          # stop after this many rounds without a new best validation error (0: never)
     ("learning_rate", np.float64),   # every step alpha is multiplied by it (1: the algorithm as published)
@@ -234,7 +236,9 @@ RowState = namedtuple("RowState", [
     "yh",          # int8[n or 0]  y_i * h_i of the round's weak hypothesis (+1 right, -1 wrong); length 0 for trees
                    # with carried histograms (they mark the wrong rows in TreeScratch.wrong instead)
     "block_sums",  # float64[n_blocks(n), 4]  per-block partial sums of the row passes (scratch of one pass)
-])
+    "margin",      # float64[n * K or 0]  AdaBoost.MH on the logistic loss: each (row, class) pair's margin
+                   # y_ik F_k(x_i) (length 0 for the other fits)
+], defaults=[np.zeros(0, np.float64)])
 
 #: The stump learner's scratch (part of the Workspace; arrays of length 0 or 1 in a tree fit).
 StumpScratch = namedtuple("StumpScratch", [

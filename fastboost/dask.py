@@ -944,6 +944,10 @@ class _DaskBoostMixin:
         """
         self._check_params()
         name = type(self).__name__
+        if self._logistic():  # (before any worker starts)
+            raise NotImplementedError(f"{name} does not fit the logistic loss (loss='logistic') yet: it is a "
+                                      "single-machine option; fit with loss='exponential', or AdaBoostClassifier "
+                                      "on one machine.")
         inputs = self._dask_inputs(X, y, sample_weight, eval_set, bin_mapper)
         xparts, yparts, swparts, meta, val = inputs
         n_features = meta.shape[1]

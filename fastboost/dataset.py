@@ -1108,6 +1108,7 @@ def _fit(est, ds, y, sample_weight, eval_set):
     if classes.shape[0] > MAX_CLASSES:
         raise ValueError(f"{name} takes at most {MAX_CLASSES} classes; y has {classes.shape[0]}.")
     val_ds = _eval_dataset(est, ds, eval_set)
+    est._check_loss(classes.shape[0])
     if classes.shape[0] > 2 and not est._joint_multiclass():
         return _fit_one_vs_rest(est, ds, labels, classes, val_ds)
     if eval_set is not None and est.validation_fraction is not None:

@@ -178,6 +178,25 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         """AdaBoost.MH: K > 2 classes as one model of real K-vector leaves on per-class weights."""
         return getattr(self, "multiclass", "auto") == "mh"
 
+    def _logistic(self):
+        """AdaBoost.MH on the logistic loss (``loss="logistic"``)."""
+        return getattr(self, "loss", "exponential") == "logistic"
+
+    def _check_loss(self, n_classes):
+        """``loss="logistic"`` takes confidence-rated leaves (``leaf="real"``): two classes, one-vs-rest or
+        AdaBoost.MH, not SAMME.R; else a ValueError."""
+        if not self._logistic():
+            return
+        name = type(self).__name__
+        leaf = getattr(self, "leaf", "discrete")
+        if leaf != "real":
+            raise ValueError(f"{name}(loss='logistic') weighs the rows by the logistic loss of their margins, which "
+                             f"confidence-rated leaves carry; it needs leaf='real' (got leaf={leaf!r}).")
+        if n_classes > 2 and getattr(self, "multiclass", "auto") == "joint":
+            raise ValueError(f"{name}(loss='logistic') with {n_classes} classes takes multiclass='mh' (AdaBoost.MH, "
+                             "one tree a round) or 'ovr' (one model per class); SAMME.R (multiclass='joint') has "
+                             "no logistic form here.")
+
     def _tree_depth(self, n_classes):
         """Depth of the tree learner, or 0 for the binary stump fast path."""
         tree = (n_classes > 2 or self.max_depth > 1 or self._min_leaf() > 1
@@ -267,6 +286,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         if classes.shape[0] > MAX_CLASSES:
             raise ValueError(f"{name} takes at most {MAX_CLASSES} classes; y has {classes.shape[0]}.")
         sample_weight = self._class_weighted(sample_weight, y)
+        self._check_loss(classes.shape[0])
         if classes.shape[0] > 2 and not self._joint_multiclass():
             return self._fit_one_vs_rest(X, X_in, y, classes, sample_weight, eval_set)
         sw = v.check_sample_weight(sample_weight, n_samples)
@@ -558,6 +578,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             hist_groups=n_feature_groups(n_features, numba.get_num_threads(), mapper.missing_code + 1),  # speed
             trim_rate=float(getattr(self, "weight_trim_rate", None) or 0.0),
             hist_rebuild=self._hist_rebuild(rule, depth, n_classes, leaf_kind, n_nonzero),
+            logistic=bool(depth) and leaf == "real" and criterion in (CRITERION_Z, CRITERION_MH) and self._logistic(),
             additive=rule.additive, use_q=rule.use_q, u_is_w=rule.u_is_w, need_s2=rule.needs_s2,
             patience=self.n_iter_no_change or 0, learning_rate=self.learning_rate,
             monotone=self._monotone_direction(n_features) is not None,
@@ -615,14 +636,15 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         the trees' root histograms come from the last round's) for the rules whose update multiplies each row's
         weight by a factor its class and side (stumps) or its being right or wrong (trees) decide, and whose
         learner reads w itself: not with a transform (VadaBoost), EBBoost's q histograms, QuadBoost's
-        residuals, weights re-set between rounds (LPBoost, re-weighting passes), or trees with confidence-rated
+        residuals, weights re-set between rounds (LPBoost, re-weighting passes), weights from the logistic loss's
+        margins (``loss="logistic"``: no factor per side), or trees with confidence-rated
         leaves (but stumps, binary or AdaBoost.MH's), a row count per leaf (min_samples_leaf > 1) or weight
         trimming, nor with feature or row sampling (or interaction constraints: every round reads its own features
         and rows), nor below ``_driver.CARRY_MIN_ROWS`` rows of positive weight (n_rows), where a full build is faster.
         Trimmed stumps carry the histograms of their kept rows (``learners.trimmed_rows``) at any size.
         0: every round's histograms from every row."""
         trimmed = getattr(self, "weight_trim_rate", None) is not None
-        if (rule.additive or rule.use_q or not rule.u_is_w or self._corrective
+        if (rule.additive or rule.use_q or not rule.u_is_w or self._corrective or self._logistic()
                 or self._reweight_every() is not None or self._sampling_on()):
             return 0
         # stumps with confidence-rated leaves, binary or AdaBoost.MH's: two leaves, a factor per leaf and field
@@ -897,10 +919,10 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             return self.classes_[np.argmax(margin, axis=1)]
         return self.classes_[(margin > 0).astype(np.intp)]
 
-    @staticmethod
-    def _link(margin):
-        """A one-vs-rest model's probability of its class from its raw margin."""
-        return expit(2.0 * margin)
+    def _link(self, margin):
+        """A one-vs-rest model's probability of its class from its raw margin: 1 / (1 + exp(-2 F)), the
+        exponential loss's; 1 / (1 + exp(-F)) on the logistic loss."""
+        return expit(margin if self._logistic() else 2.0 * margin)
 
     def _margin_to_proba(self, margin, total):
         """Probabilities from the raw scores and the sum of |alpha| of the rounds behind them.
@@ -909,7 +931,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         lies in [-1, 1] for +-1 hypotheses, so q does too in [0.12, 0.88]: never exactly 0 or 1).
         SAMME: the softmax of the symmetric scores / (K - 1), as scikit-learn. One-vs-rest: ``_link`` of each
         model's margin F_k (1 / (1 + exp(-2 F_k)), F_k rounded to 12 decimals), normalised to sum 1, so the top
-        probability is the predicted class (``_top_stays_top``).
+        probability is the predicted class (``_top_stays_top``). On the logistic loss (``loss="logistic"``) the
+        loss's own link instead: q = 1 / (1 + exp(-F)), and 1 / (1 + exp(-F_k)) normalised.
         """
         if margin.ndim == 2:
             if hasattr(self, "estimators_"):  # monotone in each model's margin, as predict's argmax
@@ -920,10 +943,13 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             from scipy.special import softmax
 
             if getattr(self, "leaf_values_", None) is not None:
-                if self._mh():  # AdaBoost.MH: as one-vs-rest, 1 / (1 + exp(-2 F_k)) normalised (in logs: no
-                    return softmax(-np.logaddexp(0.0, -2.0 * margin), axis=1)  # 0 / 0 when every F_k is very low)
+                if self._mh():  # AdaBoost.MH: as one-vs-rest, _link(F_k) normalised (in logs: no 0 / 0 when
+                    scale = 1.0 if self._logistic() else 2.0  # every F_k is very low)
+                    return softmax(-np.logaddexp(0.0, -scale * margin), axis=1)
                 return softmax(margin / (margin.shape[1] - 1), axis=1)  # SAMME.R: p_k prop. to exp(F_k / (K - 1))
             return softmax(self._scores(margin, total) / (margin.shape[1] - 1), axis=1)
+        if self._logistic():  # the logistic loss's own: 1 / (1 + exp(-F))
+            return np.column_stack([expit(-margin), expit(margin)])
         p1 = expit(2.0 * margin / total) if total > 0.0 else np.full(margin.shape, 0.5)
         return np.column_stack([1.0 - p1, p1])
 
@@ -1044,7 +1070,8 @@ class AdaBoostClassifier(BaseBoostClassifier):
 
     def __init__(self, n_estimators=50, *, learning_rate=1.0, class_weight=None, warm_start=False,
                  weight_trim_rate=None,
-                 criterion="error", max_depth=1, leaf="discrete", multiclass="auto", min_samples_leaf=1,
+                 criterion="error", max_depth=1, leaf="discrete", multiclass="auto", loss="exponential",
+                 min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_bins=MAX_BINS, categorical_features="from_dtype",
                  monotone_constraints=None, monotone_steps="auto", feature_rank=1, validation_fraction=None,
                  n_iter_no_change=None, interaction_constraints=None, colsample_bytree=1.0, colsample_bynode=1.0,

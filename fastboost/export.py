@@ -29,7 +29,8 @@ Ensemble = namedtuple("Ensemble", [
     "trees",      # list of Tree
     "n_outputs",  # score columns: 1 (two classes), K (SAMME's class sums, one-vs-rest margins)
     "kind",       # "binary", "samme" or "ovr"
-    "link",       # "expit" (AdaBoost's q = expit(2 F / total)) or "clip" (QuadBoost's clip((1 + F) / 2, 0, 1))
+    "link",       # "expit" (AdaBoost's q = expit(2 F / total)), "logistic" (loss="logistic": q = expit(F)) or
+                  # "clip" (QuadBoost's clip((1 + F) / 2, 0, 1)); one-vs-rest: each class's, with total 1
     "total",      # sum_t |alpha_t| (binary and SAMME), 1 for one-vs-rest
 ])
 
@@ -99,7 +100,8 @@ def ensemble(clf):
             else:
                 trees.append(_tree(m.nodes_[t], float(alphas[t]), c, m.classes_.shape[0], target, t))
     kind = "ovr" if ovr else ("binary" if k == 2 else "samme")
-    link = "clip" if type(clf).__name__.startswith("QuadBoost") else "expit"
+    link = ("clip" if type(clf).__name__.startswith("QuadBoost") else
+            "logistic" if getattr(clf, "loss", "exponential") == "logistic" else "expit")
     total = 1.0 if ovr else clf._alpha_total()
     return Ensemble(trees=trees, n_outputs=1 if k == 2 else k, kind=kind, link=link, total=total)
 
@@ -369,7 +371,7 @@ def to_onnx(clf, dtype=np.float32, ml_opset=ONNX_ML_OPSET):
             half = op("Mul", [op("Add", ["scores", const("one", 1.0)], "one_plus"), const("half", 0.5)], "half_margin")
             p1 = op("Clip", [half, const("lo", 0.0), const("hi", 1.0)], "p1")
         else:
-            scale = 2.0 / ens.total if ens.total > 0 else 0.0
+            scale = 1.0 if ens.link == "logistic" else 2.0 / ens.total if ens.total > 0 else 0.0
             p1 = op("Sigmoid", [op("Mul", ["scores", const("scale", scale)], "scaled")], "p1")
         p0 = op("Sub", [const("one", 1.0), p1], "p0")
         op("Concat", [p0, p1], "probabilities", axis=1)
@@ -386,7 +388,8 @@ def to_onnx(clf, dtype=np.float32, ml_opset=ONNX_ML_OPSET):
                 half = op("Mul", [op("Add", ["scores", const("one", 1.0)], "one_plus"), const("half", 0.5)], "half")
                 q = op("Clip", [half, const("lo", 0.0), const("hi", 1.0)], "q")
             else:
-                q = op("Sigmoid", [op("Mul", ["scores", const("two", 2.0)], "scaled")], "q")
+                two = 1.0 if ens.link == "logistic" else 2.0
+                q = op("Sigmoid", [op("Mul", ["scores", const("two", two)], "scaled")], "q")
             rows = op("ReduceSum", [q, const("axis1", [1], np.int64)], "rows", keepdims=1)
             some = op("Greater", [rows, const("zero", 0.0)], "some")
             safe = op("Where", [some, rows, const("one", 1.0)], "safe_rows")
@@ -418,11 +421,12 @@ def to_treelite(clf):
     What ``gtil.predict(model, X, pred_margin=True)`` and ``gtil.predict(model, X)`` give, by kind:
 
     - two classes (AdaBoost's link): the margin is ``decision_function(X)``; the prediction the probability of
-      ``classes_[1]``, ``predict_proba(X)[:, 1]`` (sigmoid with alpha = 2 / sum |alpha_t|);
+      ``classes_[1]``, ``predict_proba(X)[:, 1]`` (sigmoid with alpha = 2 / sum |alpha_t|; on the logistic loss,
+      ``loss="logistic"``, alpha = 1);
     - SAMME (K > 2 classes in one model): the margin is ``decision_function(X) / (K - 1)``, the prediction
       ``predict_proba(X)`` (Treelite's softmax has no scale of its own);
-    - one-vs-rest: the margin is ``decision_function(X)``, the prediction each class's 1 / (1 + exp(-2 F_k)),
-      which ``predict_proba`` then divides by the row's sum;
+    - one-vs-rest: the margin is ``decision_function(X)``, the prediction each class's 1 / (1 + exp(-2 F_k))
+      (logistic loss: 1 / (1 + exp(-F_k))), which ``predict_proba`` then divides by the row's sum;
     - QuadBoost (its clipped link has no Treelite form): the margin, unchanged by the prediction.
 
     Categorical splits are Treelite categorical tests on the category index (unknown categories NaN).
@@ -442,7 +446,8 @@ def to_treelite(clf):
         metadata = Metadata(num_feature=int(clf.n_features_in_), task_type="kBinaryClf", average_tree_output=False,
                             num_target=1, num_class=[1], leaf_vector_shape=(1, 1))
         post = (PostProcessorFunc("identity") if ens.link == "clip" else
-                PostProcessorFunc("sigmoid", sigmoid_alpha=2.0 / ens.total if ens.total > 0 else 1.0))
+                PostProcessorFunc("sigmoid", sigmoid_alpha=1.0 if ens.link == "logistic" else
+                                  2.0 / ens.total if ens.total > 0 else 1.0))
         base = [0.0]
     else:
         metadata = Metadata(num_feature=int(clf.n_features_in_), task_type="kMultiClf", average_tree_output=False,
@@ -455,7 +460,7 @@ def to_treelite(clf):
         elif ens.link == "clip":
             post = PostProcessorFunc("identity_multiclass")
         else:
-            post = PostProcessorFunc("multiclass_ova", sigmoid_alpha=2.0)
+            post = PostProcessorFunc("multiclass_ova", sigmoid_alpha=1.0 if ens.link == "logistic" else 2.0)
         base = [0.0] * k
     builder = ModelBuilder(threshold_type="float64", leaf_output_type="float64", metadata=metadata,
                            tree_annotation=TreeAnnotation(num_tree=len(trees), target_id=[0] * len(trees),

@@ -9,7 +9,8 @@ Data: Breiman's waveform (3 classes, ``fastboost.datasets.make_waveform``) and a
 scikit-learn's ``make_classification`` (20 features, 10 informative, 5 redundant, 2 clusters a class,
 ``class_sep=1``), ``--n-train`` training and ``--n-test`` test rows of one draw (seed 0). Models:
 ``mh`` AdaBoostClassifier(leaf="real", multiclass="mh") (AdaBoost.MH), ``sammer`` multiclass="joint" (SAMME.R),
-``ovr`` multiclass="ovr" (one-vs-rest confidence-rated trees, K trees a round), ``lightgbm`` LGBMClassifier
+``ovr`` multiclass="ovr" (one-vs-rest confidence-rated trees, K trees a round), ``mh-logistic`` and
+``ovr-logistic`` the same on the logistic loss (``loss="logistic"``), ``lightgbm`` LGBMClassifier
 (multiclass objective, K trees a round; ``num_leaves = 2**depth``, ``max_depth = depth``, 255 bins), each at every
 ``--rates`` learning rate, the same rounds, depth and threads. The fit time is the wall time of ``fit`` (binning
 included, for every library), after a small fit that compiles or loads fastboost's kernels. Every fit appends one
@@ -27,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout,
 
 import numpy as np  # noqa: E402
 
-MODELS = ("mh", "sammer", "ovr", "lightgbm")
+MODELS = ("mh", "mh-logistic", "sammer", "ovr", "ovr-logistic", "lightgbm")
 DATASETS = ("waveform", "classes10")
-MULTICLASS = {"mh": "mh", "sammer": "joint", "ovr": "ovr"}
+MULTICLASS = {"mh": "mh", "mh-logistic": "mh", "sammer": "joint", "ovr": "ovr", "ovr-logistic": "ovr"}
 
 
 def make_data(name, n_train, n_test):
@@ -58,6 +59,7 @@ def make_model(model, depth, rate, rounds, threads):
     from fastboost import AdaBoostClassifier
 
     return AdaBoostClassifier(rounds, leaf="real", multiclass=MULTICLASS[model], max_depth=depth,
+                              loss="logistic" if model.endswith("-logistic") else "exponential",
                               learning_rate=rate, n_jobs=threads)
 
 

@@ -64,6 +64,8 @@ def test_sklearn_compatible(estimator, check):
 #: run with ``-m slow`` (about 60 fits of the K-vector learner each; the default suite has no time left for them)
 SLOW_ESTIMATORS = [
     AdaBoostClassifier(n_estimators=10, max_depth=2, leaf="real", multiclass="mh"),
+    AdaBoostClassifier(n_estimators=10, max_depth=2, leaf="real", multiclass="mh", loss="logistic"),
+    AdaBoostClassifier(n_estimators=10, max_depth=2, leaf="real", loss="logistic"),
 ]
 
 

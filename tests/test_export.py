@@ -20,6 +20,8 @@ MODELS = [
     ("AdaBoostClassifier", {"max_depth": 2, "leaf": "real"}, 2),
     ("AdaBoostClassifier", {"max_depth": 2}, 3),
     ("AdaBoostClassifier", {"leaf": "real", "max_depth": 2, "multiclass": "ovr"}, 3),
+    ("AdaBoostClassifier", {"max_depth": 2, "leaf": "real", "loss": "logistic"}, 2),
+    ("AdaBoostClassifier", {"leaf": "real", "max_depth": 2, "multiclass": "ovr", "loss": "logistic"}, 3),
     ("VadaBoostClassifier", {"lam": 0.3}, 3),
     ("QuadBoostClassifier", {"max_depth": 2}, 2),
     ("QuadBoostClassifier", {}, 3),
@@ -174,7 +176,7 @@ def _treelite_expected(clf, X):
         return df / (df.shape[1] - 1), clf.predict_proba(X)
     if ens.link == "clip":
         return df, df
-    return df, 1.0 / (1.0 + np.exp(-2.0 * df))
+    return df, 1.0 / (1.0 + np.exp(-(1.0 if ens.link == "logistic" else 2.0) * df))  # each class's, unnormalised
 
 
 @pytest.mark.parametrize("name, params, n_classes", MODELS)

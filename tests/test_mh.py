@@ -102,11 +102,12 @@ def _grow_mh_tree(codes, y, W, n_value_bins, missing_code, depth):
     return nodes, pos, neg
 
 
-def _reference(X, y, sw, n_rounds, depth, learning_rate):
+def _reference(X, y, sw, n_rounds, depth, learning_rate, loss="exponential"):
     """AdaBoost.MH in NumPy on the fit's bins: pair weights W[i, k] = p_i / K; every round's tree by brute force
     (_grow_mh_tree), its leaves' values 1/2 log((W+_k + d) / (W-_k + d)) with d = 1 / (2 n K), n the weighted
-    rows, and W[i, k] <- W[i, k] exp(-learning_rate y_ik v_k(x_i)) / Z. Returns per round the node dicts and
-    the (max_nodes, K) table of leaf values."""
+    rows, and W[i, k] <- W[i, k] exp(-learning_rate y_ik v_k(x_i)) / Z; on the logistic loss the margins
+    F_k(x_i) += learning_rate v_k(x_i) and W[i, k] = p_i / (1 + exp(y_ik F_k(x_i))) / S instead. Returns per
+    round the node dicts and the (max_nodes, K) table of leaf values."""
     k = int(y.max()) + 1
     p = sw / sw.sum()
     mapper = BinMapper(255).fit(X, p)
@@ -114,6 +115,7 @@ def _reference(X, y, sw, n_rounds, depth, learning_rate):
     delta = 0.5 / (np.count_nonzero(p) * k)
     W = np.repeat(p[:, None] / k, k, axis=1)
     sign = np.where(np.arange(k)[None, :] == y[:, None], 1.0, -1.0)
+    F = np.zeros_like(W)
     out = []
     for _ in range(n_rounds):
         nodes, pos, neg = _grow_mh_tree(codes, y, W, mapper.n_value_bins_, mapper.missing_code, depth)
@@ -125,7 +127,11 @@ def _reference(X, y, sw, n_rounds, depth, learning_rate):
                 values[j] = 0.5 * np.log((pos[rows].sum(0) + delta) / (neg[rows].sum(0) + delta))
                 h[rows] = values[j]
         out.append((nodes, values))
-        W = W * np.exp(-learning_rate * sign * h)
+        if loss == "logistic":
+            F += learning_rate * h
+            W = p[:, None] * expit(-sign * F)
+        else:
+            W = W * np.exp(-learning_rate * sign * h)
         W /= W.sum()
     return out
 
@@ -154,6 +160,42 @@ def test_trees_and_leaf_values_match_the_numpy_rule(depth, k, seed):
     # far below every class (each 1 / (1 + exp(-2 F_k)) underflows to 0): still finite, as the margins say
     low = model._margin_to_proba(np.array([[-800.0, -801.0, -900.0] + [-1000.0] * (k - 3)]), None)
     np.testing.assert_allclose(low[0, :2], [1.0 / (1.0 + np.exp(-2.0)), np.exp(-2.0) / (1.0 + np.exp(-2.0))])
+
+
+@pytest.mark.parametrize("depth,k,seed,rate", [(1, 3, 20, 1.0), (2, 4, 21, 0.5), (3, 3, 22, 0.7)])
+def test_logistic_trees_and_leaf_values_match_the_numpy_rule(depth, k, seed, rate):
+    """loss="logistic": the same learner on the weights p_i sigma(-y_ik F_k(x_i)) of the margins."""
+    X, y = multiclass_problem(160, 4, k, seed)
+    sw = np.random.default_rng(seed).random(len(y)) + 0.1
+    sw[::13] = 0.0
+    model = _mh(8, max_depth=depth, learning_rate=rate, loss="logistic", n_jobs=1).fit(X, y, sw)
+    assert model.n_estimators_ == 8
+    ref = _reference(X, y, sw, model.n_estimators_, depth, rate, loss="logistic")
+    assert_vector_trees_match(model, ref, rate)
+    exponential = _reference(X, y, sw, model.n_estimators_, depth, rate)
+    assert not all(np.allclose(a[1], b[1]) for a, b in zip(ref, exponential)), "the losses gave the same model"
+    # predict_proba: the logistic loss's link, 1 / (1 + exp(-F_k)), normalised
+    F = model.decision_function(X)
+    q = expit(F)
+    np.testing.assert_allclose(model.predict_proba(X), q / q.sum(axis=1, keepdims=True), rtol=1e-12)
+    low = model._margin_to_proba(np.array([[-800.0, -801.0, -900.0] + [-1000.0] * (k - 3)]), None)
+    np.testing.assert_allclose(low[0, :2], [1.0 / (1.0 + np.exp(-1.0)), np.exp(-1.0) / (1.0 + np.exp(-1.0))])
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_logistic_loss_falls_every_round_and_the_cost_is_that_loss(depth):
+    """Each round lowers sum_i (1/K) sum_k log(1 + exp(-y_ik F_k(x_i))) (the step is at most the exponential
+    bound's minimiser on the logistic weights, which bounds the logistic loss's fall from below), and log_cost
+    is its logarithm, from n log 2 at the start."""
+    X, y = multiclass_problem(400, 5, 4, 23, nan=False)
+    model = _mh(25, max_depth=depth, learning_rate=1.0, loss="logistic").fit(X, y)
+    assert np.isclose(model.initial_cost_, len(y) * np.log(2.0), rtol=1e-12)
+    log_cost = np.r_[np.log(model.initial_cost_), model.rounds_["log_cost"]]
+    assert np.all(np.diff(log_cost) < 0), "the logistic loss rises"
+    sign = np.where(np.arange(4)[None, :] == np.searchsorted(model.classes_, y)[:, None], 1.0, -1.0)
+    for t, F in enumerate(model.staged_decision_function(X)):
+        loss = np.sum(np.logaddexp(0.0, -sign * F)) / 4
+        assert np.isclose(np.exp(log_cost[t + 1]), loss, rtol=1e-9), f"round {t}"
 
 
 def test_loss_falls_and_it_differs_from_samme_r():
@@ -185,31 +227,36 @@ def test_staged_validation_and_warm_start():
     np.testing.assert_allclose(model.validation_errors_[:len(errors)], errors, atol=1e-12)
     np.testing.assert_array_equal(list(model.staged_decision_function(X))[-1], model.decision_function(X))
     np.testing.assert_array_equal(list(model.staged_predict_proba(X))[-1], model.predict_proba(X))
-    whole = _mh(10, max_depth=2, learning_rate=0.5).fit(X, y)
-    warm = _mh(4, max_depth=2, learning_rate=0.5, warm_start=True).fit(X, y)
-    warm.set_params(n_estimators=10).fit(X, y)
-    np.testing.assert_array_equal(warm.leaf_values_, whole.leaf_values_)
-    np.testing.assert_array_equal(warm.nodes_, whole.nodes_)
-    np.testing.assert_array_equal(warm.predict_proba(X), whole.predict_proba(X))
+    for loss in ("exponential", "logistic"):
+        whole = _mh(10, max_depth=2, learning_rate=0.5, loss=loss).fit(X, y)
+        warm = _mh(4, max_depth=2, learning_rate=0.5, warm_start=True, loss=loss).fit(X, y)
+        warm.set_params(n_estimators=10).fit(X, y)
+        np.testing.assert_array_equal(warm.leaf_values_, whole.leaf_values_)
+        np.testing.assert_array_equal(warm.nodes_, whole.nodes_)
+        np.testing.assert_array_equal(warm.rounds_["log_cost"], whole.rounds_["log_cost"])
+        np.testing.assert_array_equal(warm.predict_proba(X), whole.predict_proba(X))
 
 
-def test_thread_counts_give_the_same_model():
-    X, y = multiclass_problem(3000, 6, 4, 6)
-    one = _mh(5, max_depth=3, n_jobs=1).fit(X, y)
-    two = _mh(5, max_depth=3, n_jobs=2).fit(X, y)
+@pytest.mark.parametrize("loss,n", [("exponential", 3000), ("logistic", 40000)])
+def test_thread_counts_give_the_same_model(loss, n):
+    X, y = multiclass_problem(n, 6, 4, 6)
+    one = _mh(5, max_depth=3, n_jobs=1, loss=loss).fit(X, y)
+    two = _mh(5, max_depth=3, n_jobs=2, loss=loss).fit(X, y)
     np.testing.assert_array_equal(one.leaf_values_, two.leaf_values_)
     np.testing.assert_array_equal(one.nodes_, two.nodes_)
     np.testing.assert_array_equal(one.rounds_["log_cost"], two.rounds_["log_cost"])
 
 
-def test_model_files_keep_the_rule():
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+def test_model_files_keep_the_rule(loss):
     X, y = multiclass_problem(200, 4, 3, 7)
-    model = _mh(8, max_depth=2).fit(X, y)
+    model = _mh(8, max_depth=2, loss=loss).fit(X, y)
     buf = io.BytesIO()
     model.save(buf)
     buf.seek(0)
     loaded = fastboost.load(buf)
     assert loaded.get_params()["multiclass"] == "mh"
+    assert loaded.get_params()["loss"] == loss
     np.testing.assert_array_equal(loaded.leaf_values_, model.leaf_values_)
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
@@ -223,6 +270,12 @@ def test_errors_name_themulticlass_problem():
         _mh(3, monotone_constraints=[1, 0, 0]).fit(X, y)
     with pytest.raises(ValueError, match="bootstrap=True.*multiclass='mh'"):
         _mh(3, bootstrap=True, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="loss='logistic'.*needs leaf='real'"):
+        AdaBoostClassifier(3, loss="logistic").fit(X, y)
+    with pytest.raises(ValueError, match="loss='logistic'.*multiclass='mh'.*SAMME.R"):
+        AdaBoostClassifier(3, leaf="real", multiclass="joint", loss="logistic").fit(X, y)
+    with pytest.raises(ValueError, match="loss.*'exponential', 'logistic'"):
+        _mh(3, loss="log").fit(X, y)
     # two classes: multiclass is not used (binary real AdaBoost)
     binary = _mh(3, max_depth=2).fit(X, y > 0)
     real = AdaBoostClassifier(3, max_depth=2, leaf="real").fit(X, y > 0)
@@ -242,16 +295,18 @@ def test_trimmed_and_subsampled_fits_follow_the_rule_on_every_row():
     assert sub.n_estimators_ == 6 and np.isfinite(sub.leaf_values_).all()
 
 
-def test_the_workspace_holds_the_pair_weights_and_working_memory_counts_them():
+@pytest.mark.parametrize("logistic", [False, True])
+def test_the_workspace_holds_the_pair_weights_and_working_memory_counts_them(logistic):
     n, d, n_bins, k = 1000, 5, 16, 5
     config = driver.make_config(max_depth=3, n_classes=k, leaf=LEAF_VECTOR, criterion=CRITERION_MH,
-                                missing_code=n_bins - 1)
+                                missing_code=n_bins - 1, logistic=logistic)
     p = np.random.default_rng(0).random(n)
     p /= p.sum()
     ws = driver.make_workspace(np.arange(n, dtype=np.uint16) % k, p.copy(), d, n_bins, config)
     np.testing.assert_allclose(ws.rows.q.reshape(n, k), np.repeat(p[:, None] / k, k, axis=1), rtol=1e-15)
     np.testing.assert_allclose(ws.rows.w, p / k, rtol=1e-15)  # each row's own-class pair
     assert ws.tree.level_a.shape[-1] == 2 * k + 1 and ws.tree.factor.shape[1] == 2 * k
+    np.testing.assert_array_equal(ws.rows.margin, np.zeros(n * k if logistic else 0))
     parts = driver.working_memory(n, d, n_bins, config, 0, 8)
     hist = next(v for key, v in parts.items() if key.startswith("tree histograms"))
     assert hist == 2 * 4 * d * n_bins * (2 * k + 1) * 8

@@ -492,7 +492,7 @@ HEADER_CHANGES = [
     (M + ("estimator",), "os.system", "unknown estimator class"),
     (M + ("estimator",), "BaseEstimator", "unknown estimator class"),
     (M + ("estimator",), ["AdaBoostClassifier"], "unknown estimator class"),
-    (M + ("estimator",), "VadaBoostClassifier", "has no parameter(s) ['monotone_steps', 'multiclass']"),
+    (M + ("estimator",), "VadaBoostClassifier", "has no parameter(s) ['loss', 'monotone_steps', 'multiclass']"),
     (M + ("params",), [], "params must be an object"),
     (M + ("params", "n_estimators"), "ten", "n_estimators"),
     (M + ("params", "max_depth"), 99, "max_depth"),
@@ -534,6 +534,19 @@ HEADER_CHANGES = [
 ]
 
 
+def test_a_file_without_the_loss_parameter_loads_with_the_exponential_loss(samples):
+    """``loss`` came without a new format version: a file written before it loads with "exponential", the only
+    loss there was, and predicts as saved."""
+    est, data, X = samples["trees"]
+
+    def change(header):
+        del header["model"]["params"]["loss"]
+
+    loaded = _load(_with_header(data, change))
+    assert loaded.get_params()["loss"] == "exponential"
+    np.testing.assert_array_equal(loaded.predict_proba(X), est.predict_proba(X))
+
+
 def test_a_single_model_of_k_classes_is_refused_for_a_one_vs_rest_class(samples):
     _, data, _ = samples["trees"]
 
@@ -541,6 +554,7 @@ def test_a_single_model_of_k_classes_is_refused_for_a_one_vs_rest_class(samples)
         header["model"]["estimator"] = "VadaBoostClassifier"
         del header["model"]["params"]["multiclass"]
         del header["model"]["params"]["monotone_steps"]
+        del header["model"]["params"]["loss"]
 
     _refused(_with_header(data, change), "is one-vs-rest")
 

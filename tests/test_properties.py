@@ -358,6 +358,8 @@ def estimators(draw, n_classes, n_rows):
     elif Est is AdaBoostClassifier and n_classes > 2:
         p["multiclass"] = draw(st.sampled_from(["auto", "auto", "joint", "ovr"]
                                                + (["mh"] if p.get("leaf") == "real" else [])))
+    if Est is AdaBoostClassifier and p.get("leaf") == "real" and p.get("multiclass") != "joint":
+        p["loss"] = draw(st.sampled_from(["exponential", "logistic"]))  # (SAMME.R has no logistic form)
     if trees and _rarely(draw, 4):
         p["min_samples_leaf"] = draw(st.sampled_from([1, 2, 5]))
         p["min_weight_fraction_leaf"] = draw(st.sampled_from([0.0, 0.1, 0.3, 0.5]))

@@ -56,6 +56,7 @@ from .trim import GATHER_MAX_SHARE, RECHOOSE_EVERY, TRIM_SLACK, select_rows
 from .update import (
     apply_stump,
     correct_wrong_sums,
+    update_logistic_pairs,
     update_pair_weights,
     update_residuals,
     update_residuals_leaves,
@@ -706,6 +707,32 @@ def _update_mh(data, config, ws, tree, n_nodes, values, alpha):
         next_mh_histograms(ts.root_hist, ts.side_hist, ts.factor, side, other, n_classes)
         ws.state[0].hist_ready = 1
     return z
+
+
+@compiled(UPDATE_SIG)
+def update_tree_weights_logistic(data, config, ws, model, t, alpha):
+    """Confidence-rated leaves on the logistic loss (config.logistic; picked instead of the leaves' own update,
+    so only these fits compile it): the margins move by alpha times the leaf values, and the weights are
+    p sigma(-margin), normalised (update_logistic_pairs). Two classes: one margin a row, y_i F(x_i), whose
+    weight is w_i. AdaBoost.MH (K-vector leaves): one a (row, class) pair, y_ik F_k(x_i), weighted in ws.rows.q,
+    and w_i its own class's pair. Returns (the mean loss after the round / the one before (the loop state's
+    log_mean_loss), 0)."""
+    ts = ws.tree
+    rows = ws.rows
+    tree = model.nodes[t]
+    if config.leaf == LEAF_VECTOR:
+        values = model.values[t]
+        for node in range(values.shape[0]):
+            for k in range(config.n_classes):
+                ts.factor[node, k] = alpha * values[node, k]
+        loss = update_logistic_pairs(rows.q, rows.w, rows.margin, data.p, ts.leaf_of_row, rows.ylab, ts.factor,
+                                     rows.block_sums)
+    else:
+        for node in range(tree.shape[0]):
+            ts.factor[node, 0] = -alpha * tree[node].value  # (the one pair of a row is class 0's: y = -1)
+        loss = update_logistic_pairs(rows.w, rows.w, rows.margin, data.p, ts.leaf_of_row, rows.ylab, ts.factor,
+                                     rows.block_sums)
+    return loss / np.exp(ws.state[0].log_mean_loss), 0.0
 
 
 @compiled(VALIDATE_SIG)

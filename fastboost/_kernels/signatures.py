@@ -72,7 +72,8 @@ def by_codes(make):
 
 train_t, valid_t = _data_types(CODES_DTYPES[0])  # the default width's types
 model_t = types.NamedTuple([rounds_t, nodes_t, f8_3d], Model)
-row_state_t = types.NamedTuple([f8_1d, f8_1d, f8_1d, u2_1d, i1_1d, f8_2d], RowState)  # w, u, q, ylab, yh, block_sums
+row_state_t = types.NamedTuple([f8_1d, f8_1d, f8_1d, u2_1d, i1_1d, f8_2d, f8_1d],  # w, u, q, ylab, yh, block_sums,
+                               RowState)  # margin
 stump_scratch_t = types.NamedTuple([
     f8_3d, f8_3d, f8_1d, i8_1d, i8_1d,  # hist, histq, fvalue, fbin, fmissing_left
     i8_1d, i8_1d, f8_3d,  # kept, side_rows, side_hist

@@ -356,6 +356,107 @@ def update_pair_weights(q, w, leaf, y, factor):
             w[i] = own
 
 
+#: below this s, log1p(s) is its series to s**5 / 5 (relative error under 2e-16), above it log(1 + s) (relative
+#: error under 1e-13): both cheaper than log1p
+SMALL_S = 1e-3
+#: update_logistic_pairs sums a row's classes' log(1 + exp(-|m|)) in one logarithm for up to this many of them
+LOSS_PRODUCT = 512
+
+
+@jit(inline="always")
+def _log1p(s):
+    """log(1 + s) for s >= 0, to about 1e-13 relative (see SMALL_S)."""
+    if s < SMALL_S:
+        return s * (1.0 - s * (0.5 - s * (1.0 / 3.0 - s * (0.25 - s * 0.2))))
+    return np.log(1.0 + s)
+
+
+@jit
+def _logistic_block(q, margin, p, leaf, y, step, n_classes, block_sums, n, b):
+    """update_logistic_pairs' first pass over block b: its sums of p sigma(-m) and of p log(1 + exp(-m)) into
+    block_sums[b, 0] and [b, 1]. log(1 + exp(-m)) = log(1 + a) + max(-m, 0) with a = exp(-|m|) <= 1 (no
+    overflow either way); a row's log(1 + a) terms are one logarithm of 1 + s, s = prod_k (1 + a_k) - 1 summed
+    as s <- s + a (1 + s) (no cancellation: a well classified row's tiny loss is kept)."""
+    total = 0.0
+    loss = 0.0
+    # (signed indices and b as the parallel loop hands it over: 200 000 rows x 3 classes took 3.4 ms a pass here,
+    # against 5.0 ms with every index unsigned and 5.3 ms with b cast to int64 or uint64 first)
+    for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+        node = leaf[i]
+        c = y[i]
+        pi = p[i]
+        base = i * n_classes
+        g_sum = 0.0
+        ell = 0.0  # the row's sum of log(1 + exp(-m)) but the open product's
+        s = 0.0
+        for k in range(n_classes):
+            j = base + k
+            d = step[node, k]
+            m = margin[j] + (d if k == c else -d)
+            margin[j] = m
+            a = np.exp(-abs(m))
+            g = a / (1.0 + a) if m > 0.0 else 1.0 / (1.0 + a)  # sigma(-m)
+            q[j] = pi * g
+            g_sum += g
+            s += a * (1.0 + s)
+            ell += max(-m, 0.0)
+            if k % LOSS_PRODUCT == LOSS_PRODUCT - 1:  # (a product of up to 2**512: far from overflowing)
+                ell += _log1p(s)
+                s = 0.0
+        total += pi * g_sum
+        loss += pi * (ell + _log1p(s))
+    block_sums[b, 0] = total
+    block_sums[b, 1] = loss
+
+
+@jit
+def _scale_pairs_block(q, w, y, scale, n_classes, n, b):
+    """update_logistic_pairs' second pass over block b: q *= scale, and (K > 1) each row's own pair into w."""
+    kk = np.uint64(n_classes)
+    for i in range(*block_rows(b, n)):
+        base = i * kk
+        for k in range(n_classes):
+            q[base + np.uint64(k)] *= scale
+        if n_classes > 1:
+            w[i] = q[base + y[i]]
+
+
+@pjit
+def update_logistic_pairs(q, w, margin, p, leaf, y, step, block_sums):
+    """Boosting on the logistic loss: each (row, class) pair's margin m_ik = y_ik F_k(x_i) moves by +step[leaf_i, k]
+    when k is the row's class y_i, else by -step[leaf_i, k]; its weight becomes q_ik = p_i sigma(-m_ik),
+    sigma(z) = 1 / (1 + exp(-z)), normalised to sum 1. AdaBoost.MH (K classes): step = alpha v_k, and
+    w_i = q[i K + y_i] (the learner's weight of the row: its own class's pair). Two classes (K = 1, one margin
+    a row, y = +1 for class 1): step = -alpha v of each leaf, and q is w itself. Blocks of rows on the threads,
+    each block's sums added in block order, so the result does not depend on the thread count.
+
+    q       float64[n_samples * K]  OUT
+    w       float64[n_samples]      OUT (K > 1)
+    margin  float64[n_samples * K]  IN/OUT
+    p       float64[n_samples]      IN  the sample distribution (sum 1)
+    leaf    int64[n_samples]        IN  leaf node of each row
+    step    float64[n_nodes, >= K]  IN  per leaf and class (the first K columns)
+    Returns the mean pair loss after the update, sum_i p_i (1/K) sum_k log(1 + exp(-m_ik)).
+    """
+    n = w.shape[0]
+    n_classes = margin.shape[0] // n if n > 0 else 1
+    nb = -(-n // BLOCK)
+    if nb == 1:  # (one block: on the calling thread, no parallel launch)
+        _logistic_block(q, margin, p, leaf, y, step, n_classes, block_sums, n, 0)
+    else:
+        for b in prange(nb):
+            _logistic_block(q, margin, p, leaf, y, step, n_classes, block_sums, n, b)
+    total = block_total(block_sums, nb, 0)
+    loss = block_total(block_sums, nb, 1)
+    scale = 1.0 / total if total > 0.0 else 1.0  # (0: every pair's weight underflowed; nothing left to weigh)
+    if nb == 1:
+        _scale_pairs_block(q, w, y, scale, n_classes, n, np.uint64(0))
+    else:
+        for b in prange(nb):
+            _scale_pairs_block(q, w, y, scale, n_classes, n, np.uint64(b))
+    return loss / n_classes
+
+
 # ----------------------------------------------------------------------------- the transforms' row passes
 @jit
 def _variance_block(w, p, lam, u, n, b):
