@@ -977,9 +977,9 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return self._margin_to_label(self._raw_decision(self._check_predict_X(X)))
 
     def predict_proba(self, X):
-        """[1 - q, q] with q = 1 / (1 + exp(-2 F(x) / sum_t |alpha_t|)) (scikit-learn's AdaBoost formula);
-        K > 2 classes: the softmax of SAMME's symmetric scores / (K - 1), or the one-vs-rest models'
-        probabilities normalised to sum 1."""
+        """[1 - q, q] with q = 1 / (1 + exp(-2 F(x) / sum_t |alpha_t|)) (scikit-learn's AdaBoost formula;
+        ``loss="logistic"``: q = 1 / (1 + exp(-F(x)))); K > 2 classes: the softmax of SAMME's symmetric scores
+        / (K - 1), or the one-vs-rest models' (AdaBoost.MH's classes') probabilities normalised to sum 1."""
         if _dataset.is_batched(X):
             return _dataset.predict(self, X, "predict_proba")
         X = self._check_predict_X(X)

@@ -72,8 +72,8 @@ DEFAULT_OUT = "accuracy-results"
 READING_MARKER = "<!-- reading: kept when the script rewrites this file -->"
 QUADBOOST_LAM = 1e-4
 
-FASTBOOST = ["AdaBoost", "AdaBoost-gini", "AdaBoost-real", "AdaBoost-MH", "VadaBoost", "EBBoost", "LazyBoost",
-             "QuadBoost-L1", "SABoost"]
+FASTBOOST = ["AdaBoost", "AdaBoost-gini", "AdaBoost-real", "AdaBoost-MH", "AdaBoost-logistic", "VadaBoost", "EBBoost",
+             "LazyBoost", "QuadBoost-L1", "SABoost"]
 COMPETITORS = ["sklearn AdaBoost", "sklearn HistGB", "LightGBM", "XGBoost"]
 ESTIMATORS = FASTBOOST + COMPETITORS
 #: the import each competitor needs
@@ -93,6 +93,9 @@ DESCRIPTIONS = {
     "AdaBoost-MH": "fastboost `AdaBoostClassifier(leaf=\"real\", multiclass=\"mh\", learning_rate=0.3, "
                    "max_depth=d)`: AdaBoost.MH, one tree a round whose leaves hold a value per class (more than two "
                    "classes only: with two it is AdaBoost-real)",
+    "AdaBoost-logistic": "fastboost `AdaBoostClassifier(leaf=\"real\", multiclass=\"mh\", loss=\"logistic\", "
+                         "learning_rate=0.3, max_depth=d)`: confidence-rated leaves on the logistic loss; with more "
+                         "than two classes AdaBoost.MH on it (one tree a round)",
     "VadaBoost": "fastboost `VadaBoostClassifier(lam=0.5, max_depth=d)`",
     "EBBoost": "fastboost `EBBoostClassifier(lam=0.5)` (stumps only)",
     "LazyBoost": "fastboost `LazyBoostClassifier(feature_rank=2)` (stumps only)",
@@ -176,6 +179,9 @@ def make(name, depth, rounds, threads, seed=0, n_classes=2):
             return fb.AdaBoostClassifier(leaf="real", learning_rate=0.3, max_depth=depth, **common)
         if name == "AdaBoost-MH":
             return fb.AdaBoostClassifier(leaf="real", multiclass="mh", learning_rate=0.3, max_depth=depth, **common)
+        if name == "AdaBoost-logistic":
+            return fb.AdaBoostClassifier(leaf="real", multiclass="mh", loss="logistic", learning_rate=0.3,
+                                         max_depth=depth, **common)
         if name == "VadaBoost":
             return fb.VadaBoostClassifier(lam=0.5, max_depth=depth, **common)
         if name == "EBBoost":

@@ -260,6 +260,8 @@ def test_recommended_settings_take_the_guides_learning_rate_by_depth():
     assert algorithm_params("real", 1) == {"leaf": "real", "learning_rate": 0.3}
     assert algorithm_params("real", 3) == {"leaf": "real", "learning_rate": 0.1}
     assert algorithm_params("mh", 3) == {"leaf": "real", "multiclass": "mh", "learning_rate": 0.1}
+    assert algorithm_params("logistic", 1) == {"leaf": "real", "multiclass": "mh", "loss": "logistic",
+                                               "learning_rate": 0.3}
     assert algorithm_params("sammer", 3)["learning_rate"] == 0.3 and algorithm_params("adaboost", 3) == {}
     assert default_algorithms(CURVE_DATASETS["ringnorm"]) == ["adaboost", "real"]
     assert default_algorithms(CURVE_DATASETS["waveform"]) == ["adaboost", "mh", "real"]

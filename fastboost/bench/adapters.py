@@ -42,20 +42,24 @@ FASTBOOST_ALGORITHMS = {
     "sammer": "AdaBoostClassifier",
     "mh": "AdaBoostClassifier",
     "real": "AdaBoostClassifier",
+    "logistic": "AdaBoostClassifier",
 }
 #: the parameters an ``--algorithms`` name sets beyond its class's defaults: "real", "sammer" and "mh" are AdaBoost
 #: with confidence-rated leaves; with more than two classes "real" fits one-vs-rest, "sammer" and "mh" one tree a
-#: round with a value per class in each leaf: SAMME.R ("sammer") or AdaBoost.MH on per-class weights ("mh")
+#: round with a value per class in each leaf: SAMME.R ("sammer") or AdaBoost.MH on per-class weights ("mh");
+#: "logistic" is "mh" on the logistic loss (with two classes: confidence-rated leaves on it)
 ALGORITHM_PARAMS = {"real": {"leaf": "real"},
                     "sammer": {"leaf": "real", "multiclass": "joint", "learning_rate": 0.3},
-                    "mh": {"leaf": "real", "multiclass": "mh"}}
+                    "mh": {"leaf": "real", "multiclass": "mh"},
+                    "logistic": {"leaf": "real", "multiclass": "mh", "loss": "logistic"}}
 
 
 def algorithm_params(algorithm, depth):
     """The parameters ``--algorithms`` name ``algorithm`` sets beyond its class's defaults at tree depth ``depth``:
-    "real" and "mh" take the learning rate docs/which-estimator.md recommends, 0.3 for stumps and 0.1 for trees."""
+    "real", "mh" and "logistic" take the learning rate docs/which-estimator.md recommends, 0.3 for stumps and 0.1
+    for trees."""
     params = dict(ALGORITHM_PARAMS.get(algorithm, {}))
-    if algorithm in ("real", "mh"):
+    if algorithm in ("real", "mh", "logistic"):
         params["learning_rate"] = 0.3 if depth == 1 else 0.1
     return params
 
