@@ -105,7 +105,7 @@ def pick_learner(config, categorical=True):
     elif c["leaf"] == LEAF_REAL:
         kind = "tree_real"
     elif c["leaf"] == LEAF_VECTOR:
-        kind = "tree_vector"
+        kind = "tree_mh" if is_mh(config) else "tree_vector"  # AdaBoost.MH, or SAMME.R
     else:
         kind = "tree" if c["n_classes"] == 2 else "tree_samme"
     learner = LEARNERS[kind]

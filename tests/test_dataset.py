@@ -139,6 +139,7 @@ def test_from_batches_equals_in_memory(small_sample, n, seed, batches, kind, wei
 @pytest.mark.parametrize("est", [
     AdaBoostClassifier(10, random_state=1),  # SAMME trees in the one loop
     AdaBoostClassifier(6, leaf="real", random_state=1),  # one model per class
+    AdaBoostClassifier(6, leaf="real", multiclass="mh", loss="logistic", random_state=1),  # its margins per pair
     VadaBoostClassifier(6, lam=0.5, random_state=1),  # one-vs-rest stumps
 ])
 def test_multiclass_categorical_and_eval_set(small_sample, est):

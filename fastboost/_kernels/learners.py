@@ -603,10 +603,7 @@ def _update_real_leaves(data, config, ws, model, t, alpha, extra):
     """update_tree_weights_real; extra None: without the carried histograms' path."""
     tree = model.nodes[t]
     ts = ws.tree
-    n_nodes = 1  # nodes are numbered as grown: the root, then two children per internal node
-    for node in range(tree.shape[0]):
-        if tree[node].left >= 0:
-            n_nodes += 2
+    n_nodes = _grown_nodes(tree)
     z = 0.0  # as learn_tree's sums.z, with the leaf values times alpha
     for node in range(n_nodes):
         if tree[node].left < 0:
@@ -656,12 +653,7 @@ def update_tree_weights_vector(data, config, ws, model, t, alpha):
     n_classes = config.n_classes
     k1 = n_classes - 1.0
     tree = model.nodes[t]
-    n_nodes = 1  # nodes are numbered as grown: the root, then two children per internal node
-    for node in range(tree.shape[0]):
-        if tree[node].left >= 0:
-            n_nodes += 2
-    if config.criterion == CRITERION_MH:
-        return _update_mh(data, config, ws, tree, n_nodes, values, alpha), 0.0
+    n_nodes = _grown_nodes(tree)
     z = 0.0  # as vector_leaf_values' Z, with the values times alpha
     for node in range(values.shape[0]):
         leaf = node < n_nodes and tree[node].left < 0
@@ -677,13 +669,38 @@ def update_tree_weights_vector(data, config, ws, model, t, alpha):
     return z, s2
 
 
+@jit(inline="always")
+def _grown_nodes(tree):
+    """The node slots tree uses: nodes are numbered as grown, the root, then two children per internal node."""
+    n_nodes = 1
+    for node in range(tree.shape[0]):
+        if tree[node].left >= 0:
+            n_nodes += 2
+    return n_nodes
+
+
+@compiled(UPDATE_SIG)
+def update_tree_weights_mh(data, config, ws, model, t, alpha):
+    """AdaBoost.MH's K-vector leaves (_update_mh), with carried histograms where config says (stumps); returns
+    (Z, 0)."""
+    tree = model.nodes[t]
+    return _update_mh(data, config, ws, tree, _grown_nodes(tree), model.values[t], alpha, ws.limits), 0.0
+
+
+@compiled(UPDATE_SIG)
+def update_tree_weights_mh_plain(data, config, ws, model, t, alpha):
+    """update_tree_weights_mh for the plain learner: no carried histograms, none of their code compiled."""
+    tree = model.nodes[t]
+    return _update_mh(data, config, ws, tree, _grown_nodes(tree), model.values[t], alpha, None), 0.0
+
+
 @jit
-def _update_mh(data, config, ws, tree, n_nodes, values, alpha):
+def _update_mh(data, config, ws, tree, n_nodes, values, alpha, extra):
     """AdaBoost.MH: the pair weights w_ik <- w_ik exp(-alpha y_ik v_k(x_i)) / Z (y_ik = +1 for the row's class,
     -1 for the others; ws.rows.q), and each row's learner weight ws.rows.w from them; returns Z. With carried
     histograms (config.hist_rebuild > 1: stumps) also the next round's root histograms: those of the stump's
     smaller side, built before the update, and this round's, each field scaled by its leaf's factor
-    (incremental.next_mh_histograms)."""
+    (incremental.next_mh_histograms); extra None: without that path."""
     ts = ws.tree
     n_classes = config.n_classes
     z = 0.0
@@ -698,7 +715,7 @@ def _update_mh(data, config, ws, tree, n_nodes, values, alpha):
         for k in range(2 * n_classes):
             ts.factor[node, k] /= z
     rows = ws.rows
-    carry = config.hist_rebuild > 1 and n_nodes == 3  # a stump that splits: two leaves, two factors a field
+    carry = extra is not None and config.hist_rebuild > 1 and n_nodes == 3  # a stump that splits: two leaves
     side = other = 0
     if carry:
         side, other = _stump_side_histograms(data, config, ws, tree, rows.w if config.u_is_w else rows.u, True)
@@ -775,6 +792,7 @@ LEARNERS = {
     "tree_real": Learner(learn_tree, update_tree_weights_real, validate_tree),
     "tree_residuals": Learner(learn_tree, update_tree_residuals, validate_tree),
     "tree_vector": Learner(learn_tree, update_tree_weights_vector, validate_tree_vector),
+    "tree_mh": Learner(learn_tree, update_tree_weights_mh, validate_tree_vector),
 }
 
 #: the learners with a plain variant (``learn(False, categorical, plain=True)``, for fits without carried
@@ -782,4 +800,5 @@ LEARNERS = {
 PLAIN_UPDATES = {"stump": update_stump_weights_plain, "stump_q": update_stump_weights_plain,
                  "stump_residuals": update_stump_residuals, "tree": update_tree_weights_plain,
                  "tree_samme": update_tree_weights_samme_plain, "tree_real": update_tree_weights_real_plain,
-                 "tree_residuals": update_tree_residuals, "tree_vector": update_tree_weights_vector}
+                 "tree_residuals": update_tree_residuals, "tree_vector": update_tree_weights_vector,
+                 "tree_mh": update_tree_weights_mh_plain}
