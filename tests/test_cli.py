@@ -99,11 +99,28 @@ def test_a_text_column_is_categorical(files, capsys):
     assert np.mean(labels == truth) == 1.0  # colour names the class
 
 
+def test_train_passes_the_leaf_and_loss_options(files, capsys):
+    """--leaf real --loss logistic (and --multiclass) train the model AdaBoostClassifier fits with them."""
+    import fastboost
+
+    d, X, y = files
+    assert main(["train", str(d / "train.csv"), "--target", "label", "--leaf", "real", "--loss", "logistic",
+                 "--multiclass", "ovr", "--max-depth", "2", "--n-estimators", "15", "-o", str(d / "log.fbm")]) == 0
+    model = fastboost.load(d / "log.fbm")
+    assert model.get_params()["loss"] == "logistic" and model.get_params()["multiclass"] == "ovr"
+    train = pd.read_csv(d / "train.csv")
+    ref = fastboost.AdaBoostClassifier(15, leaf="real", loss="logistic", multiclass="ovr", max_depth=2).fit(
+        train.drop(columns=["label"]), train["label"])
+    np.testing.assert_array_equal(model.nodes_, ref.nodes_)
+
+
 @pytest.mark.parametrize("argv, message", [
     (["train", "missing.csv", "--target", "label"], "missing.csv: no such file"),
     (["train", "ids.csv", "--target", "label"], "'colour' has 900 categories; at most max_bins=255"),
     (["train", "train.csv", "--target", "nope"], "no column 'nope'"),
     (["train", "train.csv", "--target", "label", "--gamma", "2"], "adaboost has no option --gamma"),
+    (["train", "train.csv", "--target", "label", "--loss", "logistic"], "loss='logistic'"),
+    (["train", "train.csv", "--target", "label", "--leaf", "real", "--loss", "hinge"], "loss must be one of"),
     (["train", "train.csv", "--target", "label", "--algorithm", "vadaboost", "--lam", "7"], "lam must be in [0, 1]"),
     (["train", "train.txt", "--target", "label"], "no such file"),
     (["predict", "train.csv", "test.csv"], "not a fastboost model file"),
