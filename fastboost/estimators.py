@@ -179,7 +179,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         return getattr(self, "multiclass", "auto") == "mh"
 
     def _logistic(self):
-        """AdaBoost.MH on the logistic loss (``loss="logistic"``)."""
+        """Confidence-rated leaves on the logistic loss (``loss="logistic"``): two classes, one-vs-rest or
+        AdaBoost.MH."""
         return getattr(self, "loss", "exponential") == "logistic"
 
     def _check_loss(self, n_classes):
