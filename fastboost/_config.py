@@ -93,6 +93,39 @@ def _kernel(cache=True, **options):
     return decorate
 
 
+class _ChosenByNone(_PlainTypesDispatcher):
+    """One name for two kernels of one signature: ``when_none`` where the argument at ``position`` is None,
+    ``otherwise`` elsewhere; chosen by its type where numba types a call from compiled code, by its value at a
+    call from Python. A fit then compiles only the kernel it runs: numba prunes a branch on ``x is None`` inside
+    one kernel only where x is typed None, so the fits where x is a bool would compile the None side's loops
+    too. Nothing is compiled under this name itself."""
+
+    def __init__(self, position, when_none, otherwise):
+        super().__init__(py_func=when_none.py_func, locals={}, targetoptions=dict(when_none.targetoptions))
+        self._position = position
+        self._choices = (when_none, otherwise)
+
+    def _chosen(self, is_none):
+        return self._choices[0 if is_none else 1]
+
+    def get_call_template(self, args, kws):
+        return self._chosen(isinstance(args[self._position], types.NoneType)).get_call_template(args, kws)
+
+    def get_overload(self, args):
+        return self._chosen(isinstance(args[self._position], types.NoneType)).get_overload(args)
+
+    def __call__(self, *args):
+        return self._chosen(args[self._position] is None)(*args)
+
+    def compiled_signatures(self):
+        return [s for d in self._choices for s in d.compiled_signatures()]
+
+
+def chosen_by_none(position, when_none, otherwise):
+    """``_ChosenByNone``: the kernel ``when_none`` where argument ``position`` is None, else ``otherwise``."""
+    return _ChosenByNone(position, when_none, otherwise)
+
+
 #: serial kernel: the workers that the parallel drivers call per feature / row block
 jit = _kernel(nogil=True, fastmath=FASTMATH)
 #: parallel driver: every ``prange`` iteration writes only its own output slice. Only the ``prange`` loops run on

@@ -200,7 +200,8 @@ for n in (300, 40000):  # one block of rows and one task (serial loops), then se
     AdaBoostClassifier(n_estimators=3, max_depth=3).fit(X, y)
 tasks = (update._apply_block, update._weights_block, update._variance_block, update._table_block, tree._count_task,
          tree._place_task, tree._leaf_task, tree._leaf_rows, tree._leaf_row_sums)
-print(*[len(f.compiled_signatures()) for f in tasks], len(learners._mh_round_sums.compiled_signatures()))
+print(*[len(f.compiled_signatures()) for f in tasks], len(learners._mh_round_sums.compiled_signatures()),
+      len(tree._rows_histograms_mh.compiled_signatures()), len(tree._level_child_histograms_mh.compiled_signatures()))
 """
 
 
@@ -208,12 +209,46 @@ print(*[len(f.compiled_signatures()) for f in tasks], len(learners._mh_round_sum
 def test_a_task_function_compiles_once_for_its_serial_and_its_parallel_loop(tmp_path):
     """The row-block and task functions that a kernel runs in a serial loop (one block, or few rows) and in a
     parallel loop are given the same argument types in both, so each is compiled once, not twice (a second
-    variant cost about half a second of a cold fit each); binary tree fits compile none of AdaBoost.MH's sums."""
+    variant cost about half a second of a cold fit each); binary tree fits compile none of AdaBoost.MH's sums and
+    histogram kernels."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "FASTBOOST_QUIET_COMPILE": "1"}
     out = subprocess.run([sys.executable, "-c", ONE_VARIANT], capture_output=True, text=True, timeout=900, env=env,
                          cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.split() == ["1"] * 9 + ["0"]
+    assert out.stdout.split() == ["1"] * 9 + ["0"] * 3
+
+
+MH_ONLY = """
+import numpy as np
+from fastboost import AdaBoostClassifier
+from fastboost._kernels import histogram, tree
+
+rng = np.random.default_rng(0)
+for n in (300, 40000):
+    X = rng.normal(size=(n, 5))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5 * rng.normal(size=n))
+    AdaBoostClassifier(n_estimators=3, max_depth=3, leaf="real", multiclass="mh").fit(X, y)
+    AdaBoostClassifier(n_estimators=3, max_depth=3, leaf="real", multiclass="mh", loss="logistic").fit(X, y)
+print(*[len(f.compiled_signatures()) for f in (tree._rows_histograms_mh, tree._level_child_histograms_mh)])
+print(*[len(f.compiled_signatures()) for f in (tree._rows_histograms, tree._level_child_histograms,
+                                               tree._group_rows_histograms, tree._rows_histogram_one_feature,
+                                               histogram.group_tree_histograms)])
+"""
+
+
+@pytest.mark.slow  # a fresh process compiles AdaBoost.MH's tree learner cold (about 40 s)
+def test_an_adaboost_mh_tree_fit_compiles_none_of_the_binary_histogram_kernels(tmp_path):
+    """rows_histograms and level_child_histograms are each two kernels chosen by the type of ``mh`` where numba
+    types the call: AdaBoost.MH's tree fits compile only theirs (a branch on ``mh`` in one kernel compiled the
+    binary and K-class histogram loops into them too, about 3 s of a cold fit), binary ones only theirs (the
+    test above)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "FASTBOOST_QUIET_COMPILE": "1"}
+    out = subprocess.run([sys.executable, "-c", MH_ONLY], capture_output=True, text=True, timeout=900, env=env,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    used, unused = (line.split() for line in out.stdout.strip().splitlines())
+    assert used == ["1", "1"]
+    assert unused == ["0"] * 5
 
 
 AFTER_COMPILE = """

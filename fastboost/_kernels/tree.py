@@ -35,7 +35,7 @@ from collections import namedtuple
 import numpy as np
 from numba import prange
 
-from .._config import jit, pjit
+from .._config import chosen_by_none, jit, pjit
 from .._types import CRITERION_LS, LEAF_DISCRETE, LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, SPLIT_DTYPE
 from .histogram import group_bounds, group_tree_histograms, row_at, sub_group_count
 from .sampling import child_groups, node_features
@@ -179,7 +179,7 @@ def _group_rows_histograms(rows, fidx, idx, start, stop, out):
 
 
 @pjit
-def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_groups, feats, mh):
+def _rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_groups, feats, mh):
     """Tree histograms of the rows idx[start:stop] and the features feats (int64[k], increasing: the round's;
     the others' are not written); threads over features, rows in order.
 
@@ -189,21 +189,34 @@ def rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_group
     with_count  count the positive-weight rows in field n_classes (only min_samples_leaf > 1 needs it)
     hist   float64[n_features, n_bins, n_classes + 1 (+1)]  OUT
     n_groups  histogram.n_feature_groups(n_features, threads): the binary case runs the grouped kernel
-    mh     True: AdaBoost.MH's histograms (2 K + 1 fields; groups of features too, _mh_group_histograms); None for
-           every other fit (numba then compiles no MH loop into it)
+    mh     None (``rows_histograms`` calls _rows_histograms_mh for AdaBoost.MH's, mh True)
     """
     d = rows.codes.shape[0]
     k = feats.shape[0]
     grouped = _grouped_case(n_classes, with_count, hist)
-    ng = sub_group_count(n_groups, d, k) if grouped or mh is not None else k  # (one feature a unit otherwise)
+    ng = sub_group_count(n_groups, d, k) if grouped else k  # (one feature a unit otherwise)
     for j in prange(ng):
         g0, g1 = group_bounds(j, ng, k)
         if grouped:
             _group_rows_histograms(rows, feats[g0:g1], idx, start, stop, hist)
-        elif mh is not None:
-            _mh_group_histograms(rows, feats[g0:g1], idx, start, stop, n_classes, with_count, hist)
         else:
             _rows_histogram_one_feature(rows, feats[g0], idx, start, stop, n_classes, with_count, hist[feats[g0]])
+
+
+@pjit
+def _rows_histograms_mh(rows, idx, start, stop, n_classes, with_count, hist, n_groups, feats, mh):
+    """_rows_histograms for AdaBoost.MH (mh True): its histograms (2 K + 1 fields), groups of features a unit
+    (_mh_group_histograms)."""
+    k = feats.shape[0]
+    ng = sub_group_count(n_groups, rows.codes.shape[0], k)
+    for j in prange(ng):
+        g0, g1 = group_bounds(j, ng, k)
+        _mh_group_histograms(rows, feats[g0:g1], idx, start, stop, n_classes, with_count, hist)
+
+
+#: rows_histograms(rows, idx, start, stop, n_classes, with_count, hist, n_groups, feats, mh): _rows_histograms
+#: where mh is None, _rows_histograms_mh (AdaBoost.MH) where it is True; each fit compiles only its own
+rows_histograms = chosen_by_none(9, _rows_histograms, _rows_histograms_mh)
 
 
 @jit
@@ -218,37 +231,61 @@ def _subtract(hp, hs, hl):
 
 
 @pjit
-def level_child_histograms(rows, idx, small_range, n_split, parent_slot, hist_parent, hist_children, n_classes,
-                           with_count, n_groups, feats, mh):
+def _level_child_histograms(rows, idx, small_range, n_split, parent_slot, hist_parent, hist_children, n_classes,
+                            with_count, n_groups, feats, mh):
     """Children histograms of a level, threads over features: for split j, the smaller child (slot 2j or
     2j+1, rows small_range[j]) is built from its rows and its sibling is the parent's minus it.
 
     rows         TreeRows           IN  as rows_histograms
     small_range  int64[n_split, 3]  IN  (start, stop, slot of the smaller child) per split node
     parent_slot  int64[n_split]     IN  the parent's slot in hist_parent
-    n_classes, with_count, n_groups, feats, mh     as rows_histograms
+    n_classes, with_count, n_groups, feats, mh     as rows_histograms (mh None: _level_child_histograms_mh is
+                 AdaBoost.MH's)
     """
     d = rows.codes.shape[0]
     k = feats.shape[0]
     grouped = _grouped_case(n_classes, with_count, hist_parent)
-    ng = sub_group_count(n_groups, d, k) if grouped or mh is not None else k  # (one feature a unit otherwise)
+    ng = sub_group_count(n_groups, d, k) if grouped else k  # (one feature a unit otherwise)
     for jg in prange(ng):
         g0, g1 = group_bounds(jg, ng, k)
         for j in range(n_split):
             small = small_range[j, 2]
-            large = 4 * j + 1 - small  # the sibling's slot: 2j <-> 2j + 1
             if grouped:
                 _group_rows_histograms(rows, feats[g0:g1], idx, small_range[j, 0], small_range[j, 1],
                                        hist_children[small])
-            elif mh is not None:
-                _mh_group_histograms(rows, feats[g0:g1], idx, small_range[j, 0], small_range[j, 1], n_classes,
-                                     with_count, hist_children[small])
             else:
                 _rows_histogram_one_feature(rows, feats[g0], idx, small_range[j, 0], small_range[j, 1], n_classes,
                                             with_count, hist_children[small, feats[g0]])
-            for p in range(g0, g1):
-                f = feats[p]
-                _subtract(hist_parent[parent_slot[j], f], hist_children[small, f], hist_children[large, f])
+            _sibling_histograms(hist_parent[parent_slot[j]], hist_children, small, 4 * j + 1 - small, feats[g0:g1])
+
+
+@pjit
+def _level_child_histograms_mh(rows, idx, small_range, n_split, parent_slot, hist_parent, hist_children, n_classes,
+                               with_count, n_groups, feats, mh):
+    """_level_child_histograms for AdaBoost.MH (mh True): its histograms, groups of features a unit."""
+    k = feats.shape[0]
+    ng = sub_group_count(n_groups, rows.codes.shape[0], k)
+    for jg in prange(ng):
+        g0, g1 = group_bounds(jg, ng, k)
+        for j in range(n_split):
+            small = small_range[j, 2]
+            _mh_group_histograms(rows, feats[g0:g1], idx, small_range[j, 0], small_range[j, 1], n_classes,
+                                 with_count, hist_children[small])
+            _sibling_histograms(hist_parent[parent_slot[j]], hist_children, small, 4 * j + 1 - small, feats[g0:g1])
+
+
+#: level_child_histograms(rows, idx, small_range, n_split, parent_slot, hist_parent, hist_children, n_classes,
+#: with_count, n_groups, feats, mh): as rows_histograms, chosen by mh
+level_child_histograms = chosen_by_none(11, _level_child_histograms, _level_child_histograms_mh)
+
+
+@jit(inline="always")
+def _sibling_histograms(hist_p, hist_children, small, large, fs):
+    """The larger sibling's histograms (slot large) of the features fs: its parent's (hist_p) minus the smaller
+    one's (slot small)."""
+    for p in range(fs.shape[0]):
+        f = fs[p]
+        _subtract(hist_p[f], hist_children[small, f], hist_children[large, f])
 
 
 @jit
