@@ -30,18 +30,23 @@ def _numpy_update(margin, p, leaf, y, step, n_classes):
 
 @pytest.mark.parametrize("n", [1, 37, 2 * BLOCK + 5])
 @pytest.mark.parametrize("n_classes", [1, 4])
-def test_the_update_matches_numpy_far_out_margins_and_rows_without_weight_included(n, n_classes):
+@pytest.mark.parametrize("weights", ["random", "equal", "equal, well classified"])
+def test_the_update_matches_numpy_far_out_margins_and_rows_without_weight_included(n, n_classes, weights):
+    """Random p (a logarithm a row), equal p with rows of weight 0 among them (runs of rows sharing their
+    logarithms, LOSS_PRODUCT terms at most), and well classified rows, whose tiny losses must not be lost."""
     rng = np.random.default_rng(n + n_classes)
     n_nodes = 7
     leaf = rng.integers(0, n_nodes, n).astype(np.int64)
     y = rng.integers(0, 2 if n_classes == 1 else n_classes, n).astype(np.uint16)
-    p = rng.random(n) * (rng.random(n) < 0.8)
+    p = (rng.random(n) if weights == "random" else np.ones(n)) * (rng.random(n) < 0.8)
     p[0] = 1.0
     p /= p.sum()
     margin = rng.normal(0, 3, n * n_classes)
     margin[rng.random(margin.shape) < 0.05] = 800.0  # exp(800) overflows: either branch must avoid it
     margin[rng.random(margin.shape) < 0.05] = -800.0
     margin[rng.random(margin.shape) < 0.05] = 0.0
+    if weights == "equal, well classified":  # losses about 1e-17 to 1e-9, summed without losing them
+        margin = rng.uniform(20.0, 40.0, n * n_classes)
     step = rng.normal(0, 1, (n_nodes, 2 * n_classes))
     step[2] = 0.0
     q_ref, w_ref, m_ref, loss_ref = _numpy_update(margin, p, leaf, y, step, n_classes)

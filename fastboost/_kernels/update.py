@@ -359,7 +359,7 @@ def update_pair_weights(q, w, leaf, y, factor):
 #: below this s, log1p(s) is its series to s**5 / 5 (relative error under 2e-16), above it log(1 + s) (relative
 #: error under 1e-13): both cheaper than log1p
 SMALL_S = 1e-3
-#: update_logistic_pairs sums a row's classes' log(1 + exp(-|m|)) in one logarithm for up to this many of them
+#: update_logistic_pairs sums the log(1 + exp(-|m|)) of pairs of rows of one p in one logarithm, up to this many
 LOSS_PRODUCT = 512
 
 
@@ -375,20 +375,30 @@ def _log1p(s):
 def _logistic_block(q, margin, p, leaf, y, step, n_classes, block_sums, n, b):
     """update_logistic_pairs' first pass over block b: its sums of p sigma(-m) and of p log(1 + exp(-m)) into
     block_sums[b, 0] and [b, 1]. log(1 + exp(-m)) = log(1 + a) + max(-m, 0) with a = exp(-|m|) <= 1 (no
-    overflow either way); a row's log(1 + a) terms are one logarithm of 1 + s, s = prod_k (1 + a_k) - 1 summed
-    as s <- s + a (1 + s) (no cancellation: a well classified row's tiny loss is kept)."""
+    overflow either way). Consecutive pairs of rows of the same p (all rows without sample weights) share their
+    log(1 + a) terms in one logarithm of 1 + s for up to LOSS_PRODUCT of them, s = prod (1 + a) - 1 summed as
+    s <- s + a (1 + s) (no cancellation: a well classified row's tiny loss is kept); a row of another p starts a
+    new run. One logarithm a row, or a pair with two classes, took about half of this pass."""
     total = 0.0
     loss = 0.0
+    run_p = 0.0  # the p of the current run of rows, its sum of log(1 + exp(-m)) but the open product's
+    run_ell = 0.0
+    s = 0.0
+    terms = 0  # in the open product
     # (signed indices and b as the parallel loop hands it over: 200 000 rows x 3 classes took 3.4 ms a pass here,
     # against 5.0 ms with every index unsigned and 5.3 ms with b cast to int64 or uint64 first)
     for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
         node = leaf[i]
         c = y[i]
         pi = p[i]
+        if pi != run_p:
+            loss += run_p * (run_ell + _log1p(s))
+            run_p = pi
+            run_ell = 0.0
+            s = 0.0
+            terms = 0
         base = i * n_classes
         g_sum = 0.0
-        ell = 0.0  # the row's sum of log(1 + exp(-m)) but the open product's
-        s = 0.0
         for k in range(n_classes):
             j = base + k
             d = step[node, k]
@@ -399,14 +409,15 @@ def _logistic_block(q, margin, p, leaf, y, step, n_classes, block_sums, n, b):
             q[j] = pi * g
             g_sum += g
             s += a * (1.0 + s)
-            ell += max(-m, 0.0)
-            if k % LOSS_PRODUCT == LOSS_PRODUCT - 1:  # (a product of up to 2**512: far from overflowing)
-                ell += _log1p(s)
+            run_ell += max(-m, 0.0)
+            terms += 1
+            if terms == LOSS_PRODUCT:  # (a product of up to 2**512: far from overflowing)
+                run_ell += _log1p(s)
                 s = 0.0
+                terms = 0
         total += pi * g_sum
-        loss += pi * (ell + _log1p(s))
     block_sums[b, 0] = total
-    block_sums[b, 1] = loss
+    block_sums[b, 1] = loss + run_p * (run_ell + _log1p(s))
 
 
 @jit
