@@ -81,14 +81,10 @@ def cover_parts(rounds, nodes, codes, missing_code, sw):
     T = rounds.shape[0]
     if nodes is None:  # stumps: one part, from each split feature's histogram of sw
         parts = np.zeros((1, T, 2))
-        if T and codes.shape[1]:
-            split = np.zeros(codes.shape[0], dtype=bool)
-            split[rounds["feature"]] = True
-            feats = np.flatnonzero(split)
-            out = parts[0]
-            split_on_threads(lambda j0, j1: stump_cover(codes, rounds, feats, missing_code, sw, out, j0, j1),
-                             feats.size, numba.get_num_threads(), max(1, COVER_SHARE_ROWS // codes.shape[1]))
+        _stump_sides(rounds, codes, missing_code, sw, parts[0])
         return parts
+    if nodes.shape[1] == 3:  # trees of depth 1 (confidence-rated stumps): as stumps, not a walk per tree and row
+        return _depth_one_cover(nodes, codes, missing_code, sw)
     threads = numba.get_num_threads()
     n_blocks, block = cover_blocks(codes.shape[1], T, nodes.shape[1])
     share = max(1, COVER_SHARE_ROWS // block)  # (block, tree) pairs a share
@@ -101,6 +97,36 @@ def cover_parts(rounds, nodes, codes, missing_code, sw):
         else:
             split_on_threads(lambda j0, j1: tree_cover(codes, nodes, missing_code, sw, block, parts, j0, j1),
                              n_blocks * T, threads, share)
+    return parts
+
+
+def _stump_sides(splits, codes, missing_code, sw, out):
+    """out[t] = (left, right): the summed sw of the rows that split t (ROUND_DTYPE or NODE_DTYPE records; feature
+    -1: none, left as it is) sends left and right; one histogram of sw a split feature (``stump_cover``)."""
+    if not (splits.shape[0] and codes.shape[1]):
+        return
+    used = np.zeros(codes.shape[0], dtype=bool)
+    used[splits["feature"][splits["feature"] >= 0]] = True
+    feats = np.flatnonzero(used)
+    split_on_threads(lambda j0, j1: stump_cover(codes, splits, feats, missing_code, sw, out, j0, j1),
+                     feats.size, numba.get_num_threads(), max(1, COVER_SHARE_ROWS // codes.shape[1]))
+
+
+def _depth_one_cover(nodes, codes, missing_code, sw):
+    """cover_parts of trees of depth 1 (NODE_DTYPE[T, 3]): one part, float64[1, T, 3]. A root that splits gets its
+    children's sides from ``_stump_sides`` and their sum; a root that is a leaf, the sum of sw."""
+    T = nodes.shape[0]
+    roots = np.ascontiguousarray(nodes[:, 0])
+    split = roots["left"] >= 0
+    roots["feature"][~split] = -1
+    sides = np.zeros((T, 2))
+    _stump_sides(roots, codes, missing_code, sw, sides)
+    parts = np.zeros((1, T, 3))
+    t = np.flatnonzero(split)
+    parts[0, t, roots["left"][t]] = sides[t, 0]
+    parts[0, t, roots["right"][t]] = sides[t, 1]
+    parts[0, t, 0] = sides[t, 0] + sides[t, 1]
+    parts[0, ~split, 0] = sw.sum()
     return parts
 
 

@@ -280,6 +280,49 @@ def test_cover_counts_training_rows_with_class_weights_and_categories():
     np.testing.assert_allclose(stumps.cover_.sum(axis=1), 150.0)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_depth_one_trees_cover_is_the_row_walks(seed):
+    """Trees of depth 1 (confidence-rated stumps) take their cover from each split feature's histogram of the
+    weights, as stumps do: the same sums as walking every row down every tree (``_ref_cover`` on the codes), with
+    fractional and zero weights, missing values, splits at the last value bin and at the missing code, categorical
+    splits and roots that are leaves."""
+    rng = np.random.default_rng(seed)
+    n, n_features, missing_code, T = 3000, 5, 9, 40
+    codes = rng.integers(0, missing_code + 1, size=(n_features, n)).astype(np.uint8)  # (code 9: missing)
+    sw = rng.choice([0.0, 0.1, 0.7, 1.0, 2.5], size=n)
+    nodes = np.zeros((T, 3), NODE_DTYPE)
+    nodes["feature"] = -1
+    nodes["left"] = nodes["right"] = -1
+    for t in range(T):
+        if rng.random() < 0.15:
+            continue  # a root that is a leaf
+        nd = nodes[t, 0]
+        nd["feature"] = rng.integers(0, n_features)
+        nd["bin"] = rng.choice([0, 3, missing_code - 1, missing_code])
+        nd["missing_left"] = rng.integers(0, 2)
+        nd["left"], nd["right"] = (1, 2) if rng.random() < 0.5 else (2, 1)
+        if rng.random() < 0.3:
+            nd["categorical"] = 1
+            nd["cat_left"][0] = rng.integers(0, 2 ** missing_code)
+    parts = fastboost.explain.cover_parts(np.zeros(T, ROUND_DTYPE), nodes, codes, missing_code, sw)
+    got = fastboost.explain.ordered_sum(parts)
+    expect = np.zeros((T, 3))
+    for t in range(T):
+        nd = nodes[t, 0]
+        expect[t, 0] = sw.sum()
+        if nd["left"] < 0:
+            continue
+        c = codes[nd["feature"]].astype(np.int64)
+        if nd["categorical"]:
+            left = np.where(c == missing_code, nd["missing_left"] == 1,
+                            (int(nd["cat_left"][0]) >> np.minimum(c, 63)) & 1 == 1)
+        else:
+            left = np.where(c == missing_code, nd["missing_left"] == 1, c <= nd["bin"])
+        expect[t, nd["left"]] = sw[left].sum()
+        expect[t, nd["right"]] = sw[~left].sum()
+    np.testing.assert_allclose(got, expect, rtol=1e-13, atol=0)
+
+
 def test_samme_and_one_vs_rest_shapes():
     X, y = _data(n_classes=3)
     samme = fastboost.AdaBoostClassifier(10, max_depth=2).fit(X, y)
