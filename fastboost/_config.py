@@ -276,8 +276,8 @@ def first_use_notice():
     print(COMPILE_NOTICE, file=sys.stderr, flush=True)
 
 
-COMPILE_NOTICE = ("fastboost: compiling the kernels this fit uses, once (on 2 cores about half a minute for "
-                  "decision stumps, a minute or two the first time trees are used); later runs load them from the "
+COMPILE_NOTICE = ("fastboost: compiling the kernels this fit uses, once (on 2 cores about 15 seconds for "
+                  "decision stumps, under a minute the first time trees are used); later runs load them from the "
                   "cache. 'fastboost compile' compiles them ahead of time.")
 
 
