@@ -323,6 +323,21 @@ def test_depth_one_trees_cover_is_the_row_walks(seed):
     np.testing.assert_allclose(got, expect, rtol=1e-13, atol=0)
 
 
+@pytest.mark.parametrize("depth", [2, 3, 4])
+def test_tree_cover_counts_rows_exactly_without_weights(depth):
+    """Without sample weights the cover of trees of depth 3 or less is counted by each row's set of reachable
+    leaves, not summed row by row: the same counts as walking each row down each tree (``_ref_cover``), and
+    half the cover of the same fit with every weight 2.0 (the summed path)."""
+    X, y = _data(n=3000, seed=depth)
+    unit = fastboost.AdaBoostClassifier(25, max_depth=depth).fit(X, y)
+    twice = fastboost.AdaBoostClassifier(25, max_depth=depth).fit(X, y, sample_weight=np.full(3000, 2.0))
+    assert _steps.has_level_trees(unit)
+    expect = np.array([_ref_cover(X, unit.nodes_[t], np.ones(3000)) for t in range(unit.nodes_.shape[0])])
+    np.testing.assert_array_equal(unit.cover_, expect)
+    np.testing.assert_array_equal(twice.nodes_, unit.nodes_)
+    np.testing.assert_array_equal(twice.cover_, 2.0 * unit.cover_)
+
+
 def test_samme_and_one_vs_rest_shapes():
     X, y = _data(n_classes=3)
     samme = fastboost.AdaBoostClassifier(10, max_depth=2).fit(X, y)

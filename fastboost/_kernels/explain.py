@@ -113,13 +113,16 @@ def tree_cover(codes, nodes, missing_code, sw, block, out, j0, j1):
 
 
 @jit
-def level_tree_cover(codes, trees, missing_code, sw, block, out, j0, j1):
+def level_tree_cover(codes, trees, missing_code, sw, block, out, j0, j1, tally):
     """tree_cover for trees of numeric splits in level order (LevelCover): the same sums in the same order, without
     following child links. Each split of a tree is tested on all rows of the block (one feature's contiguous codes
     against one bin); a row that goes right at a slot drops the leaf slots under its left child from its set of
     reachable leaves (as ``predict.add_level_trees``), and its weight goes to the leaf of the lowest slot left.
     The (block, tree) pairs j0:j1, as tree_cover's: split over the threads, so that a few blocks still use every
     thread.
+
+    tally  None, or int64[4, 256] scratch where every weight is 1.0 (trees of depth 3 or less): the rows are
+           counted by their set of reachable leaves (``_count_to_leaves``), with the same sums
     """
     n = codes.shape[1]
     T = trees.feature.shape[0]
@@ -131,21 +134,21 @@ def level_tree_cover(codes, trees, missing_code, sw, block, out, j0, j1):
         nr = min(n, r0 + block) - r0
         acc = out[b, t]
         if trees.leaf.shape[1] <= 8:  # depth <= 3: a row's reachable slots in one byte, 32 rows an instruction
-            _add_to_leaves(codes, trees, t, r0, missing_code, sw, np.empty(nr, np.uint8), acc)
+            _add_to_leaves(codes, trees, t, r0, missing_code, sw, np.empty(nr, np.uint8), acc, tally)
         else:
-            _add_to_leaves(codes, trees, t, r0, missing_code, sw, np.empty(nr, np.int64), acc)
+            _add_to_leaves(codes, trees, t, r0, missing_code, sw, np.empty(nr, np.int64), acc, None)
         for j in range(m - 1, -1, -1):  # children come after their parent
             if trees.left[t, j] >= 0:
                 acc[j] = acc[trees.left[t, j]] + acc[trees.right[t, j]]
 
 
 @jit
-def _add_to_leaves(codes, trees, t, r0, missing_code, sw, reach, acc):
+def _add_to_leaves(codes, trees, t, r0, missing_code, sw, reach, acc, tally):
     """acc[leaf] += sw of the rows r0 .. r0 + len(reach) - 1 that tree t (LevelCover) sends to it, in row order.
     reach (uint8 for up to 8 leaf slots, else int64; scratch): each row's reachable leaf slots as bits, narrowed
     split by split, the split tested in the codes' own type and the mask chosen in reach's, so that a byte-wide
     reach vectorises 32 rows an instruction (an arithmetic mask, ``kp | (0 - left)``, is typed as int64 by numba and
-    ran about 12 times slower)."""
+    ran about 12 times slower). tally: None, or (every weight 1.0, byte-wide reach) ``_count_to_leaves``' scratch."""
     reach[:] = -1
     kbuf = np.empty(2, codes.dtype)  # the bin and the missing code in the codes' type
     kbuf[1] = missing_code
@@ -169,8 +172,35 @@ def _add_to_leaves(codes, trees, t, r0, missing_code, sw, reach, acc):
             left = ((c <= kc) & (c != mc)) | (ml & (c == mc))
             reach[r] &= every if left else kp
     leaf = trees.leaf[t]
+    if tally is not None:  # (None: this path is not compiled)
+        _count_to_leaves(reach, leaf, acc, tally)
+        return
     for r in range(reach.shape[0]):
         acc[leaf[lowest_slot(np.int64(reach[r]))]] += sw[r0 + r]
+
+
+@jit
+def _count_to_leaves(reach, leaf, acc, tally):
+    """_add_to_leaves' sums where every weight is 1.0: the rows counted by their byte of reachable leaf slots, in
+    four tables taken in turn (a row does not wait for the count its neighbour just wrote), then each byte's count
+    added to the leaf of its lowest slot. Every partial sum is a whole number below 2**53, so acc gets the very sums
+    that adding 1.0 row by row gives, without a leaf's slot found for every row."""
+    tally[:] = 0
+    n = reach.shape[0]
+    r = 0
+    while r + 4 <= n:
+        tally[0, reach[r]] += 1
+        tally[1, reach[r + 1]] += 1
+        tally[2, reach[r + 2]] += 1
+        tally[3, reach[r + 3]] += 1
+        r += 4
+    while r < n:
+        tally[0, reach[r]] += 1
+        r += 1
+    for v in range(1, 256):
+        c = tally[0, v] + tally[1, v] + tally[2, v] + tally[3, v]
+        if c > 0:
+            acc[leaf[lowest_slot(np.int64(v))]] += c
 
 
 @jit
