@@ -179,7 +179,7 @@ def _add_to_leaves(codes, trees, t, r0, missing_code, sw, reach, acc, tally):
         acc[leaf[lowest_slot(np.int64(reach[r]))]] += sw[r0 + r]
 
 
-@jit
+@jit(inline="always")
 def _count_to_leaves(reach, leaf, acc, tally):
     """_add_to_leaves' sums where every weight is 1.0: the rows counted by their byte of reachable leaf slots, in
     four tables taken in turn (a row does not wait for the count its neighbour just wrote), then each byte's count
