@@ -118,7 +118,7 @@ def _depth_one_cover(nodes, codes, missing_code, sw):
     """cover_parts of trees of depth 1 (NODE_DTYPE[T, 3]): one part, float64[1, T, 3]. A root that splits gets its
     children's sides from ``_stump_sides`` and their sum; a root that is a leaf, the sum of sw."""
     T = nodes.shape[0]
-    roots = np.ascontiguousarray(nodes[:, 0])
+    roots = np.array(nodes[:, 0], copy=True)  # (a copy even of one tree: the model's nodes stay as they are)
     split = roots["left"] >= 0
     roots["feature"][~split] = -1
     sides = np.zeros((T, 2))
