@@ -75,3 +75,42 @@ def test_feature_groups_balance_threads():
             g = n_feature_groups(d, t)
             assert -(-d // 4) <= g <= d  # groups of at most 4 features, none empty
             assert g % t == 0 or g == d
+
+
+def _row_order_histogram(codes_f, y, x, rows, n_bins):
+    """hist[b, c] = the sum of x over the rows (in their order) with code b and class c, one row at a time."""
+    out = np.zeros((n_bins, 2))
+    for i in rows:
+        out[codes_f[i], y[i]] += x[i]
+    return out
+
+
+@pytest.mark.parametrize("subset", [False, True])
+def test_q_histograms_are_each_bins_row_order_sums(subset):
+    """EBBoost's two histograms (of u and of q) in one pass: every bin the sum over its rows in row order, bit for
+    bit, for a subset of the features and (weight trimming) of the rows; the features not asked for are left as
+    they were."""
+    from fastboost._kernels.histogram import build_histograms_q, build_histograms_q_rows
+
+    rng = np.random.default_rng(int(subset))
+    n, d, n_bins = 3001, 7, 12
+    codes = rng.integers(0, n_bins, size=(d, n)).astype(np.uint8)
+    y = rng.integers(0, 2, n).astype(Y_DTYPE)
+    u = rng.random(n) * rng.choice([0.0, 1.0, 1e-300, 3.0], size=n)
+    q = rng.random(n) ** 3
+    feats = np.array([0, 2, 3, 6] if subset else range(d), dtype=np.int64)
+    rows = np.sort(rng.choice(n, n // 3, replace=False)).astype(np.int64)
+    for kept in (None, rows):
+        hist = np.full((d, n_bins, 2), 7.0)
+        histq = np.full((d, n_bins, 2), 7.0)
+        if kept is None:
+            build_histograms_q(codes, y, u, q, hist, histq, feats)
+        else:
+            build_histograms_q_rows(codes, y, u, q, kept, hist, histq, feats)
+        order = np.arange(n) if kept is None else kept
+        for f in range(d):
+            if f in feats:
+                np.testing.assert_array_equal(hist[f], _row_order_histogram(codes[f], y, u, order, n_bins))
+                np.testing.assert_array_equal(histq[f], _row_order_histogram(codes[f], y, q, order, n_bins))
+            else:
+                assert np.all(hist[f] == 7.0) and np.all(histq[f] == 7.0)
