@@ -766,9 +766,9 @@ class _TreeLearner:
         n_first, n_last, last_root = -1, 0, False
         for depth in range(max_depth):
             # (extra = the limits again: the client follows config as the full learner does, draws and bounds)
-            n_split = int(choose_level(self.hist, level_first, level_count, n_nodes, tree, self.n_value_bins,
+            n_split = int(choose_level(self.hist, level_first, level_count, tree, self.n_value_bins,
                                        self.categorical, self.thresholds, c, self.splits, self.limits,
-                                       self.limits))
+                                       self.limits, None if int(c["n_classes"]) == 2 else True))
             if n_split == 0:
                 break
             first_child = n_nodes

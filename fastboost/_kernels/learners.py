@@ -70,25 +70,26 @@ _STUMP, _STUMP_Q, _TREE = 0, 1, 2  # the learners' bodies: _learn_stump, _learn_
 
 
 @functools.lru_cache(maxsize=None)
-def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=False):
+def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=False, kclass=False):
     """The loop's learn function (LEARN_SIG) around one learner's body for one kind of fit, made once each.
 
-    The body is called as ``(data, config, ws, model, t, m, categorical)``; a variant compiles only the
-    paths its fits take: without weight trimming or row sampling (trim False) no row selection, without categorical
-    features (categorical False: the body gets None for them) no scan of categories, without monotone steps back
-    (steps_back False: AdaBoost's stumps without ``monotone_steps``' capped steps; the stump body gets None for the
-    constraints it would step back on) no search for them. A plain variant (plain True: no carried
-    histograms, no monotone constraints, no feature draws, no trimming; ``_driver.pick_learner`` picks it for
-    such fits, the first fit on small data among them) compiles none of their code: no feature draw, and the
-    body gets None for its ``extra`` paths. The plain stump body only ever searches histograms it builds from
-    every row (a cold first stump fit on a 2-core machine: 35 s instead of 55 s); the plain tree body builds
-    its root histograms every round, lets every node split on every feature and compiles no monotone bounds.
-    Only a tree variant with mh True (AdaBoost.MH's fits) compiles MH's histogram loop (the tree body gets None
-    for it otherwise). numba drops a branch on a closure's constant, or on an argument that is None, before it
-    types the code, so neither path's kernels are compiled (a cold stump fit compiles about 10 s less). Pass
-    None on unchanged (an argument tested with ``is None`` where it is used): a value derived from it, such as
-    ``None if extra is None else x``, is typed as an optional and both of its paths are compiled. ``m`` is the
-    number of rows chosen (``round_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
+    The body is called as ``(data, config, ws, model, t, m, categorical)``; a variant compiles only the paths its
+    fits take: without weight trimming or row sampling (trim False) no row selection, without categorical features
+    (categorical False: the body gets None for them) no scan of categories, without monotone steps back (steps_back
+    False: AdaBoost's stumps without ``monotone_steps``' capped steps; the stump body gets None for the constraints
+    it would step back on) no search for them. A plain variant (plain True: no carried histograms, no monotone
+    constraints, no feature draws, no trimming; ``_driver.pick_learner`` picks it for such fits, the first fit on
+    small data among them) compiles none of their code: no feature draw, and the body gets None for its ``extra``
+    paths. The plain stump body only ever searches histograms it builds from every row (a cold first stump fit on a
+    2-core machine: 35 s instead of 55 s); the plain tree body builds its root histograms every round, lets every
+    node split on every feature and compiles no monotone bounds. Only a tree variant with mh True (AdaBoost.MH's
+    fits) compiles MH's histogram loop (the tree body gets None for it otherwise), and only one with kclass True
+    (more than two classes) the K-class split scan (the tree body gets None for it otherwise: two-class fits compile
+    only the binary scan). numba drops a branch on a closure's constant, or on an argument that is None, before it
+    types the code, so neither path's kernels are compiled (a cold stump fit compiles about 10 s less). Pass None on
+    unchanged (an argument tested with ``is None`` where it is used): a value derived from it, such as ``None if
+    extra is None else x``, is typed as an optional and both of its paths are compiled. ``m`` is the number of rows
+    chosen (``round_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
     First the round's features are drawn (``sampling.draw_round``; nothing to draw without feature sampling).
     The closure holds only constants (numba's on-disk cache keys a closure by them; a function in it
     would pickle differently in every process).
@@ -110,12 +111,14 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=Fa
         elif body == _STUMP_Q:
             _learn_stump_q(data, config, ws, model, t, m, cats)
         else:
-            _learn_tree(data, config, ws, model, t, m, cats, True if mh else None, None if plain else ws.limits)
+            _learn_tree(data, config, ws, model, t, m, cats, True if mh else None, None if plain else ws.limits,
+                        True if kclass else None)
 
     name = ("learn_stump", "learn_stump_q", "learn_tree")[body]
     back = ", steps_back=True" if steps_back else ""
     back += ", plain=True" if plain else ""
     back += ", mh=True" if mh else ""
+    back += ", kclass=True" if kclass else ""
     return typed(LEARN_SIG, learn, name=f"{name}[trim={trim}, categorical={categorical}{back}]")
 
 
@@ -349,10 +352,11 @@ def validate_stump(valid, config, ws, model, t, alpha):
 
 # ----------------------------------------------------------------------------- trees (binary or K classes)
 @jit(inline="always")
-def _learn_tree(data, config, ws, model, t, m, categorical, mh, extra):
+def _learn_tree(data, config, ws, model, t, m, categorical, mh, extra, kclass):
     """A depth-wise tree on the learner's weights; its sums from the leaves (mh: True for AdaBoost.MH, else None).
     extra: None for the plain learner (no carried root histograms, no monotone constraints, no feature draws:
-    numba compiles none of their code), ws.limits for the learner that follows config.
+    numba compiles none of their code), ws.limits for the learner that follows config. kclass: None for two classes
+    (only the binary split scan compiled), True for more.
 
     Least-squares leaves (QuadBoost): sums.ui - sums.uj = g = <h, r>_p and sums.eta = <h, h>_p,
     with each leaf's value in ws.tree.factor[:, 0]. Confidence-rated leaves: sums.z, the normaliser
@@ -381,8 +385,7 @@ def _learn_tree(data, config, ws, model, t, m, categorical, mh, extra):
                 for c in range(root.shape[2]):
                     root[f, b, c] = ts.root_hist[f, b, c]
         state.hist_ready = 0
-    n_nodes = grow_tree(grow_rows, data.n_value_bins, categorical, data.thresholds, config, ts, tree, m, ws.limits,
-                        trows, mh, extra)
+    n_nodes = grow_tree(grow_rows, data, categorical, config, ts, tree, m, ws.limits, trows, mh, extra, kclass)
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
     if config.leaf == LEAF_VECTOR:

@@ -1000,7 +1000,7 @@ def _split_value_mh(a, b, n_classes, min_leaf, min_weight, tol):
 
 @jit
 def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight,
-                            categorical=False, mono=0, leaf=0, delta=0.0):
+                            categorical=False, mono=0, leaf=0, delta=0.0, kclass=True):
     """Best (criterion, bin, missing_left) of one feature of a node; criterion inf when no split is valid.
 
     hist_f  float64[n_bins, n_classes + 1]  IN
@@ -1008,10 +1008,11 @@ def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, crite
     mono, leaf, delta: the feature's monotone constraint (0: none), the leaves' kind (LEAF_*) and smoothing:
     only splits whose sides' leaf values follow the constraint (:func:`side_value`; K classes: the sides'
     heaviest classes by index)
+    kclass: None when the fit has two classes (only the binary scan is compiled), True otherwise
     """
     if categorical is None or not categorical:  # (None: as in best_split_one_feature_q)
         return _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight,
-                                  mono, leaf, delta)
+                                  mono, leaf, delta, kclass)
     n_bins = missing_code + 1
     order = np.empty(n_bins, np.int64)
     tol = 0.0
@@ -1025,7 +1026,7 @@ def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, crite
     for cls in range(1 if n_classes == 2 else 0, n_classes):  # two classes: one order; K: one per class
         m = category_order(hist_f, n_value_bins, cls, n_classes, criterion, order)
         v, k, ml = _scan_tree_feature(ordered_histogram(hist_f, order, m, missing_code), m, missing_code,
-                                      n_classes, criterion, min_leaf, min_weight, 0, leaf, delta)
+                                      n_classes, criterion, min_leaf, min_weight, 0, leaf, delta, kclass)
         if v < best - tol:
             best = v
             best_bin = k + (cls * n_bins if n_classes > 2 else 0)
@@ -1035,8 +1036,12 @@ def best_split_tree_feature(hist_f, n_value_bins, missing_code, n_classes, crite
 
 @jit
 def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion, min_leaf, min_weight, mono, leaf,
-                       delta):
-    """The tree-node scan over the bins 0 .. n_value_bins - 1 in order (see best_split_tree_feature)."""
+                       delta, kclass):
+    """The tree-node scan over the bins 0 .. n_value_bins - 1 in order (see best_split_tree_feature). kclass None:
+    two classes, and only the binary scan is compiled."""
+    if kclass is None:
+        return _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight, mono, leaf,
+                                  delta)
     if n_classes == 2:
         return _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight, mono, leaf,
                                   delta)
@@ -1100,8 +1105,8 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
 
 
 @pjit
-def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, min_weight, value, bin_, missing_left,
-                 limits, delta):
+def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, root_u, value, bin_, missing_left, limits,
+                 kclass=True):
     """Per-feature best splits of every active node of a level, threads over features (one launch per level).
 
     hist    float64[slots, n_features, n_bins, n_classes + 1]  IN   the level's node histograms
@@ -1113,8 +1118,11 @@ def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, min_w
     limits  Limits  IN  limits.monotone.direction: monotone constraints (int8[n_features or 0], length 0: none);
             limits.sample.allowed: uint8[slots, n_features], 1 where node s may split on feature f
             (sampling.node_features)
-    delta   the leaves' smoothing
+    root_u  the root's weight, sum(u): min_weight_fraction_leaf and the leaves' smoothing scale it
+    kclass  None: two classes (only the binary scan compiled); True: any number of classes
     """
+    min_weight = config.min_weight_fraction_leaf * root_u  # (root_weight's sum: tree[0].weight)
+    delta = config.leaf_smoothing * root_u
     missing_code = config.missing_code
     n_classes = config.n_classes
     criterion = config.criterion
@@ -1132,11 +1140,11 @@ def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, min_w
                 continue
             if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
                 v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,
-                                                    criterion, min_leaf, min_weight, None, mono, leaf, delta)
+                                                    criterion, min_leaf, min_weight, None, mono, leaf, delta, kclass)
             else:
                 v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,
                                                     criterion, min_leaf, min_weight, categorical[f] != 0, mono, leaf,
-                                                    delta)
+                                                    delta, kclass)
             value[s, f] = v
             bin_[s, f] = bb
             missing_left[s, f] = ml

@@ -791,13 +791,14 @@ def _child_bounds(hist_f, sp, config, delta, direction, bounds, first_child):
 
 
 @jit
-def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, categorical, thresholds, config,
-                 splits, limits, extra):
+def choose_level(hist, level_first, level_count, tree, n_value_bins, categorical, thresholds, config, splits, limits,
+                 extra, kclass=True):
     """The splits of one level from its node histograms: the decisions of a level, no rows touched.
 
     hist   float64[slots, n_features, n_bins, n_classes + 1]  IN  the histograms of the level's nodes
            level_first .. level_first + level_count - 1 (slot s <-> node level_first + s)
-    n_nodes  nodes in the tree so far: the children of the j-th split are nodes n_nodes + 2j, n_nodes + 2j + 1
+    (the level is the last one grown: the children of the j-th split are nodes n + 2j and n + 2j + 1, n =
+    level_first + level_count the nodes so far)
     tree   OUT  each level node's weight; each split node's split, children, threshold and gain (IN at levels
            below the root: the root's weight, sum(u), which min_weight_fraction_leaf scales)
     splits SPLIT_DTYPE[slots]  OUT  per split j: the node's slot and index, its feature, bin, missing_left and
@@ -809,10 +810,12 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
     extra  None for the plain tree learner's fits (no monotone constraints, no feature draws, no interaction
            groups: every node may split on every feature, and numba compiles none of their code), limits for a
            learner that follows config
+    kclass None when the fit has two classes (level_splits then compiles only the binary scan), True otherwise
     Returns the number of splits (0: the level's nodes are all leaves). A node is split when it is not
     empty or pure (least squares: has weight) and some split is valid; it splits on the features
     sampling.node_features allows it.
     """
+    n_nodes = level_first + level_count  # the nodes so far (the level is the last one grown)
     mono = limits.monotone
     ss = limits.sample
     missing_code = config.missing_code
@@ -852,7 +855,6 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
     if not any_active:
         return 0
     delta = config.leaf_smoothing * tree[0].weight  # (the root's weight: finish_leaves' total_u)
-    min_weight = config.min_weight_fraction_leaf * tree[0].weight  # (root_weight's sum, in the same order)
     if level_first == 0:  # the root: every interaction group alive
         ss.node_groups[0, :] = 1
     for s in range(level_count):
@@ -861,8 +863,8 @@ def choose_level(hist, level_first, level_count, n_nodes, tree, n_value_bins, ca
         else:
             for f in range(n_features):
                 ss.allowed[s, f] = 1
-    level_splits(hist, level_count, active, n_value_bins, categorical, config, min_weight, value, bin_, missing_left,
-                 limits, delta)
+    level_splits(hist, level_count, active, n_value_bins, categorical, config, tree[0].weight, value, bin_,
+                 missing_left, limits, kclass)
     n_split = 0
     for s in range(level_count):
         if not active[s]:
@@ -1075,14 +1077,15 @@ def finish_leaves(tree, n_nodes, leaf_u, config, total_u, bounds):
 
 
 @jit(inline="always")  # into the tree learner (learners._learn_variant says why)
-def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_seen, limits, leaf_rows, mh, extra):
+def grow_tree(rows, data, categorical, config, ts, tree, n_seen, limits, leaf_rows, mh, extra, kclass=True):
     """Grow one tree on the learner weights rows.u into ``tree``; return its number of nodes.
 
     rows     TreeRows  IN  codes uint8 / uint16 [n_features, n_samples]; y uint16[n_samples] (class index
              < config.n_classes); u, w float64[n_samples], learner weights (for the splits) and boosting
              weights (leaf sums); q float64[n_samples], least-squares trees (LEAF_LSQ, CRITERION_LS): the
              sample distribution p
-    n_value_bins, categorical (None: no categorical feature), thresholds   IN  the features (TrainData's)
+    data     TrainData  IN  its n_value_bins and thresholds (the features)
+    categorical  IN  data.categorical, or None when no feature is categorical
     config   the fit's configuration (max_depth, criterion, min_samples_leaf, min_weight_fraction_leaf,
              n_classes, leaf, leaf_scale, leaf_smoothing, missing_code, hist_groups)  IN
     ts       TreeScratch: rows, tmp (row order of the nodes), level_a, level_b
@@ -1111,6 +1114,7 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
              which has no monotone constraints, feature draws or interaction groups: numba then compiles no leaf
              sums from histograms and none of those options' code (choose_level); limits for the learner that
              follows config
+    kclass   None for two classes (only the binary split scan compiled), True for more
     With carried histograms (config.hist_rebuild > 1) ts.level_a[0] holds the root's histograms already
     (incremental.py); then u is w, the leaves discrete, no row counts, and the leaves' sums come from the level
     histograms (hist_leaf_sums: bins, not rows, so they carry the histograms' rounding) and the pass over the
@@ -1148,8 +1152,8 @@ def grow_tree(rows, n_value_bins, categorical, thresholds, config, ts, tree, n_s
     # the leaves' sums from the level histograms (hist_leaf_sums), not from the rows (AdaBoost.MH: from the rows)
     from_hist = root_ready if mh is None else False
     for depth in range(config.max_depth):
-        n_split = choose_level(hist_a, level_first, level_count, n_nodes, tree, n_value_bins, categorical,
-                               thresholds, config, splits, limits, extra)
+        n_split = choose_level(hist_a, level_first, level_count, tree, data.n_value_bins, categorical,
+                               data.thresholds, config, splits, limits, extra, kclass)
         last = n_split == 0 or depth + 1 == config.max_depth
         if extra is not None and from_hist:
             hist_leaf_sums(hist_a, level_first, level_count, tree, config.missing_code, last, leaf_u, ts.leaf_w)
