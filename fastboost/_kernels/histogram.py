@@ -56,7 +56,7 @@ def group_bounds(j, n_groups, n_features):
     return j * n_features // n_groups, (j + 1) * n_features // n_groups
 
 
-@jit(inline="always")
+@jit
 def row_at(rows, j):
     """The row at position j as an unsigned index: j itself when rows is None, else rows[j]. (A signed index
     loaded from memory makes numba guard every array access against negative wraparound; without the
@@ -75,7 +75,7 @@ def sub_group_count(n_groups, n_features, k):
     return group_count(max(1, (n_groups * k + n_features - 1) // n_features), k)
 
 
-@jit(inline="always")
+@jit
 def _slot(fidx, k, by_feature):
     return fidx[k] if by_feature else k
 
