@@ -120,7 +120,8 @@ def pick_learner(config, categorical=True):
         learner = learner._replace(update=PLAIN_UPDATES[kind])
     if is_mh(config):  # only AdaBoost.MH's learner compiles its histograms
         options["mh"] = True
-    if c["max_depth"] and c["n_classes"] > 2:  # only trees of more than two classes compile the K-class split scan
+    # only trees of more than two classes (or K-vector leaves) compile the K-class split scan and vector leaves
+    if c["max_depth"] and (c["n_classes"] > 2 or c["leaf"] == LEAF_VECTOR):
         options["kclass"] = True
     if c["logistic"]:  # confidence-rated leaves on the logistic loss: the weights from the margins
         learner = learner._replace(update=update_tree_weights_logistic)

@@ -356,7 +356,7 @@ def _learn_tree(data, config, ws, model, t, m, categorical, mh, extra, kclass):
     """A depth-wise tree on the learner's weights; its sums from the leaves (mh: True for AdaBoost.MH, else None).
     extra: None for the plain learner (no carried root histograms, no monotone constraints, no feature draws:
     numba compiles none of their code), ws.limits for the learner that follows config. kclass: None for two classes
-    (only the binary split scan compiled), True for more.
+    (only the binary split scan compiled, no K-vector leaves), True for more or for K-vector leaves.
 
     Least-squares leaves (QuadBoost): sums.ui - sums.uj = g = <h, r>_p and sums.eta = <h, h>_p,
     with each leaf's value in ws.tree.factor[:, 0]. Confidence-rated leaves: sums.z, the normaliser
@@ -388,6 +388,8 @@ def _learn_tree(data, config, ws, model, t, m, categorical, mh, extra, kclass):
     n_nodes = grow_tree(grow_rows, data, categorical, config, ts, tree, m, ws.limits, trows, mh, extra, kclass)
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
+    if kclass is None:  # (two classes: no K-vector leaves, none of their code compiled)
+        return
     if config.leaf == LEAF_VECTOR:
         ws.sums[0].z = vector_leaf_values(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, model.values[t])
         if mh is not None and config.criterion == CRITERION_MH:  # (None: compiled into MH's fits only)
