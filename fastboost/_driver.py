@@ -21,6 +21,7 @@ from ._kernels.learners import LEARNERS, PLAIN_UPDATES, no_validation, update_tr
 from ._kernels.update import n_blocks
 from ._types import (
     CONFIG_DTYPE,
+    CRITERION_ERROR,
     CRITERION_MH,
     LEAF_LSQ,
     LEAF_REAL,
@@ -115,6 +116,8 @@ def pick_learner(config, categorical=True):
     # learner's leaves never come from carried histograms: it is picked only with hist_rebuild <= 1)
     trim = bool(c["trim_rate"] > 0 or c["sample_rows"])
     options = {"steps_back": True} if kind == "stump" and c["monotone_capped"] else {}
+    if kind in ("stump", "stump_residuals") and c["criterion"] == CRITERION_ERROR:  # (its scan alone compiled)
+        options["error_scan"] = True
     if kind in PLAIN_UPDATES and not (trim or c["sample_features"] or c["monotone"] or c["hist_rebuild"] > 1):
         options["plain"] = True
         learner = learner._replace(update=PLAIN_UPDATES[kind])

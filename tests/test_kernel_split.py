@@ -198,9 +198,11 @@ def test_split_independent_of_row_order():
 @pytest.mark.parametrize("max_bins", [17, None])
 def test_fused_histograms_and_splits_equal_the_two_passes(max_bins):
     """histograms_and_splits (one parallel loop) gives build_histograms' histograms and
-    best_split_per_feature's splits bit for bit, for every grouping, on uint8 and uint16 codes."""
+    best_split_per_feature's splits bit for bit, for every grouping, on uint8 and uint16 codes, and so with the
+    error criterion's scan alone (criteria None)."""
     from fastboost._driver import make_config
     from fastboost._kernels.histogram import histograms_and_splits
+    from fastboost._types import CRITERION_ERROR
 
     _, mapper, codes, y, u = case(4097, max_bins)
     mc = mapper.missing_code
@@ -214,11 +216,14 @@ def test_fused_histograms_and_splits_equal_the_two_passes(max_bins):
             hist = np.full((d, mc + 1, 2), np.nan)
             value, bin_, ml = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
             config = make_config(hist_groups=groups, missing_code=mc, criterion=criterion)
-            histograms_and_splits(codes, y, w, hist, config[0], np.arange(d), mapper.n_value_bins_, cat, value, bin_,
-                                  ml)
-            np.testing.assert_array_equal(hist, ref_hist)
-            for got, want in zip((value, bin_, ml), ref):
-                np.testing.assert_array_equal(got, want)
+            # criteria None: the error criterion's scan alone compiled (a two-class stump fit's first fit)
+            for criteria in (True, None) if criterion == CRITERION_ERROR else (True,):
+                hist[:] = np.nan
+                histograms_and_splits(codes, y, w, hist, config[0], np.arange(d), mapper.n_value_bins_, cat, value,
+                                      bin_, ml, criteria)
+                np.testing.assert_array_equal(hist, ref_hist)
+                for got, want in zip((value, bin_, ml), ref):
+                    np.testing.assert_array_equal(got, want)
 
 
 def _error_scan_rule(h, nvb, mc, min_weight, dust):

@@ -185,7 +185,8 @@ def build_histograms(codes, y, u, hist, n_groups):
 
 
 @pjit
-def histograms_and_splits(codes, y, u, hist, config, feats, n_value_bins, categorical, value, bin_, missing_left):
+def histograms_and_splits(codes, y, u, hist, config, feats, n_value_bins, categorical, value, bin_, missing_left,
+                          criteria=True):
     """build_histograms of the features feats (int64[k], increasing: the round's) and then, in the same
     parallel loop, each one's best split (``split.best_split_per_feature``): the thread that summed a group's
     histograms searches them while they are in its cache, and a round has one parallel loop (one wait for
@@ -194,6 +195,7 @@ def histograms_and_splits(codes, y, u, hist, config, feats, n_value_bins, catego
     config  the fit's configuration (hist_groups, missing_code, criterion)  IN
     value, bin_, missing_left  float64 / int64 / int64 [n_features]  OUT  as best_split_per_feature's (value
             inf for the features not in feats)
+    criteria  None when config.criterion is CRITERION_ERROR (only that criterion's scan is compiled), True for any
     """
     d = codes.shape[0]
     k = feats.shape[0]
@@ -209,10 +211,10 @@ def histograms_and_splits(codes, y, u, hist, config, feats, n_value_bins, catego
             f = feats[p]
             if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
                 v, b, ml = best_split_one_feature_q(hist[f], hist[f], n_value_bins[f], missing_code, criterion,
-                                                    0.0, None, 0)
+                                                    0.0, None, 0, criteria)
             else:
                 v, b, ml = best_split_one_feature_q(hist[f], hist[f], n_value_bins[f], missing_code, criterion,
-                                                    0.0, categorical[f] != 0, 0)
+                                                    0.0, categorical[f] != 0, 0, criteria)
             value[f] = v
             bin_[f] = b
             missing_left[f] = ml

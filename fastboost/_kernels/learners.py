@@ -70,7 +70,7 @@ _STUMP, _STUMP_Q, _TREE = 0, 1, 2  # the learners' bodies: _learn_stump, _learn_
 
 
 @functools.lru_cache(maxsize=None)
-def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=False, kclass=False):
+def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=False, kclass=False, error_scan=False):
     """The loop's learn function (LEARN_SIG) around one learner's body for one kind of fit, made once each.
 
     The body is called as ``(data, config, ws, model, t, m, categorical)``; a variant compiles only the paths its
@@ -85,11 +85,12 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=Fa
     node split on every feature and compiles no monotone bounds. Only a tree variant with mh True (AdaBoost.MH's
     fits) compiles MH's histogram loop (the tree body gets None for it otherwise), and only one with kclass True
     (more than two classes) the K-class split scan (the tree body gets None for it otherwise: two-class fits compile
-    only the binary scan). numba drops a branch on a closure's constant, or on an argument that is None, before it
-    types the code, so neither path's kernels are compiled (a cold stump fit compiles about 10 s less). Pass None on
-    unchanged (an argument tested with ``is None`` where it is used): a value derived from it, such as ``None if
-    extra is None else x``, is typed as an optional and both of its paths are compiled. ``m`` is the number of rows
-    chosen (``round_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
+    only the binary scan); a stump variant with error_scan True (the error criterion) searches the histograms it
+    builds with that criterion's scan alone. numba drops a branch on a closure's constant, or on an argument that is
+    None, before it types the code, so neither path's kernels are compiled (a cold stump fit compiles about 10 s
+    less). Pass None on unchanged (an argument tested with ``is None`` where it is used): a value derived from it,
+    such as ``None if extra is None else x``, is typed as an optional and both of its paths are compiled. ``m`` is
+    the number of rows chosen (``round_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
     First the round's features are drawn (``sampling.draw_round``; nothing to draw without feature sampling).
     The closure holds only constants (numba's on-disk cache keys a closure by them; a function in it
     would pickle differently in every process).
@@ -107,7 +108,7 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=Fa
         cats = data.categorical if categorical else None
         if body == _STUMP:
             _learn_stump(data, config, ws, model, t, m, cats, ws.limits.monotone if steps_back else None,
-                         None if plain else ws.stump)
+                         None if plain else ws.stump, None if error_scan else True)
         elif body == _STUMP_Q:
             _learn_stump_q(data, config, ws, model, t, m, cats)
         else:
@@ -119,6 +120,7 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=Fa
     back += ", plain=True" if plain else ""
     back += ", mh=True" if mh else ""
     back += ", kclass=True" if kclass else ""
+    back += ", error_scan=True" if error_scan else ""
     return typed(LEARN_SIG, learn, name=f"{name}[trim={trim}, categorical={categorical}{back}]")
 
 
@@ -172,14 +174,15 @@ def trimmed_rows(config, ws, t, kept):
 
 # ----------------------------------------------------------------------------- decision stumps (binary)
 @jit(inline="always")
-def _learn_stump(data, config, ws, model, t, m, categorical, mono, extra):
+def _learn_stump(data, config, ws, model, t, m, categorical, mono, extra, criteria):
     """The best stump on the learner's weights (histograms, split search, one pass for its sums).
 
     With weight trimming or row sampling (m >= 0) the histograms hold only the m rows in ws.stump.kept chosen by
     round_rows (built from them, or carried from the last round's; with bootstrap by their counts); the stump's
     sums still run over every row. Only the round's features (ws.limits.sample.feats) have histograms.
     extra: None for the plain learner (no carried histograms, no monotone constraints: numba compiles neither
-    path), anything else (ws.stump) for the learner that follows config."""
+    path), anything else (ws.stump) for the learner that follows config. criteria: None when config.criterion is
+    CRITERION_ERROR (the search as the histograms are built compiles only that criterion's scan), True for any."""
     rows = ws.rows
     st = ws.stump
     u = rows.w if config.u_is_w else rows.u
@@ -195,7 +198,7 @@ def _learn_stump(data, config, ws, model, t, m, categorical, mono, extra):
         prepared = True
     else:  # the histograms and each feature's best split in one parallel loop
         histograms_and_splits(data.codes, rows.ylab, u, st.hist, config, feats, data.n_value_bins, categorical,
-                              st.fvalue, st.fbin, st.fmissing_left)
+                              st.fvalue, st.fbin, st.fmissing_left, criteria)
         if extra is not None and config.monotone:
             # that search had no constraints: the constrained features' again, with theirs
             rescan_constrained(st.hist, data.n_value_bins, config.missing_code, config.criterion,

@@ -256,18 +256,21 @@ def best_split_one_feature(hist_f, n_value_bins, missing_code, criterion, catego
 
 
 @jit
-def best_split_one_feature_q(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, categorical, mono):
+def best_split_one_feature_q(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, categorical, mono,
+                             criteria=True):
     """As :func:`best_split_one_feature`; with ``criterion == CRITERION_EB`` also reads histq_f.
 
     histq_f  float64[n_bins, 2]  IN  per-class sums of w**2 / p (read only for CRITERION_EB)
     lam      EBBoost's lambda (ignored by the other criteria)
+    criteria None where criterion is CRITERION_ERROR and mono 0 (numba compiles only that scan), True for any
     """
     if categorical is None or not categorical:  # (None: the fit has no categorical feature, nothing below compiles)
-        return _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, mono)
+        return _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, mono, criteria)
     order = np.empty(missing_code + 1, np.int64)
     m = category_order(hist_f, n_value_bins, 1, 2, criterion, order)
     hq = ordered_histogram(histq_f, order, m, missing_code) if criterion == CRITERION_EB else histq_f
-    return _scan_stump(ordered_histogram(hist_f, order, m, missing_code), hq, m, missing_code, criterion, lam, 0)
+    return _scan_stump(ordered_histogram(hist_f, order, m, missing_code), hq, m, missing_code, criterion, lam, 0,
+                       criteria)
 
 
 @jit
@@ -303,9 +306,12 @@ def binary_totals(hist_f, n_value_bins, missing_code):
 
 
 @jit
-def _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, mono):
+def _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, mono, criteria):
     """The stump scan over the bins 0 .. n_value_bins - 1 in order (see best_split_one_feature_q); with mono
-    != 0 only the candidates whose outputs follow the constraint."""
+    != 0 only the candidates whose outputs follow the constraint. criteria None: the error criterion without a
+    constraint, and only its scan is compiled."""
+    if criteria is None:
+        return _best_split_binary_error(hist_f, n_value_bins, missing_code, 0.0, False)
     if criterion == CRITERION_ERROR and mono == 0:
         return _best_split_binary_error(hist_f, n_value_bins, missing_code, 0.0, False)
     eb = criterion == CRITERION_EB
