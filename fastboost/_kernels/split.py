@@ -310,9 +310,7 @@ def _scan_stump(hist_f, histq_f, n_value_bins, missing_code, criterion, lam, mon
     """The stump scan over the bins 0 .. n_value_bins - 1 in order (see best_split_one_feature_q); with mono
     != 0 only the candidates whose outputs follow the constraint. criteria None: the error criterion without a
     constraint, and only its scan is compiled."""
-    if criteria is None:
-        return _best_split_binary_error(hist_f, n_value_bins, missing_code, 0.0, False)
-    if criterion == CRITERION_ERROR and mono == 0:
+    if criteria is None or (criterion == CRITERION_ERROR and mono == 0):  # (None: the rest is not compiled)
         return _best_split_binary_error(hist_f, n_value_bins, missing_code, 0.0, False)
     eb = criterion == CRITERION_EB
     m0, m1, t0, t1 = binary_totals(hist_f, n_value_bins, missing_code)
@@ -1045,10 +1043,7 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
                        delta, kclass):
     """The tree-node scan over the bins 0 .. n_value_bins - 1 in order (see best_split_tree_feature). kclass None:
     two classes, and only the binary scan is compiled."""
-    if kclass is None:
-        return _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight, mono, leaf,
-                                  delta)
-    if n_classes == 2:
+    if kclass is None or n_classes == 2:  # (None: the K-class scan below is not compiled)
         return _best_split_binary(hist_f, n_value_bins, missing_code, criterion, min_leaf, min_weight, mono, leaf,
                                   delta)
     nf = hist_f.shape[1]
