@@ -266,7 +266,7 @@ def sorted_values(col):
         return np.sort(col)
     col = np.ascontiguousarray(col, dtype=np.float64)
     out = np.empty_like(col)
-    return np.sort(col) if radix_sort(col, out) else out
+    return np.sort(col) if radix_sort(col.view(np.uint64), out.view(np.uint64)) else out
 
 
 def sorted_columns(block):
@@ -280,8 +280,9 @@ def sorted_columns(block):
     mixed_zeros = np.zeros(k, np.uint8)
     by_row = block.flags.c_contiguous
     a = block if by_row else np.ascontiguousarray(block.T)
-    split_on_threads(lambda j0, j1: sort_columns(a, by_row, out, mixed_zeros, j0, j1), k, numba.get_num_threads(),
-                     max(1, SORT_SHARE_VALUES // max(1, n)))
+    bits, out_bits = a.view(np.uint64), out.view(np.uint64)
+    split_on_threads(lambda j0, j1: sort_columns(bits, by_row, out_bits, mixed_zeros, j0, j1), k,
+                     numba.get_num_threads(), max(1, SORT_SHARE_VALUES // max(1, n)))
     for j in np.flatnonzero(mixed_zeros):
         out[j] = np.sort(block[:, j])
     return out.T

@@ -65,7 +65,8 @@ def test_radix_sort_of_columns_equals_numpys_sort(n, by_row):
     mixed = np.full(cols.shape[0], 7, np.uint8)
     k = cols.shape[0]
     for j0, j1 in ((0, 3), (3, k)):  # two ranges of columns, as the threads take them
-        sort_columns(np.ascontiguousarray(cols.T) if by_row else cols, by_row, out, mixed, j0, j1)
+        a = np.ascontiguousarray(cols.T) if by_row else cols
+        sort_columns(a.view(np.uint64), by_row, out.view(np.uint64), mixed, j0, j1)
     for j, col in enumerate(cols):
         ref = np.sort(col)
         np.testing.assert_array_equal(out[j], ref)
