@@ -291,18 +291,20 @@ def _sibling_histograms(hist_p, hist_children, small, large, fs):
 @jit
 def _range_tasks(nodes, count, node_range, is_leaf):
     """Tasks of <= BLOCK consecutive positions covering the ranges of nodes[:count] (is_leaf: only those
-    with is_leaf[node], for a node list of all nodes); int64[n_tasks, 6]: index into nodes, start, stop,
-    and three free columns. An empty range gets one empty task. Tasks follow the node order, then position."""
+    with is_leaf[node], for a node list of all nodes; empty: every node); int64[n_tasks, 6]: index into nodes,
+    start, stop, and three free columns. An empty range gets one empty task. Tasks follow the node order, then
+    position."""
+    every = is_leaf.shape[0] == 0
     n_tasks = 0
     for j in range(count):
         node = nodes[j]
-        if is_leaf[node]:
+        if every or is_leaf[node]:
             n_tasks += max(1, -(-(node_range[node, 1] - node_range[node, 0]) // BLOCK))
     task = np.zeros((n_tasks, 6), np.int64)
     t = 0
     for j in range(count):
         node = nodes[j]
-        if is_leaf[node]:
+        if every or is_leaf[node]:
             for a in range(node_range[node, 0], max(node_range[node, 1], node_range[node, 0] + 1), BLOCK):
                 task[t, 0] = j
                 task[t, 1] = a
@@ -452,7 +454,7 @@ def partition_level(codes, splits, n_split, missing_code, node_range, root, idx,
     A level of one block, or of fewer than PARALLEL_ROWS rows, runs on the calling thread (no parallel launch).
     """
     # split, start, stop, left count, left offset, right offset
-    task = _range_tasks(_split_nodes(splits, n_split), n_split, node_range, np.ones(node_range.shape[0], np.bool_))
+    task = _range_tasks(_split_nodes(splits, n_split), n_split, node_range, np.empty(0, np.bool_))
     n_tasks = task.shape[0]
     n_rows = _split_rows(splits, n_split, node_range)
     table = side_tables(splits, n_split, missing_code, n_rows)
@@ -680,15 +682,20 @@ def leaf_sums(rows, config, tree, ts, n_first, splits, n_split, root, assign_onl
     is_leaf = np.empty(tree.shape[0], np.bool_)
     for node in range(tree.shape[0]):
         is_leaf[node] = tree[node].left < 0
-    plain = _range_tasks(np.arange(n_first), n_first, node_range, is_leaf)
-    split_tasks = _range_tasks(_split_nodes(splits, n_split), n_split, node_range,
-                               np.ones(node_range.shape[0], np.bool_))
+    first = np.empty(n_first, np.int64)  # (np.arange, np.ones and np.full would each compile code of their own)
+    for node in range(n_first):
+        first[node] = node
+    plain = _range_tasks(first, n_first, node_range, is_leaf)
+    split_tasks = _range_tasks(_split_nodes(splits, n_split), n_split, node_range, np.empty(0, np.bool_))
     table = side_tables(splits, n_split, missing_code, _split_rows(splits, n_split, node_range))
     n_plain = plain.shape[0]
     n_tasks = n_plain + split_tasks.shape[0]
     serial = n_tasks == 1 or idx.shape[0] < PARALLEL_ROWS
     parts = np.empty((0 if assign_only else n_tasks, 2, leaf_u.shape[1] + n_classes))  # (none: rows to leaves only)
-    leaf = np.full((parts.shape[0], 2), -1, np.int64)
+    leaf = np.empty((parts.shape[0], 2), np.int64)
+    for j in range(parts.shape[0]):
+        leaf[j, 0] = -1
+        leaf[j, 1] = -1
     tasks = LeafTasks(plain, split_tasks, table, missing_code, config.criterion == CRITERION_LS, root, first_child)
     if serial:  # (t as np.uint64 in both loops: one compiled task function for both)
         for t in range(n_tasks):
