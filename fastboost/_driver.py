@@ -126,6 +126,8 @@ def pick_learner(config, categorical=True):
     # only trees of more than two classes (or K-vector leaves) compile the K-class split scan and vector leaves
     if c["max_depth"] and (c["n_classes"] > 2 or c["leaf"] == LEAF_VECTOR):
         options["kclass"] = True
+    elif c["max_depth"] and c["criterion"] == CRITERION_ERROR and c["min_samples_leaf"] <= 1 and not c["monotone"]:
+        options["error_scan"] = True  # two-class trees searching their numeric features with that scan alone
     if c["logistic"]:  # confidence-rated leaves on the logistic loss: the weights from the margins
         learner = learner._replace(update=update_tree_weights_logistic)
     return learner._replace(learn=learner.learn(trim, bool(categorical), **options))

@@ -324,6 +324,23 @@ Workspace = namedtuple("Workspace", [
     "limits",       # Limits  what the learner may choose (monotone constraints, drawn features and rows)
 ])
 
+#: The split scans of a tree fit (``tree.choose_level`` passes them on to ``split.level_splits``): numba compiles
+#: only the scans a None leaves it.
+SplitScan = namedtuple("SplitScan", [
+    "kclass",    # None for two classes (only the binary scan), True for more
+    "criteria",  # None when only the error criterion's scan runs (two classes, no monotone constraint,
+                 # min_samples_leaf 1), True for any criterion
+])
+
+#: Each node's best split per feature on a tree level (``tree.choose_level``'s scratch, written by
+#: ``split.level_splits``).
+FeatureSplits = namedtuple("FeatureSplits", [
+    "value",         # float64[slots, n_features]  the split's criterion; inf where none is valid or the node may
+                     # not split on the feature
+    "bin",           # int64[slots, n_features]
+    "missing_left",  # int64[slots, n_features]
+])
+
 #: One split of a tree level (``tree.choose_level`` writes them, the level's row passes read them).
 SPLIT_DTYPE = np.dtype([
     ("slot", np.int64),          # the split node's slot in the level's histograms

@@ -170,6 +170,7 @@ from ._types import (
     SUMS_DTYPE,
     Limits,
     Monotone,
+    SplitScan,
     StumpScratch,
 )
 from .estimators import (
@@ -768,7 +769,7 @@ class _TreeLearner:
             # (extra = the limits again: the client follows config as the full learner does, draws and bounds)
             n_split = int(choose_level(self.hist, level_first, level_count, tree, self.n_value_bins,
                                        self.categorical, self.thresholds, c, self.splits, self.limits,
-                                       self.limits, None if int(c["n_classes"]) == 2 else True))
+                                       self.limits, SplitScan(None if int(c["n_classes"]) == 2 else True, True)))
             if n_split == 0:
                 break
             first_child = n_nodes

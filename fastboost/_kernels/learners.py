@@ -23,7 +23,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._config import compiled, jit, typed
-from .._types import CRITERION_MH, LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, TreeRows
+from .._types import CRITERION_MH, LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, SplitScan, TreeRows
 from .histogram import build_histograms_q, build_histograms_q_rows, build_histograms_rows, histograms_and_splits
 from .incremental import (
     next_histograms,
@@ -86,10 +86,13 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=Fa
     fits) compiles MH's histogram loop (the tree body gets None for it otherwise), and only one with kclass True
     (more than two classes) the K-class split scan (the tree body gets None for it otherwise: two-class fits compile
     only the binary scan); a stump variant with error_scan True (the error criterion) searches the histograms it
-    builds with that criterion's scan alone. numba drops a branch on a closure's constant, or on an argument that is
-    None, before it types the code, so neither path's kernels are compiled (a cold stump fit compiles about 10 s
-    less). Pass None on unchanged (an argument tested with ``is None`` where it is used): a value derived from it,
-    such as ``None if extra is None else x``, is typed as an optional and both of its paths are compiled. ``m`` is
+    builds with that criterion's scan alone, as a two-class tree variant with error_scan True (the error criterion,
+    no monotone constraint, min_samples_leaf 1) searches its numeric features. numba drops a branch on a closure's
+    constant, or on an argument that is None, before it types the code, so neither path's kernels are compiled (a
+    cold stump fit compiles about 10 s less). Pass None on unchanged (an argument tested with ``is None`` where it
+    is used): a value derived from it, such as ``None if extra is None else x``, is typed as an optional and both
+    of its paths are compiled. A named tuple may carry it through functions that only pass it on (``SplitScan``):
+    its field is typed None, and the function that tests it takes it as an argument. ``m`` is
     the number of rows chosen (``round_rows``: into ws.tree.rows for trees, ws.stump.kept for stumps), -1 for all.
     First the round's features are drawn (``sampling.draw_round``; nothing to draw without feature sampling).
     The closure holds only constants (numba's on-disk cache keys a closure by them; a function in it
@@ -113,7 +116,7 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=Fa
             _learn_stump_q(data, config, ws, model, t, m, cats)
         else:
             _learn_tree(data, config, ws, model, t, m, cats, True if mh else None, None if plain else ws.limits,
-                        True if kclass else None)
+                        True if kclass else None, None if error_scan else True)
 
     name = ("learn_stump", "learn_stump_q", "learn_tree")[body]
     back = ", steps_back=True" if steps_back else ""
@@ -355,11 +358,13 @@ def validate_stump(valid, config, ws, model, t, alpha):
 
 # ----------------------------------------------------------------------------- trees (binary or K classes)
 @jit(inline="always")
-def _learn_tree(data, config, ws, model, t, m, categorical, mh, extra, kclass):
+def _learn_tree(data, config, ws, model, t, m, categorical, mh, extra, kclass, criteria):
     """A depth-wise tree on the learner's weights; its sums from the leaves (mh: True for AdaBoost.MH, else None).
     extra: None for the plain learner (no carried root histograms, no monotone constraints, no feature draws:
     numba compiles none of their code), ws.limits for the learner that follows config. kclass: None for two classes
-    (only the binary split scan compiled, no K-vector leaves), True for more or for K-vector leaves.
+    (only the binary split scan compiled, no K-vector leaves), True for more or for K-vector leaves. criteria: None
+    when the splits' search is the error criterion's alone (two classes, no monotone constraint, min_samples_leaf 1:
+    only its scan compiled), True otherwise.
 
     Least-squares leaves (QuadBoost): sums.ui - sums.uj = g = <h, r>_p and sums.eta = <h, h>_p,
     with each leaf's value in ws.tree.factor[:, 0]. Confidence-rated leaves: sums.z, the normaliser
@@ -388,7 +393,8 @@ def _learn_tree(data, config, ws, model, t, m, categorical, mh, extra, kclass):
                 for c in range(root.shape[2]):
                     root[f, b, c] = ts.root_hist[f, b, c]
         state.hist_ready = 0
-    n_nodes = grow_tree(grow_rows, data, categorical, config, ts, tree, m, ws.limits, trows, mh, extra, kclass)
+    n_nodes = grow_tree(grow_rows, data, categorical, config, ts, tree, m, ws.limits, trows, mh, extra,
+                        SplitScan(kclass, criteria))
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
     finish_tree_round(tree, n_nodes, config, ts.leaf_u, ts.leaf_w, ws.sums, model.rounds[t], ts.factor)
     if kclass is None:  # (two classes: no K-vector leaves, none of their code compiled)

@@ -1106,21 +1106,23 @@ def _scan_tree_feature(hist_f, n_value_bins, missing_code, n_classes, criterion,
 
 
 @pjit
-def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, root_u, value, bin_, missing_left, limits,
-                 kclass=True):
+def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, root_u, best, limits, kclass=True,
+                 criteria=True):
     """Per-feature best splits of every active node of a level, threads over features (one launch per level).
 
     hist    float64[slots, n_features, n_bins, n_classes + 1]  IN   the level's node histograms
     categorical  uint8[n_features] or None  IN  1 for categorical features (None: none is)
     config  the fit's configuration (missing_code, n_classes, criterion, min_samples_leaf, leaf)  IN
     active  uint8[slots]  IN  1 for the nodes to split
-    value, bin_, missing_left  [slots, n_features]  OUT  as best_split_per_feature, per node (value inf where
-            the node may not split on the feature)
+    best    FeatureSplits  OUT  value, bin, missing_left [slots, n_features]: as best_split_per_feature, per node
+            (value inf where the node may not split on the feature)
     limits  Limits  IN  limits.monotone.direction: monotone constraints (int8[n_features or 0], length 0: none);
             limits.sample.allowed: uint8[slots, n_features], 1 where node s may split on feature f
             (sampling.node_features)
     root_u  the root's weight, sum(u): min_weight_fraction_leaf and the leaves' smoothing scale it
     kclass  None: two classes (only the binary scan compiled); True: any number of classes
+    criteria  None: two classes, the error criterion, no monotone constraint and min_samples_leaf 1 (a numeric
+            feature's scan is then the error criterion's alone, and only it is compiled); True: any
     """
     min_weight = config.min_weight_fraction_leaf * root_u  # (root_weight's sum: tree[0].weight)
     delta = config.leaf_smoothing * root_u
@@ -1131,6 +1133,9 @@ def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, root_
     leaf = config.leaf
     direction = limits.monotone.direction
     allowed = limits.sample.allowed
+    value = best.value
+    bin_ = best.bin
+    missing_left = best.missing_left
     for f in prange(hist.shape[1]):
         mono = feature_direction(direction, f)
         for s in range(n_nodes):
@@ -1139,7 +1144,9 @@ def level_splits(hist, n_nodes, active, n_value_bins, categorical, config, root_
             if allowed[s, f] == 0:
                 value[s, f] = np.inf
                 continue
-            if categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
+            if categorical is None and criteria is None:  # (None: the other criteria's scans are not compiled)
+                v, bb, ml = _best_split_binary_error(hist[s, f], n_value_bins[f], missing_code, min_weight, True)
+            elif categorical is None:  # no categorical feature in the fit: the categories' scan is not compiled
                 v, bb, ml = best_split_tree_feature(hist[s, f], n_value_bins[f], missing_code, n_classes,
                                                     criterion, min_leaf, min_weight, None, mono, leaf, delta, kclass)
             else:

@@ -36,7 +36,7 @@ import numpy as np
 from numba import prange
 
 from .._config import chosen_by_none, jit, pjit
-from .._types import CRITERION_LS, LEAF_DISCRETE, LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, SPLIT_DTYPE
+from .._types import CRITERION_LS, LEAF_DISCRETE, LEAF_LSQ, LEAF_REAL, LEAF_VECTOR, SPLIT_DTYPE, FeatureSplits
 from .histogram import group_bounds, group_tree_histograms, row_at, sub_group_count
 from .sampling import child_groups, node_features
 from .split import best_feature, categorical_left_set, impurity, level_splits
@@ -799,7 +799,7 @@ def _child_bounds(hist_f, sp, config, delta, direction, bounds, first_child):
 
 @jit
 def choose_level(hist, level_first, level_count, tree, n_value_bins, categorical, thresholds, config, splits, limits,
-                 extra, kclass=True):
+                 extra, scan):
     """The splits of one level from its node histograms: the decisions of a level, no rows touched.
 
     hist   float64[slots, n_features, n_bins, n_classes + 1]  IN  the histograms of the level's nodes
@@ -817,7 +817,7 @@ def choose_level(hist, level_first, level_count, tree, n_value_bins, categorical
     extra  None for the plain tree learner's fits (no monotone constraints, no feature draws, no interaction
            groups: every node may split on every feature, and numba compiles none of their code), limits for a
            learner that follows config
-    kclass None when the fit has two classes (level_splits then compiles only the binary scan), True otherwise
+    scan   SplitScan  the split scans the fit compiles (None in a field: that scan is not compiled; level_splits)
     Returns the number of splits (0: the level's nodes are all leaves). A node is split when it is not
     empty or pure (least squares: has weight) and some split is valid; it splits on the features
     sampling.node_features allows it.
@@ -833,6 +833,7 @@ def choose_level(hist, level_first, level_count, tree, n_value_bins, categorical
     value = np.empty((slots, n_features))
     bin_ = np.empty((slots, n_features), np.int64)
     missing_left = np.empty((slots, n_features), np.int64)
+    best = FeatureSplits(value, bin_, missing_left)
     active = np.zeros(slots, np.uint8)
     node_total = np.zeros(slots)
     node_imp = np.zeros(slots)
@@ -870,8 +871,8 @@ def choose_level(hist, level_first, level_count, tree, n_value_bins, categorical
         else:
             for f in range(n_features):
                 ss.allowed[s, f] = 1
-    level_splits(hist, level_count, active, n_value_bins, categorical, config, tree[0].weight, value, bin_,
-                 missing_left, limits, kclass)
+    level_splits(hist, level_count, active, n_value_bins, categorical, config, tree[0].weight, best, limits,
+                 scan.kclass, scan.criteria)
     n_split = 0
     for s in range(level_count):
         if not active[s]:
@@ -1084,7 +1085,7 @@ def finish_leaves(tree, n_nodes, leaf_u, config, total_u, bounds):
 
 
 @jit(inline="always")  # into the tree learner (learners._learn_variant says why)
-def grow_tree(rows, data, categorical, config, ts, tree, n_seen, limits, leaf_rows, mh, extra, kclass=True):
+def grow_tree(rows, data, categorical, config, ts, tree, n_seen, limits, leaf_rows, mh, extra, scan):
     """Grow one tree on the learner weights rows.u into ``tree``; return its number of nodes.
 
     rows     TreeRows  IN  codes uint8 / uint16 [n_features, n_samples]; y uint16[n_samples] (class index
@@ -1121,7 +1122,7 @@ def grow_tree(rows, data, categorical, config, ts, tree, n_seen, limits, leaf_ro
              which has no monotone constraints, feature draws or interaction groups: numba then compiles no leaf
              sums from histograms and none of those options' code (choose_level); limits for the learner that
              follows config
-    kclass   None for two classes (only the binary split scan compiled), True for more
+    scan     SplitScan  the split scans the fit compiles (choose_level)
     With carried histograms (config.hist_rebuild > 1) ts.level_a[0] holds the root's histograms already
     (incremental.py); then u is w, the leaves discrete, no row counts, and the leaves' sums come from the level
     histograms (hist_leaf_sums: bins, not rows, so they carry the histograms' rounding) and the pass over the
@@ -1160,7 +1161,7 @@ def grow_tree(rows, data, categorical, config, ts, tree, n_seen, limits, leaf_ro
     from_hist = root_ready if mh is None else False
     for depth in range(config.max_depth):
         n_split = choose_level(hist_a, level_first, level_count, tree, data.n_value_bins, categorical,
-                               data.thresholds, config, splits, limits, extra, kclass)
+                               data.thresholds, config, splits, limits, extra, scan)
         last = n_split == 0 or depth + 1 == config.max_depth
         if extra is not None and from_hist:
             hist_leaf_sums(hist_a, level_first, level_count, tree, config.missing_code, last, leaf_u, ts.leaf_w)
