@@ -975,7 +975,7 @@ def _leaf_sums_from(hist_f, n_bins_code, missing_code, k, missing_left, categori
         leaf_u[node, n_classes] = 0.0
 
 
-@jit
+@jit(inline="always")  # (into grow_tree: compiled apart, it emitted its kernels' code once more)
 def split_level_rows(rows, config, splits, n_split, first_child, root, ts, hist_parent, hist_children,
                      with_histograms, feats, mh):
     """The rows' side of a level that is not the last: partition the split nodes' rows (children
@@ -1011,7 +1011,7 @@ def split_level_rows(rows, config, splits, n_split, first_child, root, ts, hist_
                                config.n_classes, config.min_samples_leaf > 1, config.hist_groups, feats, mh)
 
 
-@jit
+@jit(inline="always")  # (into grow_tree: compiled apart, it emitted its kernels' code once more)
 def tree_leaves_rows(rows, config, tree, n_nodes, n_first, splits, n_last, last_root, ts, assign_only=False):
     """The rows' side of the leaves: each row's leaf and the leaves' sums (see leaf_sums).
 
