@@ -208,7 +208,10 @@ def _learn_stump(data, config, ws, model, t, m, categorical, mono, extra, criter
                                ws.limits.monotone.direction, feats, st.fvalue, st.fbin, st.fmissing_left)
     state.hist_ready = 0
     model.rounds[t].n_seen = u.shape[0] if m < 0 else m
-    _finish_stump(data, config, ws, model, t, u, prepared, categorical, feats, mono)
+    if extra is None:  # (prepared is None: a constant where it is tested, inlined)
+        _finish_stump(data, config, ws, model, t, u, None, categorical, feats, mono)
+    else:
+        _finish_stump(data, config, ws, model, t, u, prepared, categorical, feats, mono)
     if extra is not None and config.hist_rebuild > 1:  # the smaller side's histograms, for the next round's
         r = model.rounds[t]
         if m >= 0:  # of the kept rows' sides
@@ -249,7 +252,7 @@ learn_stump = functools.partial(_learn_variant, _STUMP)
 learn_stump_q = functools.partial(_learn_variant, _STUMP_Q)
 
 
-@jit
+@jit(inline="always")
 def _finish_stump(data, config, ws, model, t, u, prepared, categorical, feats, mono):
     """The stump from the round's histograms of the features feats, its sums over every row and its record.
     prepared: True when the histograms were built without their search (carried, or of chosen rows), False
