@@ -92,9 +92,11 @@ def cover_parts(rounds, nodes, codes, missing_code, sw):
     if T and codes.shape[1]:
         if _steps.numeric_level_trees(nodes):
             trees = level_cover(nodes)
-            unit = nodes.shape[1] <= 15 and bool(np.all(sw == 1.0))  # (depth <= 3: the rows counted, not summed)
+            byte = trees.leaf.shape[1] <= 8  # (depth <= 3: a row's reachable leaf slots in one byte)
+            unit = byte and bool(np.all(sw == 1.0))  # (the rows counted, not summed)
+            lanes = np.empty(0, np.uint8 if byte else np.int64)
             split_on_threads(lambda j0, j1: level_tree_cover(codes, trees, missing_code, sw, block, parts, j0, j1,
-                                                             np.empty((4, 256), np.int64) if unit else None),
+                                                             np.empty((4, 256), np.int64) if unit else None, lanes),
                              n_blocks * T, threads, share)
         else:
             split_on_threads(lambda j0, j1: tree_cover(codes, nodes, missing_code, sw, block, parts, j0, j1),

@@ -113,7 +113,7 @@ def tree_cover(codes, nodes, missing_code, sw, block, out, j0, j1):
 
 
 @jit
-def level_tree_cover(codes, trees, missing_code, sw, block, out, j0, j1, tally):
+def level_tree_cover(codes, trees, missing_code, sw, block, out, j0, j1, tally, lanes):
     """tree_cover for trees of numeric splits in level order (LevelCover): the same sums in the same order, without
     following child links. Each split of a tree is tested on all rows of the block (one feature's contiguous codes
     against one bin); a row that goes right at a slot drops the leaf slots under its left child from its set of
@@ -123,6 +123,8 @@ def level_tree_cover(codes, trees, missing_code, sw, block, out, j0, j1, tally):
 
     tally  None, or int64[4, 256] scratch where every weight is 1.0 (trees of depth 3 or less): the rows are
            counted by their set of reachable leaves (``_count_to_leaves``), with the same sums
+    lanes  uint8[0] for trees of at most 8 leaf slots (depth 3 or less: a row's reachable slots in one byte, 32 rows
+           an instruction), else int64[0]: the type of the rows' sets of reachable slots (a fit compiles only its own)
     """
     n = codes.shape[1]
     T = trees.feature.shape[0]
@@ -133,10 +135,7 @@ def level_tree_cover(codes, trees, missing_code, sw, block, out, j0, j1, tally):
         r0 = b * block
         nr = min(n, r0 + block) - r0
         acc = out[b, t]
-        if trees.leaf.shape[1] <= 8:  # depth <= 3: a row's reachable slots in one byte, 32 rows an instruction
-            _add_to_leaves(codes, trees, t, r0, missing_code, sw, np.empty(nr, np.uint8), acc, tally)
-        else:
-            _add_to_leaves(codes, trees, t, r0, missing_code, sw, np.empty(nr, np.int64), acc, None)
+        _add_to_leaves(codes, trees, t, r0, missing_code, sw, np.empty(nr, lanes.dtype), acc, tally)
         for j in range(m - 1, -1, -1):  # children come after their parent
             if trees.left[t, j] >= 0:
                 acc[j] = acc[trees.left[t, j]] + acc[trees.right[t, j]]
