@@ -116,18 +116,24 @@ def pick_learner(config, categorical=True):
     # learner's leaves never come from carried histograms: it is picked only with hist_rebuild <= 1)
     trim = bool(c["trim_rate"] > 0 or c["sample_rows"])
     options = {"steps_back": True} if kind == "stump" and c["monotone_capped"] else {}
-    if kind in ("stump", "stump_residuals") and c["criterion"] == CRITERION_ERROR:  # (its scan alone compiled)
-        options["error_scan"] = True
-    if kind in PLAIN_UPDATES and not (trim or c["sample_features"] or c["monotone"] or c["hist_rebuild"] > 1):
+    plain = kind in PLAIN_UPDATES and not (trim or c["sample_features"] or c["monotone"] or c["hist_rebuild"] > 1)
+    if plain:
         options["plain"] = True
         learner = learner._replace(update=PLAIN_UPDATES[kind])
+    # the error criterion's scan alone (numba compiles no other) in the plain learner, a first fit's on small data:
+    # the other stump learners search prepared histograms with every criterion's scan anyway, and the other tree
+    # learners stay shared with the other criteria (one variant more to compile where both are fitted); a tree's
+    # categorical features take the general scan
+    error_only = plain and c["criterion"] == CRITERION_ERROR
+    if kind in ("stump", "stump_residuals") and error_only:
+        options["error_scan"] = True
     if is_mh(config):  # only AdaBoost.MH's learner compiles its histograms
         options["mh"] = True
     # only trees of more than two classes (or K-vector leaves) compile the K-class split scan and vector leaves
     if c["max_depth"] and (c["n_classes"] > 2 or c["leaf"] == LEAF_VECTOR):
         options["kclass"] = True
-    elif c["max_depth"] and c["criterion"] == CRITERION_ERROR and c["min_samples_leaf"] <= 1 and not c["monotone"]:
-        options["error_scan"] = True  # two-class trees searching their numeric features with that scan alone
+    elif c["max_depth"] and error_only and not categorical and c["min_samples_leaf"] <= 1:
+        options["error_scan"] = True  # two-class trees, without categorical features
     if c["logistic"]:  # confidence-rated leaves on the logistic loss: the weights from the margins
         learner = learner._replace(update=update_tree_weights_logistic)
     return learner._replace(learn=learner.learn(trim, bool(categorical), **options))
