@@ -48,9 +48,12 @@ def _groups():
         # the stump learner with its options (carried histograms from 8 192 rows, feature draws, monotone
         # constraints); the fits above take the plain one
         fit_predict(AdaBoostClassifier(3, colsample_bytree=0.5), X, y)
-        from ._binning import sorted_values
+        from ._binning import RADIX_MIN_VALUES, sorted_columns, sorted_values
 
-        sorted_values(X[:, 0].copy())  # a large sample's columns, where NumPy's sort is slow (_binning.RADIX_SORT)
+        # where NumPy's sort is slow (_binning.RADIX_SORT), the radix sorts of a larger sample: its block, its columns
+        values = np.random.default_rng(0).normal(size=RADIX_MIN_VALUES)
+        sorted_columns(values.reshape(-1, 8))
+        sorted_values(values)
 
     def algorithms():
         fit_predict(VadaBoostClassifier(3), X, y)

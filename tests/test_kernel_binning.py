@@ -89,6 +89,7 @@ def test_binning_with_the_radix_sort_equals_numpys(monkeypatch, order, columns):
     rng = np.random.default_rng(3)
     X = np.asarray(np.stack(list(_sortable_columns(rng, 4000)) + [rng.standard_normal(4000) * 1e-310], axis=1),
                    order=order)
+    monkeypatch.setattr(binning, "RADIX_MIN_VALUES", 1)  # (the sample is small: NumPy would sort it)
     fitted = []
     for radix in (False, True):
         monkeypatch.setattr(binning, "RADIX_SORT", radix)
@@ -97,6 +98,29 @@ def test_binning_with_the_radix_sort_equals_numpys(monkeypatch, order, columns):
         np.testing.assert_array_equal(getattr(fitted[0], name), getattr(fitted[1], name), err_msg=name)
     np.testing.assert_array_equal(np.signbit(fitted[0].thresholds_), np.signbit(fitted[1].thresholds_))
     assert fitted[0].n_features_quantised_ > 0
+
+
+@pytest.mark.parametrize("columns", [False, True], ids=["block", "columns"])
+def test_the_radix_sort_sorts_only_samples_of_radix_min_values(monkeypatch, columns):
+    """Below RADIX_MIN_VALUES values NumPy sorts the sample even where the radix sort is chosen (a small fit does
+    not compile it); from there the radix sort does, for the block and for each column of a large sample."""
+    import fastboost._binning as binning
+
+    calls = []
+    for name in ("sort_columns", "radix_sort"):
+        real = getattr(binning, name)
+        monkeypatch.setattr(binning, name, lambda *a, _real=real, _name=name: calls.append(_name) or _real(*a))
+    monkeypatch.setattr(binning, "RADIX_SORT", True)
+    if columns:
+        monkeypatch.setattr(binning, "THREADED_VALUES", 0)
+    X = np.random.default_rng(0).standard_normal((1000, 4))
+    size = X.shape[0] if columns else X.size  # (the values of a column, or of the block)
+    for limit, radix in ((size + 1, False), (size, True)):
+        monkeypatch.setattr(binning, "RADIX_MIN_VALUES", limit)
+        calls.clear()
+        fitted = binning.BinMapper(max_bins=63).fit(X)
+        assert calls == ([] if not radix else ["radix_sort"] * 4 if columns else ["sort_columns"]), (limit, calls)
+        np.testing.assert_array_equal(fitted.thresholds_, binning.BinMapper(max_bins=63).fit(X).thresholds_)
 
 
 def test_the_radix_sort_is_chosen_only_for_zen_4(monkeypatch, tmp_path):

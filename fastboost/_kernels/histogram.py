@@ -28,13 +28,13 @@ GROUP = 4
 WIDE_BINS = 4096
 
 
-@jit
 def n_feature_groups(n_features, n_threads, n_bins=256):
     """How many groups of <= GROUP consecutive features the histogram passes use: the fewest, rounded
     up to a multiple of the thread count while features last (2 threads, 20 features: 6 groups of 3-4,
     not 5 groups of 4 that leave one thread idle for a fifth of the pass); one feature a group when the
     histograms have more than WIDE_BINS bins (their scatter-adds would miss the cache). The grouping never
-    changes a result, only the speed; the caller passes numba's thread count (``OPT_HIST_GROUPS``)."""
+    changes a result, only the speed; the caller passes numba's thread count (``OPT_HIST_GROUPS``). Plain Python:
+    only Python calls it, once a fit."""
     if n_bins > WIDE_BINS:
         return max(1, n_features)
     ng = max(1, (n_features + GROUP - 1) // GROUP)
