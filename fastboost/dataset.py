@@ -618,6 +618,9 @@ class Dataset:
                 continue
             if first is None:
                 first, names, dtypes = frame, _names(frame), frame.dtype_names()
+                if frame.d == 0:
+                    raise ValueError(f"Found data with 0 feature(s) (shape=({frame.n}, 0)) while a minimum of 1 is "
+                                     "required.")
                 feature_names = _feature_names(frame)
                 text = frame.text()
                 has_weights = batch.w is not None
@@ -880,6 +883,7 @@ class Dataset:
                              "reference Dataset's.")
         self.codes_path = path
         self.codes = _open_codes(path, self._header())
+        self._codes_checked = False  # (read in full by the first fit: _checked_codes)
         desc = header.get("source")
         self._source = None
         if desc and desc.get("parquet"):
@@ -891,6 +895,15 @@ class Dataset:
         self._source_description = desc
         self.build_time_ = 0.0
         return self
+
+    def _checked_codes(self):
+        """The codes, every feature's checked once (at the first fit of codes loaded from a file) to be one of its
+        value bins or the missing code: the fit indexes its histograms with them, so a damaged file must stop
+        here. ValueError naming the file and the feature otherwise."""
+        if not getattr(self, "_codes_checked", True):
+            _check_codes(self.codes_path, self.codes, self.mapper, self.feature_names)
+            self._codes_checked = True
+        return self.codes
 
     def source_description(self):
         """What the rows came from (parquet files with their sizes and times, the columns), or None."""
@@ -957,7 +970,10 @@ def _open_codes(path, expect):
         magic = fh.read(len(_MAGIC))
         if magic != _MAGIC:
             raise ValueError(f"{path}: not a fastboost codes file.")
-        length = int(np.frombuffer(fh.read(8), np.uint64)[0])
+        size = fh.read(8)
+        length = int(np.frombuffer(size, np.uint64)[0]) if len(size) == 8 else -1
+        if not 0 <= length <= os.path.getsize(path):
+            raise ValueError(f"{path}: not a fastboost codes file (unreadable header).")
         try:
             header = json.loads(fh.read(length))
         except ValueError:
@@ -978,6 +994,24 @@ def _open_codes(path, expect):
         raise ValueError(f"{path}: truncated codes file.")
     # copy-on-write: writable for the kernels' signatures, the file is never changed
     return np.memmap(path, dtype=header["dtype"], mode="c", offset=offset, shape=(d, n), order="C")
+
+
+def _check_codes(path, codes, mapper, feature_names):
+    """ValueError unless each code of feature f is below its number of value bins or is the missing code (read a
+    block of rows at a time)."""
+    n_value_bins, missing = mapper.n_value_bins_, mapper.missing_code
+    step = 1 << 22
+    for f in range(codes.shape[0]):
+        bins = int(n_value_bins[f])
+        for a in range(0, codes.shape[1], step):
+            c = codes[f, a:a + step]
+            top = int(c.max())
+            if top < bins or top == missing and np.count_nonzero(c >= bins) == np.count_nonzero(c == missing):
+                continue
+            bad = int(c[(c >= bins) & (c != missing)][0])
+            name = f"{f}" if feature_names is None else f"{f} ({feature_names[f]!r})"
+            raise ValueError(f"{path}: feature {name} holds bin code {bad}, beyond its {bins} value bins and the "
+                             f"missing code {missing}: the codes file is damaged. Build the Dataset again.")
 
 
 def _write_meta(path, ds):
@@ -1101,6 +1135,7 @@ def _fit(est, ds, y, sample_weight, eval_set):
         raise ValueError(f"{name}.fit(Dataset): the labels and weights come from the Dataset; pass y=None and "
                          "sample_weight=None.")
     check_for_fit(est, ds)
+    ds._checked_codes()
     labels = v.check_y(ds.label, ds.n_rows, name)
     classes, y_idx = np.unique(labels, return_inverse=True)
     if classes.shape[0] < 2:
@@ -1108,6 +1143,8 @@ def _fit(est, ds, y, sample_weight, eval_set):
     if classes.shape[0] > MAX_CLASSES:
         raise ValueError(f"{name} takes at most {MAX_CLASSES} classes; y has {classes.shape[0]}.")
     val_ds = _eval_dataset(est, ds, eval_set)
+    if val_ds is not None:
+        val_ds._checked_codes()
     est._check_loss(classes.shape[0])
     if classes.shape[0] > 2 and not est._joint_multiclass():
         return _fit_one_vs_rest(est, ds, labels, classes, val_ds)

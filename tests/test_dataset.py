@@ -308,6 +308,53 @@ def test_codes_file_of_another_dataset_is_refused(tmp_path):
         Dataset.load(tmp_path / "c.bin")
 
 
+def test_damaged_codes_are_refused_at_the_first_fit(tmp_path):
+    """A codes file whose codes (not its header) are damaged loads, but its first fit (or its use as eval_set)
+    refuses a code beyond its feature's value bins and the missing code, naming the file and the feature: the fit
+    indexes its histograms with them. Codes in range, the missing code included, fit as before; a header whose
+    length field is damaged is refused at load."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    X[::7, 2] = np.nan
+    X[:, 1] = rng.integers(0, 4, 120)  # 4 value bins: codes 4..15 are out of range, 16 is the missing code
+    y = (X[:, 0] > 0).astype(int)
+    path = tmp_path / "c.bin"
+    good = Dataset(X, y, codes_path=path, max_bins=16)
+    ref = AdaBoostClassifier(5, max_bins=16).fit(good).decision_function(X)
+    n = X.shape[0]
+    for f, code, ok in ((1, 3, True), (1, 16, True), (1, 4, False), (1, 15, False), (2, 254, False)):
+        Dataset(X, y, codes_path=path, max_bins=16)
+        with open(path, "r+b") as fh:  # row 5 of feature f (the codes are feature-major, at the file's end)
+            fh.seek(-(X.shape[1] - f) * n + 5, os.SEEK_END)
+            fh.write(bytes([code]))
+        ds = Dataset.load(path)
+        assert ds.codes[f, 5] == code
+        if ok:
+            AdaBoostClassifier(5, max_bins=16).fit(ds)
+            continue
+        with pytest.raises(ValueError, match=rf"c\.bin: feature {f} holds bin code {code}, beyond its \d+ value bins "
+                                             r"and the missing code 16: the codes file is damaged"):
+            AdaBoostClassifier(5, max_bins=16).fit(ds)
+        with pytest.raises(ValueError, match="the codes file is damaged"):
+            AdaBoostClassifier(5, max_bins=16).fit(good, eval_set=(Dataset.load(path, reference=good),))
+    Dataset(X, y, codes_path=path, max_bins=16)
+    np.testing.assert_array_equal(AdaBoostClassifier(5, max_bins=16).fit(Dataset.load(path)).decision_function(X),
+                                  ref)
+    with open(path, "r+b") as fh:  # the header's length field
+        fh.seek(8)
+        fh.write(b"\xff" * 8)
+    with pytest.raises(ValueError, match="not a fastboost codes file"):
+        Dataset.load(path)
+
+
+def test_a_dataset_without_features_is_refused():
+    """No feature columns: the estimators' ValueError, not a division by zero while binning."""
+    y = np.arange(10) % 2
+    for data in (np.zeros((10, 0)), pd.DataFrame(index=range(10))):
+        with pytest.raises(ValueError, match=r"0 feature\(s\) \(shape=\(10, 0\)\)"):
+            Dataset(data, y)
+
+
 def test_parameters_must_match_the_dataset(small_sample):
     frame, y, w = table(100, 2, 0)
     ds = Dataset(frame, y, random_state=0)
