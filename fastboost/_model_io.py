@@ -617,6 +617,7 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
             raise _Invalid(f"{where}: a one-vs-rest model's per-class model must have the integer classes_ [0, 1].")
         rounds = values["rounds_"]
         _check_features(f"{prefix}rounds_.npy", rounds["feature"], n_features, low=0)
+        _check_numbers(f"{prefix}rounds_.npy", rounds, ("alpha",), rounds["feature"] >= 0)
         nodes = values.get("nodes_")
         if nodes is not None:
             _check_trees(f"{prefix}nodes_.npy", nodes, n_features, n_classes)
@@ -852,3 +853,17 @@ def _check_trees(member, nodes, n_features, n_classes):
         bad = reachable & leaf & ((cls < 0) | (cls >= n_classes))
         if np.any(bad):
             fail(bad, f"a leaf's class index is out of range [0, {n_classes})")
+    if np.any(reachable & leaf & ~np.isfinite(nodes["value"])):
+        fail(reachable & leaf & ~np.isfinite(nodes["value"]), "a leaf's value must be finite")
+    _check_numbers(member, nodes, (), reachable & internal)
+
+
+def _check_numbers(member, records, finite, split):
+    """The fields ``finite`` of every record are finite, and the records where ``split`` holds that split a numeric
+    feature have a threshold that is not NaN (a categorical split's is NaN; ±inf are thresholds like any other):
+    prediction reads them as they are."""
+    for field in finite:
+        if not np.all(np.isfinite(records[field])):
+            raise _Invalid(f"{member}: the field {field!r} must be finite.")
+    if np.any(np.isnan(records["threshold"][split & (records["categorical"] == 0)])):
+        raise _Invalid(f"{member}: a numeric split's threshold must not be NaN.")

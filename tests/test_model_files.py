@@ -643,6 +643,28 @@ def test_out_of_range_tree_indices_are_refused(samples, field, t, j, value, matc
     _refused(_with_nodes(data, _node_field(field, t, j, value)), match)
 
 
+@pytest.mark.parametrize("kind, member, field, where, value, match", [
+    ("stumps", "rounds_.npy", "alpha", 2, np.nan, "'alpha' must be finite"),
+    ("stumps", "rounds_.npy", "alpha", 0, np.inf, "'alpha' must be finite"),
+    ("stumps", "rounds_.npy", "threshold", 3, np.nan, "numeric split's threshold must not be NaN"),
+    ("trees", "rounds_.npy", "alpha", 1, np.nan, "'alpha' must be finite"),
+    ("trees", "nodes_.npy", "value", (0, 3), np.nan, "tree 0, node 3: a leaf's value must be finite"),
+    ("trees", "nodes_.npy", "value", (2, 6), np.inf, "tree 2, node 6: a leaf's value must be finite"),
+    ("trees", "nodes_.npy", "threshold", (1, 0), np.nan, "numeric split's threshold must not be NaN"),
+], ids=lambda x: str(x) if not isinstance(x, str) or len(x) < 12 else None)
+def test_numbers_prediction_reads_must_be_numbers(samples, kind, member, field, where, value, match):
+    """A step or a leaf's value that is not finite, or a numeric split's NaN threshold, would
+    make the model predict NaN: refused, as non-finite K-vector leaves are. ±inf thresholds stay valid."""
+    est, data, X = samples[kind]
+    records = _npy(data, member).copy()
+    records[field][where] = value
+    _refused(_with_member(data, member, records), match)
+    records = _npy(data, member).copy()
+    records["threshold"][where] = -np.inf
+    loaded = _load(_with_member(data, member, records))
+    assert np.all(np.isfinite(loaded.decision_function(X)))
+
+
 def test_trees_deeper_than_their_slots_and_stump_features_are_refused(samples):
     est, data, _ = samples["trees"]
 
