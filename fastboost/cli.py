@@ -1,5 +1,8 @@
 """The ``fastboost`` command."""
 import argparse
+import contextlib
+import errno
+import os
 import sys
 import time
 
@@ -11,6 +14,15 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+class _Once(argparse.Action):
+    """An option given at most once: a second one is an error rather than replacing the first."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest) is not None:
+            raise argparse.ArgumentError(self, "given more than once (it takes one column)")
+        setattr(namespace, self.dest, values)
 
 
 def demo(args):
@@ -100,6 +112,14 @@ def feature_groups(text):
     return value
 
 
+def balanced(text):
+    """--class-weight: "balanced" (each class weighted inversely to its frequency), the one value a command
+    line can give."""
+    if text != "balanced":
+        raise argparse.ArgumentTypeError(f"expected 'balanced', got {text!r}")
+    return text
+
+
 def flag(text):
     """A flag option (given: True)."""
     return bool(text)
@@ -113,7 +133,7 @@ TRAIN_PARAMS = {"n_estimators": int, "learning_rate": float, "max_depth": int, "
                 "monotone_constraints": constraints,
                 "monotone_steps": str,
                 "feature_rank": int, "weight_trim_rate": float,
-                "validation_fraction": float, "n_iter_no_change": int, "class_weight": str, "n_jobs": int,
+                "validation_fraction": float, "n_iter_no_change": int, "class_weight": balanced, "n_jobs": int,
                 "random_state": int, "verbose": int, "interaction_constraints": feature_groups,
                 "colsample_bytree": float, "colsample_bynode": float, "subsample": float, "bootstrap": flag}
 
@@ -122,11 +142,41 @@ class UserError(Exception):
     """A problem with what the user typed or gave: printed as one line, exit status 2."""
 
 
+@contextlib.contextmanager
+def _replacing(path):
+    """A temporary file name beside ``path`` to write an output to: it replaces ``path`` when the block
+    completes and is removed when the block fails, so a failed command leaves no partial file and an
+    existing ``path`` as it was. A missing or unwritable directory is an error naming ``path``, at once."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        open(tmp, "wb").close()
+    except OSError as e:
+        raise OSError(e.errno, e.strerror, path) from None
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+@contextlib.contextmanager
+def _csv_output(path):
+    """A csv writer to ``path`` (written through _replacing), or to standard output for "-"."""
+    import csv
+
+    if path == "-":
+        yield csv.writer(sys.stdout)
+        return
+    with _replacing(path) as tmp, open(tmp, "w", newline="") as f:
+        yield csv.writer(f)
+
+
 def _is_parquet(path):
     """Parquet files the commands stream (never loading the table): a .parquet / .pq file, a directory or a
     glob pattern."""
-    import os
-
     text = str(path)
     return (any(ch in text for ch in "*?[") or os.path.isdir(text)
             or text.lower().endswith((".parquet", ".pq")))
@@ -135,8 +185,6 @@ def _is_parquet(path):
 def _train_dataset(args, model):
     """The training Dataset of parquet files, binned as the model bins (from --codes-cache when it holds
     the codes of these files with these options)."""
-    import os
-
     from .dataset import Dataset
 
     opts = dict(max_bins=model.max_bins, random_state=model.random_state,
@@ -202,10 +250,12 @@ def train(args):
         if args.valid is not None:
             Xv, yv, _ = read_table(args.valid, args.target)
             fit["eval_set"] = (Xv, yv)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        model.fit(X, y, **fit)
-    model.save(args.output)
+    with _replacing(args.output) as tmp:  # a bad output path is an error before the fit
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            model.fit(X, y, **fit)
+        with open(tmp, "wb") as f:
+            model.save(f)
     print(f"{type(model).__name__}: {model.n_estimators_} rounds on {n_rows} rows x {model.n_features_in_} "
           f"features in {model.fit_time_:.2f} s; saved to {args.output}")
     return 0
@@ -226,35 +276,34 @@ def _features(model, X, names, path):
 
 def predict(args):
     """Predict the rows of a data file with a saved model; write a CSV of predictions (or probabilities)."""
-    import csv
+    import warnings
 
     import fastboost
 
     from ._tables import read_table
 
+    if args.proba and args.contrib:
+        raise UserError("pass --proba or --contrib, not both")
     model = fastboost.load(args.model)
     if _is_parquet(args.data):
         return _predict_stream(args, model)
     X, _, names = read_table(args.data, args.drop)
     X = _features(model, X, names, args.data)
-    out = sys.stdout if args.output == "-" else open(args.output, "w", newline="")
-    try:
-        w = csv.writer(out)
+    with warnings.catch_warnings():
+        if not hasattr(X, "columns"):  # .npy rows are taken by position: they cannot have the model's names
+            warnings.filterwarnings("ignore", "X does not have valid feature names", UserWarning)
         if args.contrib:
-            if args.proba:
-                raise UserError("pass --proba or --contrib, not both")
-            w.writerow(_contrib_header(model))
-            w.writerows([repr(float(v)) for v in row] for row in _contrib_rows(model.predict_contrib(X)))
+            header = _contrib_header(model)
+            rows = ([repr(float(v)) for v in row] for row in _contrib_rows(model.predict_contrib(X)))
         elif args.proba:
-            proba = model.predict_proba(X)
-            w.writerow([f"proba_{c}" for c in model.classes_])
-            w.writerows([repr(float(v)) for v in row] for row in proba)
+            header = [f"proba_{c}" for c in model.classes_]
+            rows = ([repr(float(v)) for v in row] for row in model.predict_proba(X))
         else:
-            w.writerow(["prediction"])
-            w.writerows([v] for v in model.predict(X).tolist())
-    finally:
-        if out is not sys.stdout:
-            out.close()
+            header = ["prediction"]
+            rows = ([v] for v in model.predict(X).tolist())  # (predicted here: only the text is made later)
+    with _csv_output(args.output) as w:
+        w.writerow(header)
+        w.writerows(rows)
     if args.output != "-":
         what = "contribution rows" if args.contrib else "probability rows" if args.proba else "predictions"
         print(f"wrote {len(X)} {what} to {args.output}")
@@ -281,27 +330,23 @@ def export(args):
     import fastboost
 
     model = fastboost.load(args.model)
-    if args.to == "onnx":
-        onnx_model = fastboost.to_onnx(model, dtype=np.dtype(args.dtype))
-        with open(args.output, "wb") as f:
-            f.write(onnx_model.SerializeToString())
-    else:
-        fastboost.to_treelite(model).serialize(args.output)
+    with _replacing(args.output) as tmp:
+        if args.to == "onnx":
+            onnx_model = fastboost.to_onnx(model, dtype=np.dtype(args.dtype))
+            with open(tmp, "wb") as f:
+                f.write(onnx_model.SerializeToString())
+        else:
+            fastboost.to_treelite(model).serialize(tmp)
     print(f"wrote {type(model).__name__} ({model.n_estimators_} rounds) as {args.to} to {args.output}")
     return 0
 
 
 def _predict_stream(args, model):
-    """predict on parquet files, batch by batch; a file output is written under a temporary name and renamed
-    when complete (an interrupted run leaves nothing under the output name)."""
-    import csv
-    import os
-
+    """predict on parquet files, batch by batch; a file output is written through _replacing (an interrupted
+    run leaves nothing under the output name)."""
     from . import dataset
 
-    contrib = getattr(args, "contrib", False)
-    if contrib and args.proba:
-        raise UserError("pass --proba or --contrib, not both")
+    contrib = args.contrib
     names = getattr(model, "feature_names_in_", None)
     columns = None if names is None else [str(c) for c in names]
     source = dataset.ParquetSource(args.data, None, None, columns, 65_536)
@@ -311,14 +356,12 @@ def _predict_stream(args, model):
     header = _contrib_header(model) if contrib else [f"proba_{c}" for c in model.classes_] if args.proba \
         else ["prediction"]
     columns_out = contrib or args.proba  # float columns (else one column of labels)
-    to_parquet = args.output != "-" and args.output.lower().endswith((".parquet", ".pq"))
-    tmp = None if args.output == "-" else f"{args.output}.tmp-{os.getpid()}"
     n = 0
-    try:
-        if to_parquet:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
+    if args.output != "-" and args.output.lower().endswith((".parquet", ".pq")):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
 
+        with _replacing(args.output) as tmp:
             writer = None
             try:
                 for part in dataset.iter_predictions(model, source, method):
@@ -332,29 +375,20 @@ def _predict_stream(args, model):
             finally:
                 if writer is not None:
                     writer.close()
-        else:
-            out = sys.stdout if tmp is None else open(tmp, "w", newline="")
-            try:
-                w = csv.writer(out)
-                w.writerow(header)
-                for part in dataset.iter_predictions(model, source, method):
-                    part = _contrib_rows(part) if contrib else part
-                    if columns_out:
-                        w.writerows([repr(float(v)) for v in row] for row in part)
-                    else:
-                        w.writerows([v] for v in part.tolist())
-                    n += len(part)
-            finally:
-                if out is not sys.stdout:
-                    out.close()
-        if n == 0:
-            raise ValueError(f"{args.data}: no rows to predict")
-        if tmp is not None:
-            os.replace(tmp, args.output)
-            tmp = None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.remove(tmp)
+            if n == 0:
+                raise ValueError(f"{args.data}: no rows to predict")
+    else:
+        with _csv_output(args.output) as w:
+            w.writerow(header)
+            for part in dataset.iter_predictions(model, source, method):
+                part = _contrib_rows(part) if contrib else part
+                if columns_out:
+                    w.writerows([repr(float(v)) for v in row] for row in part)
+                else:
+                    w.writerows([v] for v in part.tolist())
+                n += len(part)
+            if n == 0:
+                raise ValueError(f"{args.data}: no rows to predict")
     if args.output != "-":
         what = "contribution rows" if contrib else "probability rows" if args.proba else "predictions"
         print(f"wrote {n} {what} to {args.output}")
@@ -439,7 +473,8 @@ def build_parser():
     p.add_argument("--proba", action="store_true", help="write class probabilities instead of labels")
     p.add_argument("--contrib", action="store_true",
                    help="write each feature's contribution to the margin and the expected value (SHAP values)")
-    p.add_argument("--drop", default=None, help="a column of the data to ignore (e.g. the label column)")
+    p.add_argument("--drop", action=_Once, default=None,
+                   help="one column of the data to ignore (e.g. the label column)")
     p.set_defaults(func=predict)
     p = sub.add_parser("export", help=export.__doc__, description=export.__doc__)
     p.add_argument("model", help="a model saved by 'fastboost train' or estimator.save()")
@@ -464,8 +499,6 @@ def main(argv=None):
     try:
         return args.func(args)
     except BrokenPipeError:  # the reader went away (e.g. piped into head): stop quietly
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (UserError, ValueError, TypeError, OSError, MemoryError, ImportError) as e:

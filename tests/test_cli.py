@@ -149,3 +149,73 @@ def test_compile_jobs_must_be_a_positive_integer(capsys):
         assert e.value.code == 2
         err = capsys.readouterr().err
         assert "--jobs" in err and ("expected an integer" in err), err
+
+
+@pytest.fixture(scope="module")
+def small_model(files):
+    """A model of 5 rounds trained on train.csv (it has feature names)."""
+    d, _, _ = files
+    assert main(["train", str(d / "train.csv"), "--target", "label", "--n-estimators", "5", "-o",
+                 str(d / "small.fbm")]) == 0
+    return d / "small.fbm"
+
+
+@pytest.mark.parametrize("data, flags", [("bad.csv", []), ("test.csv", ["--proba", "--contrib"]),
+                                         ("test.npy", ["--proba", "--contrib"])])
+def test_a_failed_predict_keeps_the_output_file(files, small_model, data, flags, capsys):
+    """A value that is not a number or refused flags: one line, and the previous predictions stay."""
+    d, _, _ = files
+    bad = pd.read_csv(d / "test.csv").astype({"f1": object})
+    bad.loc[3, "f1"] = "0,123"
+    bad.to_csv(d / "bad.csv", index=False)
+    assert main(["predict", str(small_model), str(d / "test.csv"), "-o", str(d / "keep.csv")]) == 0
+    before = (d / "keep.csv").read_bytes()
+    capsys.readouterr()
+    assert main(["predict", str(small_model), str(d / data), *flags, "-o", str(d / "keep.csv")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert (d / "keep.csv").read_bytes() == before
+    assert not list(d.glob("keep.csv.tmp*"))
+
+
+@pytest.mark.parametrize("command", ["train", "predict", "predict-parquet", "export"])
+def test_an_output_in_a_missing_directory_names_the_given_path(files, small_model, command, capsys):
+    d, _, _ = files
+    out = str(d / "no-such-dir" / "out.file")
+    argv = {"train": ["train", str(d / "train.npy"), "--target", "20", "--n-estimators", "5"],
+            "predict": ["predict", str(small_model), str(d / "test.csv")],
+            "predict-parquet": ["predict", str(small_model), str(d / "train.parquet")],
+            "export": ["export", str(small_model), "--to", "treelite"]}[command]
+    if command == "predict-parquet" and not (d / "train.parquet").exists():
+        pytest.skip("pyarrow is not installed")
+    if command == "export":
+        pytest.importorskip("treelite")
+    assert main([*argv, "-o", out]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{out}: No such file or directory" in err and ".tmp" not in err, err
+
+
+def test_class_weight_takes_balanced(files, capsys):
+    d, _, _ = files
+    with pytest.raises(SystemExit) as e:
+        main(["train", str(d / "train.npy"), "--target", "20", "--class-weight", "{0: 2}"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and "'balanced'" in err and "dict" not in err, err
+    assert main(["train", str(d / "train.npy"), "--target", "20", "--n-estimators", "5", "--class-weight",
+                 "balanced", "-o", str(d / "balanced.fbm")]) == 0
+
+
+def test_drop_is_given_once(files, small_model, capsys):
+    """--drop takes one column: a second one is refused rather than replacing the first."""
+    d, _, _ = files
+    with pytest.raises(SystemExit) as e:
+        main(["predict", str(small_model), str(d / "test.csv"), "--drop", "f0", "--drop", "label"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and "--drop" in err, err
+
+
+def test_predicting_npy_with_a_named_model_prints_no_warning(files, small_model):
+    """.npy rows are taken by position: no warning that they have no feature names."""
+    d, _, _ = files
+    r = run("predict", small_model, "test.npy", "-o", "npy-pred.csv", cwd=d)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert len(pd.read_csv(d / "npy-pred.csv")) == 300
