@@ -328,7 +328,8 @@ COMMON = {
         "Shrinks every step: alpha_t is multiplied by it (confidence-rated leaves: their values), so "
         "the weights move by exp(-learning_rate alpha_t y h_t). 1.0 is the algorithm as published; "
         "smaller values need more rounds and often generalise better. QuadBoost's re-weighting passes "
-        "refit the weights without it.")),
+        "refit the weights without it. A fit whose weights overflow (a step far too large) is refused with a "
+        "ValueError; above 1, a fit whose training cost rises in some round (the steps overshoot) warns.")),
     "class_weight": Param(None, ClassWeight(), (
         'Weights of the classes, multiplied into ``sample_weight``: a dict {class: weight}, or '
         '"balanced" for n_samples / (n_classes * count of the class), as scikit-learn. One-vs-rest '

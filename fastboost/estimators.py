@@ -1,5 +1,6 @@
 """scikit-learn estimators: validate, pick the rule, run the one compiled loop, wrap the result."""
 import time
+import warnings
 
 import numba
 import numpy as np
@@ -389,6 +390,11 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             return v.check_X(X, name)
         if not v.is_dataframe(X) and not isinstance(X, np.ndarray) and not hasattr(X, "toarray"):
             X = np.asarray(X)
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and v.is_dataframe(X) and list(X.columns) != list(names):
+            # columns missing or in another order: scikit-learn's error naming them, before the categorical
+            # columns are looked for by position
+            validate_data(self, X=X, reset=False, skip_check_array=True)
         return v.check_X(X, name, categorical=self.is_categorical_)
 
     def _class_weighted(self, sample_weight, y):
@@ -693,11 +699,32 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self._fitting = fit  # (the fit in progress, for callbacks that read its working state; gone after fit)
         fit.run(self.n_estimators, self.__dict__.get("_callbacks", ()))
         result = fit.finish(keep_state=self.warm_start)
+        self._check_overflow(result.model.rounds, float(fit.config[0]["learning_rate"]))
         if self.warm_start:  # the fit to continue from, untouched by the kept records
             fit.extra["params"] = self.get_params()
             self._resume = fit
         self._apply_fit(result)
         return result.model
+
+    def _check_overflow(self, rounds, rate):
+        """ValueError when the fit's numbers overflowed (a step too large for the algorithm: the weights went to
+        inf or NaN, and the training cost, the log of its monotone quantity, with them; the model would predict
+        NaN or one class); a warning when a learning_rate above 1 made that cost rise, which it never does with
+        steps of the algorithm's own size. rate: the fit's learning rate ("auto" resolved)."""
+        name = type(self).__name__
+        cost = rounds["log_cost"]
+        bad = np.flatnonzero(np.isnan(cost) | (cost == np.inf) | ~np.isfinite(rounds["alpha"]))
+        if bad.size:
+            raise ValueError(f"{name}: the fit overflowed in round {bad[0] + 1}: its weights and training cost are "
+                             f"no longer finite numbers, so the model would be meaningless; learning_rate={rate:g} "
+                             "is too large for it.")
+        if rate > 1 and cost.size > 1:
+            rose = np.count_nonzero(cost[1:] > cost[:-1] + 1e-9 * np.maximum(1.0, np.abs(cost[:-1])))
+            if rose:
+                warnings.warn(f"{name}: with learning_rate={rate:g} the training cost rose in {rose} of "
+                              f"{cost.size} rounds: the steps overshoot, and the model may be poor. Each round "
+                              "lowers the cost with the algorithm's own steps (learning_rate <= 1).", UserWarning,
+                              stacklevel=4)
 
     def _new_fit(self, codes, y_idx, p, mapper, val, n_classes):
         """The fit object of a new fit: configuration, rules, workspace, validation data."""
@@ -1498,14 +1525,8 @@ class _RefitWeights:
 
     def _refit_margins(self, X, y, sample_weight):
         """(M float64 [voters, rows with weight], labels 0 / 1, distribution p) of the fitted voters on X, y."""
-        name = type(self).__name__
         X = self._check_predict_X(X)
-        y = v.check_y(y, X.shape[0], name)
-        y_idx = np.searchsorted(self.classes_, y)
-        y_idx = np.minimum(y_idx, self.classes_.shape[0] - 1)
-        if not np.all(self.classes_[y_idx] == y):
-            unknown = np.setdiff1d(np.unique(y), self.classes_)
-            raise ValueError(f"{name}.refit_weights: y has labels the model was not fitted on: {unknown[:5].tolist()}.")
+        y_idx = self._refit_class_indices(y, X.shape[0])
         sw = v.check_sample_weight(sample_weight, X.shape[0])
         rows = np.flatnonzero(sw > 0)
         p = v.as_distribution(sw[rows])
@@ -1529,8 +1550,20 @@ class _RefitWeights:
         yr = y_idx[rows].astype(Y_DTYPE)
         return M * (2.0 * yr - 1.0), yr, p
 
+    def _refit_class_indices(self, y, n_rows):
+        """y (n_rows labels) as indices into ``classes_``; ValueError for a label the model was not fitted on."""
+        name = type(self).__name__
+        y = v.check_y(y, n_rows, name)
+        y_idx = np.minimum(np.searchsorted(self.classes_, y), self.classes_.shape[0] - 1)
+        if not np.all(self.classes_[y_idx] == y):
+            unknown = np.setdiff1d(np.unique(y), self.classes_)
+            raise ValueError(f"{name}.refit_weights: y has labels the model was not fitted on: {unknown[:5].tolist()}.")
+        return y_idx
+
     def _refit_one_vs_rest(self, X, y, sample_weight, **value):
-        y = np.asarray(y)
+        from sklearn.utils.validation import _num_samples
+
+        y = self.classes_[self._refit_class_indices(y, _num_samples(X))]
         for c, model in zip(self.classes_, self.estimators_):
             model.refit_weights(X, np.where(y == c, 1, 0), sample_weight=sample_weight, **value)
         return self

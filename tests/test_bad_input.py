@@ -190,6 +190,37 @@ def test_failed_first_fit_leaves_an_unfitted_model(Est):
         model.predict(X)
 
 
+@pytest.mark.parametrize("make, y_fit", [
+    (lambda: AdaBoostClassifier(20, learning_rate=1e308), y),
+    (lambda: AdaBoostClassifier(20, learning_rate=1e308, max_depth=2), np.arange(len(y)) % 3),  # SAMME
+    (lambda: VadaBoostClassifier(20, learning_rate=1e308), y),
+    (lambda: QuadBoostClassifier(20, learning_rate=1e308), y),
+    (lambda: SABoostClassifier(20, learning_rate=1e307), y),
+], ids=["adaboost", "samme", "vadaboost", "quadboost", "saboost"])
+def test_a_fit_whose_weights_overflow_is_refused(make, y_fit):
+    """A step so large that the weights overflow (the model would predict NaN or one class): ValueError naming
+    learning_rate, and the estimator stays as it was."""
+    model = make()
+    with pytest.raises(ValueError, match=r"overflowed in round \d+: .* learning_rate=1e\+30[78] is too large"):
+        model.fit(X, y_fit)
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+
+
+def test_a_learning_rate_that_makes_the_cost_rise_warns():
+    """Above 1, a learning rate whose steps overshoot (the training cost rises) warns; one whose cost keeps
+    falling does not, and neither does any fit at 1 or below."""
+    with pytest.warns(UserWarning, match=r"learning_rate=10 the training cost rose in \d+ of 20 rounds"):
+        QuadBoostClassifier(20, learning_rate=10).fit(X, y)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = AdaBoostClassifier(20, learning_rate=1.5).fit(X, y)
+        assert np.all(np.diff(model.rounds_["log_cost"]) < 0)
+        QuadBoostClassifier(20).fit(X, y)
+
+
 @pytest.mark.parametrize("scale", [1e308, 1e-310, 5e-324])
 def test_extreme_sample_weights_are_rescaled_not_overflowed(Est, scale):
     ref = Est(n_estimators=5).fit(X, y)

@@ -174,6 +174,18 @@ def test_unseen_categories_go_with_missing_values():
     assert np.array_equal(m.decision_function(unseen), m.decision_function(missing))
 
 
+def test_columns_in_another_order_or_missing_get_the_names_error():
+    """A frame with categorical columns predicted with its columns reordered or one left out: scikit-learn's
+    error about the feature names, not one about non-numeric columns found by position."""
+    df, y = frame()
+    m = AdaBoostClassifier(n_estimators=5).fit(df, y)
+    with pytest.raises(ValueError, match="Feature names must be in the same order"):
+        m.predict(df[df.columns[::-1]])
+    with pytest.raises(ValueError, match="missing:\n- colour"):
+        m.predict(df.drop(columns="colour"))
+    np.testing.assert_array_equal(m.predict(df[list(df.columns)]), m.predict(df))
+
+
 def test_validation_error_in_the_loop_equals_prediction():
     """The loop's validation margins (binned codes) and prediction (raw categories) agree."""
     df, y = frame(seed=3)

@@ -509,6 +509,14 @@ def test_refit_weights_one_vs_rest_and_model_files_keep_auto_and_the_chosen_valu
     assert [m.nu_ for m in back.estimators_] == [m.nu_ for m in clf.estimators_]
     clf.refit_weights(X, y, nu=0.4)
     assert [m.nu_ for m in clf.estimators_] == [0.4] * 3
+    # labels the model was not fitted on (or of another type) are refused, as for two classes, and change nothing
+    before = clf.decision_function(X)
+    for bad in (np.full(y.shape, "zzz"), y.astype(str), np.where(y == 2, 7, y)):
+        with pytest.raises(ValueError, match="labels the model was not fitted on"):
+            clf.refit_weights(X, bad, nu=0.3)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples|samples"):
+        clf.refit_weights(X, y[:-1], nu=0.3)
+    np.testing.assert_array_equal(clf.decision_function(X), before)
     binary = RQPBoostClassifier(15).fit(X, (y == 1).astype(int))
     binary.save(tmp_path / "b.fbm")
     assert load(tmp_path / "b.fbm").C_ == binary.C_
