@@ -10,6 +10,14 @@ def is_dataframe(X):
     return hasattr(X, "iloc") and hasattr(X, "dtypes") and hasattr(X, "columns")
 
 
+def as_pandas(X):
+    """A polars DataFrame or an Arrow table or record batch as a pandas DataFrame, read as any data frame (its
+    text and categorical columns by their types, its column names kept, as a Dataset reads it), else X."""
+    if type(X).__module__.split(".")[0] in ("polars", "pyarrow") and hasattr(X, "to_pandas"):
+        return X.to_pandas()
+    return X
+
+
 def check_X(X, estimator_name, categorical=None):
     """Return X as a 2-D numeric array or DataFrame without copying float data.
 

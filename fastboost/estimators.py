@@ -364,6 +364,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         """(X as given, checked, for its feature names; X for the kernels: categorical columns as category
         indices). Fits the categories, kept in ``_cat`` until the fit replaces the fitted attributes."""
         name = type(self).__name__
+        X = v.as_pandas(X)
         if not v.is_dataframe(X) and not isinstance(X, np.ndarray) and not hasattr(X, "toarray"):
             X = np.asarray(X) if not isinstance(X, (str, bytes)) else X
         if getattr(X, "ndim", 2) != 2 or 0 in getattr(X, "shape", (1, 1)) or hasattr(X, "toarray"):
@@ -385,6 +386,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _encode_X(self, X, name):
         """Checked X for prediction or validation, its categorical columns mapped by ``categories_``."""
+        X = v.as_pandas(X)
         cats = getattr(self, "categories_", None)
         if cats is None:
             return v.check_X(X, name)

@@ -186,6 +186,31 @@ def test_columns_in_another_order_or_missing_get_the_names_error():
     np.testing.assert_array_equal(m.predict(df[list(df.columns)]), m.predict(df))
 
 
+@pytest.mark.parametrize("make", ["polars", "arrow"])
+def test_polars_and_arrow_frames_are_read_as_pandas_frames(make):
+    """A polars DataFrame or an Arrow table: its text and categorical columns categorical by their types (as a
+    Dataset reads them), its names kept: the pandas frame's model, predicting the same on either; a date column
+    is refused naming it, not converted to numbers."""
+    import datetime
+
+    df, y = frame()
+    if make == "polars":
+        pl = pytest.importorskip("polars")
+        convert = pl.from_pandas
+    else:
+        pa = pytest.importorskip("pyarrow")
+        convert = pa.Table.from_pandas
+    ref = AdaBoostClassifier(n_estimators=10).fit(df, y)
+    m = AdaBoostClassifier(n_estimators=10).fit(convert(df), y)
+    assert m.is_categorical_.tolist() == ref.is_categorical_.tolist() == [True, True, False]
+    assert list(m.feature_names_in_) == list(df.columns)
+    np.testing.assert_array_equal(m.decision_function(convert(df)), ref.decision_function(df))
+    np.testing.assert_array_equal(m.decision_function(df), ref.decision_function(df))
+    dated = df.assign(day=[datetime.datetime(2020, 1, 1 + i % 28) for i in range(len(df))])
+    with pytest.raises(TypeError, match=r"non-numeric columns: \['day'\]"):
+        AdaBoostClassifier(n_estimators=3).fit(convert(dated), y)
+
+
 def test_validation_error_in_the_loop_equals_prediction():
     """The loop's validation margins (binned codes) and prediction (raw categories) agree."""
     df, y = frame(seed=3)
