@@ -89,6 +89,16 @@ def read_only(X):
     return view
 
 
+def check_eval_set_form(eval_set):
+    """TypeError for a list of validation sets (LightGBM's and XGBoost's ``[(X_val, y_val), ...]``): eval_set is one
+    set, and the list of two would otherwise be read as X_val = its first pair."""
+    if isinstance(eval_set, (tuple, list)) and eval_set and all(
+            isinstance(part, (tuple, list)) and len(part) in (2, 3) and getattr(part[0], "ndim", None) == 2
+            for part in eval_set):
+        raise TypeError(f"eval_set is one validation set, a tuple (X_val, y_val) or (X_val, y_val, "
+                        f"sample_weight_val); got a list of {len(eval_set)} such tuples: pass one of them.")
+
+
 def check_y(y, n_samples, estimator_name="This estimator"):
     """y as a 1-D array of labels; NaN/inf and length mismatches rejected."""
     from sklearn.utils.multiclass import check_classification_targets
@@ -105,6 +115,10 @@ def check_y(y, n_samples, estimator_name="This estimator"):
     if y.dtype.kind == "O":
         if any(isinstance(v, float) and not np.isfinite(v) for v in y):
             raise ValueError("y contains NaN or infinity: every label must be a finite value or a class name.")
+        missing = [i for i, v in enumerate(y) if v is None or type(v).__name__ in ("NAType", "NaTType")]
+        if missing:
+            raise ValueError(f"y has a missing label ({y[missing[0]]!r}) at row {missing[0]}: every label must be a "
+                             "class name or a finite value.")
     if y.dtype.kind not in "biuUS":  # (1-D integer, boolean or string labels are always classes: skip the scan)
         check_classification_targets(y)
     return y

@@ -1089,6 +1089,7 @@ def _eval_dataset(est, ds, eval_set):
     """eval_set of a Dataset fit as a Dataset binned like ``ds`` (None without one)."""
     if eval_set is None:
         return None
+    v.check_eval_set_form(eval_set)
     if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (1, 2, 3):
         raise TypeError("eval_set must be (Dataset,), or (X_val, y_val) or (X_val, y_val, sample_weight_val).")
     if isinstance(eval_set[0], Dataset):

@@ -523,6 +523,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("Pass either eval_set or validation_fraction, not both.")
         if eval_set is None:
             return X, y_idx, sw, None
+        v.check_eval_set_form(eval_set)
         if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
             raise TypeError("eval_set must be a tuple (X_val, y_val) or (X_val, y_val, sample_weight_val).")
         cats = self.__dict__.get("_cat")

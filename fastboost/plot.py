@@ -88,6 +88,9 @@ def cost_curve(model):
         Computed from ``rounds_["log_cost"]``, so it stays finite where ``rounds_["cost"]`` has
         underflowed to 0.
     """
+    _fitted(model)
+    if _is_one_vs_rest(model):
+        raise ValueError("cost_curve takes a binary model: pass one of a one-vs-rest model's estimators_.")
     with np.errstate(divide="ignore"):
         log_cost = np.r_[np.log(model.initial_cost_), model.rounds_["log_cost"]]
     return log_cost / np.log(10.0)
@@ -236,8 +239,11 @@ def normalized_margins(model, X, y):
 
 
 def margin_cdf(margins):
-    """(x, y) of the empirical distribution function of margins, from (-1, 0) to (1, 1), drawn as steps."""
+    """(x, y) of the empirical distribution function of margins, from (-1, 0) to (1, 1), drawn as steps; ValueError
+    for a NaN margin (it has no place in the order)."""
     m = np.sort(np.asarray(margins, dtype=np.float64))
+    if m.size and np.isnan(m[-1]):  # (the sort puts NaN last)
+        raise ValueError("margin_cdf: the margins hold NaN.")
     n = m.shape[0]
     return np.r_[-1.0, m, 1.0], np.r_[0.0, np.arange(1, n + 1) / max(n, 1), 1.0]
 

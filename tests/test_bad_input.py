@@ -74,8 +74,9 @@ def test_dataframe_with_text_column(Est):
         (np.ones(40), "at least 2 classes.*got 1 class"),
         (rng.normal(size=40), "Unknown label type"),
         (np.c_[y, y], "y should be a 1d array"),
+        (np.array(["a", "b"] * 19 + [None, "a"], dtype=object), r"missing label \(None\) at row 38"),
     ],
-    ids=["length", "nan", "inf", "one-class", "continuous", "2d"],
+    ids=["length", "nan", "inf", "one-class", "continuous", "2d", "none"],
 )
 def test_bad_y(Est, y_bad, match):
     with pytest.raises(ValueError, match=match):
@@ -168,6 +169,21 @@ def test_nan_in_X_is_not_an_error_but_inf_is_a_value(Est):
     model = Est(n_estimators=5).fit(Xn, y)
     assert np.all(np.isfinite(model.estimator_weights_))
     assert np.all(np.isfinite(model.decision_function(Xn)))
+
+
+def test_missing_labels_of_pandas_types_name_the_row(Est):
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(ValueError, match=r"missing label \(<NA>\) at row 38"):
+        Est(n_estimators=3).fit(X, pd.Series(["a", "b"] * 19 + [None, "a"], dtype="string"))
+
+
+def test_a_list_of_validation_sets_is_refused_as_such(Est):
+    """LightGBM's and XGBoost's eval_set form, a list of (X_val, y_val) pairs: a TypeError saying eval_set is one
+    set (a list of two pairs was read as X_val = the first pair). An eval_set of lists of rows still works."""
+    for eval_set in ([(X, y), (X, y)], [(X, y)]):
+        with pytest.raises(TypeError, match=r"eval_set is one validation set.*got a list of \d such tuples"):
+            Est(n_estimators=3).fit(X, y, eval_set=eval_set)
+    Est(n_estimators=3).fit(X, y, eval_set=(X[:2].tolist(), y[:2].tolist()))
 
 
 def test_failed_refit_keeps_the_previous_model(Est):

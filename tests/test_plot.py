@@ -16,6 +16,8 @@ from sklearn.exceptions import NotFittedError  # noqa: E402
 from fastboost import AdaBoostClassifier, QuadBoostClassifier, VadaBoostClassifier  # noqa: E402
 from fastboost.datasets import make_twonorm, make_waveform  # noqa: E402
 from fastboost.plot import (  # noqa: E402
+    cost_curve,
+    margin_cdf,
     normalized_margins,
     plot_cost,
     plot_importance,
@@ -333,6 +335,22 @@ def test_importance_names(ada):
 def test_unfitted_model(plot):
     with pytest.raises(NotFittedError):
         plot(AdaBoostClassifier())
+
+
+def test_cost_curve_and_margin_cdf_refuse_what_they_cannot_draw(waveform, ada):
+    """cost_curve of an unfitted model, of a one-vs-rest model (one curve per class: pass a class's model) and
+    margin_cdf of NaN margins: clear errors; a class's model and finite margins work."""
+    with pytest.raises(NotFittedError):
+        cost_curve(AdaBoostClassifier())
+    ovr = VadaBoostClassifier(n_estimators=3).fit(*waveform[:2])
+    with pytest.raises(ValueError, match="binary model"):
+        cost_curve(ovr)
+    assert cost_curve(ovr.estimators_[0]).shape == (ovr.estimators_[0].n_estimators_ + 1,)
+    with pytest.raises(ValueError, match="margins hold NaN"):
+        margin_cdf([0.5, np.nan, -0.2])
+    x, y = margin_cdf([0.5, -0.2])
+    np.testing.assert_array_equal(x, [-1.0, -0.2, 0.5, 1.0])
+    np.testing.assert_array_equal(y, [0.0, 0.5, 1.0, 1.0])
 
 
 def test_unfitted_model_margins(twonorm):
