@@ -78,12 +78,38 @@ def _split_frame(path, frame, target):
         frame = frame.drop(columns=[name])
     if frame.shape[1] == 0:
         raise ValueError(f"{path}: no feature columns")
+    if frame.shape[0] == 0:
+        raise ValueError(f"{path}: no rows (only the column names)")
     for name in frame.columns:  # text columns are categorical features (the estimators' default)
         kind = frame[name].dtype.kind
         if kind not in "biufOSU" and str(frame[name].dtype) not in ("category", "string"):
             raise ValueError(f"{path}: column {name!r} has type {frame[name].dtype}; fastboost needs numeric or "
                              "text (categorical) columns")
+        if kind == "O" or str(frame[name].dtype) == "string":
+            _check_not_mistyped(path, name, frame[name])
     return frame, y, [str(c) for c in frame.columns]
+
+
+#: a text column whose values are numbers but for fewer than this share of them (and fewer than MISTYPED_MAX
+#: values) is a numeric column with a bad value, not a categorical one
+MISTYPED_SHARE = 0.01
+MISTYPED_MAX = 10
+
+
+def _check_not_mistyped(path, name, column):
+    """ValueError naming the first value that is not a number in a column of numbers but for a few values (a
+    typo would otherwise make the whole column categorical, and the error come later, about its categories)."""
+    import pandas as pd
+
+    values = column.dropna()
+    parsed = pd.to_numeric(values, errors="coerce")
+    bad = parsed.isna().to_numpy()
+    n_bad = int(bad.sum())
+    if 0 < n_bad < min(MISTYPED_MAX, MISTYPED_SHARE * values.shape[0]):
+        row = values.index[bad][0]
+        raise ValueError(f"{path}: column {name!r} holds numbers but for {n_bad} value(s), the first "
+                         f"{values[row]!r} in data row {row + 1}: correct it, or leave the cell empty for a missing "
+                         "value")
 
 
 def _read_csv_numpy(path, target):

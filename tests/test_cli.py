@@ -99,6 +99,31 @@ def test_a_text_column_is_categorical(files, capsys):
     assert np.mean(labels == truth) == 1.0  # colour names the class
 
 
+def test_a_bad_value_in_a_numeric_column_or_no_rows_is_named(files, small_model, capsys, tmp_path):
+    """A column of numbers but for one value (a typo) is an error naming the column, the value and its row, for
+    train and predict, not a categorical column with hundreds of categories; a file of column names alone is
+    'no rows'. A text column with a few numbers among its words stays categorical."""
+    d, _, _ = files
+    frame = pd.read_csv(d / "train.csv")
+    typo = frame.astype({"f3": object})
+    typo.loc[41, "f3"] = "0,25"
+    typo.to_csv(tmp_path / "typo.csv", index=False)
+    for cmd in (["train", tmp_path / "typo.csv", "--target", "label", "-o", tmp_path / "m.fbm"],
+                ["predict", small_model, tmp_path / "typo.csv", "--drop", "label", "-o", tmp_path / "p.csv"]):
+        assert main([str(c) for c in cmd]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "typo.csv: column 'f3' holds numbers but for 1 value(s), the first '0,25' in " \
+            "data row 42" in err, err
+    frame.head(0).to_csv(tmp_path / "header.csv", index=False)
+    assert main(["train", str(tmp_path / "header.csv"), "--target", "label", "-o", str(tmp_path / "m.fbm")]) == 2
+    assert "header.csv: no rows (only the column names)" in capsys.readouterr().err
+    words = pd.read_csv(d / "text.csv")
+    words.loc[:4, "colour"] = ["1", "2", "3", "4", "5"]  # 5 of 900: not a typo's share
+    words.to_csv(tmp_path / "words.csv", index=False)
+    assert main(["train", str(tmp_path / "words.csv"), "--target", "label", "--n-estimators", "3", "-o",
+                 str(tmp_path / "w.fbm")]) == 0
+
+
 def test_train_passes_the_leaf_and_loss_options(files, capsys):
     """--leaf real --loss logistic (and --multiclass) train the model AdaBoostClassifier fits with them."""
     import fastboost
