@@ -141,15 +141,19 @@ def feature_name(X, f, feature_names=None):
 def fit(X, mask, max_bins):
     """Per feature, the sorted categories (None for numeric features); ValueError above max_bins (at most
     MAX_BINS, also in exact mode: a split's set of categories is a 256-bit set) of them."""
-    max_bins = MAX_BINS if max_bins is None else min(max_bins, MAX_BINS)
+    limit = MAX_BINS if max_bins is None else min(max_bins, MAX_BINS)
     categories = [None] * X.shape[1]
     for f in np.flatnonzero(mask):
         name = feature_name(X, f)
         cats = _sorted_categories(_raw_values(_column(X, f)), name)
-        if cats.shape[0] > max_bins:
-            raise ValueError(f"categorical feature {name} has {cats.shape[0]} categories; at most max_bins="
-                             f"{max_bins} are supported (max_bins <= 255). Merge rare categories, raise max_bins, "
-                             "or treat the feature as numeric.")
+        if cats.shape[0] > limit:
+            if max_bins is not None and max_bins < MAX_BINS:
+                raise ValueError(f"categorical feature {name} has {cats.shape[0]} categories; at most max_bins="
+                                 f"{max_bins} are supported. Merge rare categories, raise max_bins (up to "
+                                 f"{MAX_BINS}), or treat the feature as numeric.")
+            raise ValueError(f"categorical feature {name} has {cats.shape[0]} categories; a categorical feature has "
+                             f"at most {MAX_BINS} (a split's set of categories is a {MAX_BINS + 1}-bit set, whatever "
+                             "max_bins is). Merge rare categories or treat the feature as numeric.")
         categories[f] = cats
     return categories
 

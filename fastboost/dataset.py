@@ -576,6 +576,12 @@ class Dataset:
         self.max_bins = max_bins
         self.random_state = random_state
         self.codes_path = None if codes_path is None else os.fspath(codes_path)
+        if self.codes_path is not None:
+            folder = os.path.dirname(os.path.abspath(self.codes_path))
+            if os.path.isdir(self.codes_path) or not os.path.isdir(folder):
+                raise ValueError(f"codes_path={self.codes_path!r}: " + (
+                    "is a directory; name the file to write the codes to" if os.path.isdir(self.codes_path)
+                    else f"its directory {folder!r} does not exist"))
         if self.codes_path is None and isinstance(source, ParquetSource):  # the row count from the metadata
             _check_memory(sum(source.n_rows()), len(source.columns), BinMapper(max_bins).codes_dtype)
         scan = self._scan(source, reference, categorical_features)

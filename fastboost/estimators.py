@@ -410,7 +410,12 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             cw = compute_sample_weight(self.class_weight, y)
         except (ValueError, KeyError) as e:
             raise ValueError(f"class_weight={self.class_weight!r} does not fit the classes of y: {e}") from None
-        return sw * cw
+        with np.errstate(over="ignore"):
+            weighted = sw * cw
+        if not np.all(np.isfinite(weighted)):
+            raise ValueError(f"sample_weight times class_weight={self.class_weight!r} overflows float64 (both are "
+                             "finite): scale them down (only their ratios matter).")
+        return weighted
 
     #: parameters a warm start may change (the others must stay as they were)
     _WARM_FREE = ("n_estimators", "warm_start", "verbose", "n_jobs")
@@ -1338,7 +1343,11 @@ class QuadBoostClassifier(BaseBoostClassifier):
     """)
 
     _algorithm = "quadboost"
-    _empty_reason = "no voter improves the objective (with penalty='l1': none has |<h, r>| > lam);"
+    @property
+    def _empty_reason(self):
+        if self.penalty == "l1":
+            return f"no voter improves the objective (with penalty='l1': none has |<h, r>| > lam={self.lam:g});"
+        return "no voter improves the objective;"
 
     def __init__(self, n_estimators=50, *, learning_rate="auto", class_weight=None, warm_start=False, penalty=None,
                  lam=0.0, alpha_max=1.0, reweight_every=None, reweight_at_end=True, criterion="error", max_depth=1,

@@ -177,6 +177,21 @@ def test_missing_labels_of_pandas_types_name_the_row(Est):
         Est(n_estimators=3).fit(X, pd.Series(["a", "b"] * 19 + [None, "a"], dtype="string"))
 
 
+def test_class_weight_times_sample_weight_overflow_is_named(Est):
+    with pytest.raises(ValueError, match=r"sample_weight times class_weight=.* overflows float64"):
+        Est(n_estimators=3, class_weight={-1: 1e300, 1: 1.0}).fit(X, y, sample_weight=np.full(len(y), 1e300))
+
+
+def test_an_empty_quadboost_model_says_why_in_its_own_terms():
+    """The empty-ensemble warning names lam only for the l1 penalty, whose threshold it is."""
+    with pytest.warns(UserWarning, match=r"none has \|<h, r>\| > lam=10\); the ensemble is empty"):
+        model = QuadBoostClassifier(5, penalty="l1", lam=10.0).fit(X, y)
+    assert model.n_estimators_ == 0
+    assert model._empty_reason.startswith("no voter improves the objective (with penalty='l1'")
+    model.set_params(penalty=None)
+    assert model._empty_reason == "no voter improves the objective;"
+
+
 def test_a_list_of_validation_sets_is_refused_as_such(Est):
     """LightGBM's and XGBoost's eval_set form, a list of (X_val, y_val) pairs: a TypeError saying eval_set is one
     set (a list of two pairs was read as X_val = the first pair). An eval_set of lists of rows still works."""

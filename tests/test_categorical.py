@@ -342,8 +342,14 @@ def test_errors_name_the_problem():
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 600)
     many = pd.DataFrame({"id": [f"u{i}" for i in range(600)], "x": rng.normal(size=600)})
-    with pytest.raises(ValueError, match="'id' has 600 categories; at most max_bins=255"):
+    with pytest.raises(ValueError, match="'id' has 600 categories; a categorical feature has at most 255"):
         AdaBoostClassifier(n_estimators=2).fit(many, y)
+    for max_bins in (None, 1000):  # exact mode, or a wider numeric binning: still 255 categories at most
+        with pytest.raises(ValueError, match=r"at most 255 \(a split's set of categories is a 256-bit set"):
+            AdaBoostClassifier(n_estimators=2, max_bins=max_bins).fit(many, y)
+    with pytest.raises(ValueError, match=r"at most max_bins=64 are supported. Merge rare categories, raise "
+                                         r"max_bins \(up to 255\)"):
+        AdaBoostClassifier(n_estimators=2, max_bins=64).fit(many.iloc[:100], y[:100])
     mixed = pd.DataFrame({"c": np.array(["a", 1.5] * 300, dtype=object)})
     with pytest.raises(TypeError, match="mixes strings and numbers"):
         AdaBoostClassifier(n_estimators=2).fit(mixed, y)

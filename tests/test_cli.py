@@ -141,7 +141,7 @@ def test_train_passes_the_leaf_and_loss_options(files, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["train", "missing.csv", "--target", "label"], "missing.csv: no such file"),
-    (["train", "ids.csv", "--target", "label"], "'colour' has 900 categories; at most max_bins=255"),
+    (["train", "ids.csv", "--target", "label"], "'colour' has 900 categories; a categorical feature has at most 255"),
     (["train", "train.csv", "--target", "nope"], "no column 'nope'"),
     (["train", "train.csv", "--target", "label", "--gamma", "2"], "adaboost has no option --gamma"),
     (["train", "train.csv", "--target", "label", "--loss", "logistic"], "loss='logistic'"),

@@ -347,6 +347,15 @@ def test_damaged_codes_are_refused_at_the_first_fit(tmp_path):
         Dataset.load(path)
 
 
+def test_a_codes_path_that_cannot_be_written_is_named(tmp_path):
+    X, y = np.zeros((10, 2)), np.arange(10) % 2
+    with pytest.raises(ValueError, match=r"codes_path=.*: its directory .*missing.* does not exist"):
+        Dataset(X, y, codes_path=tmp_path / "missing" / "c.bin")
+    with pytest.raises(ValueError, match="is a directory; name the file"):
+        Dataset(X, y, codes_path=tmp_path)
+    assert os.listdir(tmp_path) == []
+
+
 def test_a_dataset_without_features_is_refused():
     """No feature columns: the estimators' ValueError, not a division by zero while binning."""
     y = np.arange(10) % 2
