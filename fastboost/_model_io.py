@@ -19,7 +19,7 @@ import math
 import numbers
 import os
 import re
-import tempfile
+import secrets
 import zipfile
 
 import numpy as np
@@ -144,9 +144,13 @@ def save(estimator, path):
     if os.path.isdir(path):
         raise ValueError(f"{path!r} is a directory: save a model to a file name (for example model.fbm).")
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".fastboost-", suffix=".tmp", dir=folder)
+    if not os.path.isdir(folder):
+        raise ValueError(f"{path!r}: its directory {folder!r} does not exist.")
+    # a new name beside the file, opened as open() opens files (the umask's permissions, as the file it replaces
+    # would have had): replaced only by a complete file
+    tmp = os.path.join(folder, f".fastboost-{os.getpid()}-{secrets.token_hex(6)}.tmp")
     try:
-        with os.fdopen(fd, "wb") as f:
+        with open(tmp, "xb") as f:
             _write_zip(f, data, members)
         os.replace(tmp, path)  # an existing file is replaced only by a complete one
     except BaseException:

@@ -222,6 +222,13 @@ def test_save_and_load_by_path(tmp_path, data):
                                               "estimator_errors_"}
     with pytest.raises(FileNotFoundError):
         fastboost.load(tmp_path / "missing.fbm")
+    # the file has the permissions open() gives a new file (the umask's), as np.save's would
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert os.stat(path).st_mode & 0o777 == 0o666 & ~umask
+    with pytest.raises(ValueError, match=r"no-dir.* does not exist"):
+        est.save(tmp_path / "no-dir" / "model.fbm")
+    assert sorted(os.listdir(tmp_path)) == ["model.fbm"]
 
 
 def test_one_vs_rest_members_are_under_estimators_k(data):
