@@ -1213,6 +1213,7 @@ class _DaskBoostMixin:
                   capacity=min(self.n_estimators, _CAPACITY), has_validation=has_validation,
                   hook=self._round_hook(), verbose=self.verbose)
         result = fit.run(self.n_estimators).finish(keep_state=True)
+        self._check_overflow(result.model.rounds, float(c["learning_rate"]))
         self._apply_fit(result)
         return result.model
 

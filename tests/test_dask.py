@@ -675,6 +675,8 @@ def test_clear_errors(client, ddata, data):
     for multiclass in ("joint", "mh"):
         with pytest.raises(ValueError, match="AdaBoost.MH, K-vector leaves.*not available on Dask.*multiclass='ovr'"):
             fbd.DaskAdaBoostClassifier(n_estimators=5, leaf="real", multiclass=multiclass).fit(Xd, y3)
+    with pytest.raises(ValueError, match=r"overflowed in round 1: .* learning_rate=1e\+308 is too large"):
+        est.set_params(learning_rate=1e308).fit(Xd, yd)
     assert not hasattr(est, "rounds_")
 
 
