@@ -1,5 +1,6 @@
 """Input checks shared by the estimators: clear errors before any kernel runs."""
 import numbers
+import os
 
 import numpy as np
 
@@ -27,6 +28,9 @@ def check_X(X, estimator_name, categorical=None):
     dtype, object or string arrays), which ``fastboost._categorical.encode`` maps later.
     """
     has_cat = categorical is not None and bool(np.any(categorical))
+    if isinstance(X, (str, bytes, os.PathLike)):
+        raise TypeError(f"{estimator_name}: X is {os.fspath(X)!r}, a path or text, not an array: a path must name "
+                        "parquet files (a .parquet or .pq file, a directory or a glob pattern) that exist.")
     if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
         raise TypeError(
             f"{estimator_name} does not accept sparse input: pass a dense NumPy array or DataFrame "

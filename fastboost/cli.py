@@ -143,10 +143,14 @@ class UserError(Exception):
 
 
 @contextlib.contextmanager
-def _replacing(path):
+def _replacing(path, inputs=()):
     """A temporary file name beside ``path`` to write an output to: it replaces ``path`` when the block
     completes and is removed when the block fails, so a failed command leaves no partial file and an
-    existing ``path`` as it was. A missing or unwritable directory is an error naming ``path``, at once."""
+    existing ``path`` as it was. A missing or unwritable directory, or a ``path`` that is one of the command's
+    ``inputs`` (the model or the data it reads), is an error naming ``path``, at once."""
+    for given in inputs:
+        if given is not None and os.path.isfile(path) and os.path.isfile(given) and os.path.samefile(path, given):
+            raise UserError(f"{path}: the output would replace the input {given}; write it to another file")
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     tmp = f"{path}.tmp-{os.getpid()}"
@@ -163,14 +167,14 @@ def _replacing(path):
 
 
 @contextlib.contextmanager
-def _csv_output(path):
+def _csv_output(path, inputs=()):
     """A csv writer to ``path`` (written through _replacing), or to standard output for "-"."""
     import csv
 
     if path == "-":
         yield csv.writer(sys.stdout)
         return
-    with _replacing(path) as tmp, open(tmp, "w", newline="") as f:
+    with _replacing(path, inputs) as tmp, open(tmp, "w", newline="") as f:
         yield csv.writer(f)
 
 
@@ -250,7 +254,7 @@ def train(args):
         if args.valid is not None:
             Xv, yv, _ = read_table(args.valid, args.target)
             fit["eval_set"] = (Xv, yv)
-    with _replacing(args.output) as tmp:  # a bad output path is an error before the fit
+    with _replacing(args.output, (args.data, args.valid)) as tmp:  # a bad output path: an error before the fit
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             model.fit(X, y, **fit)
@@ -301,7 +305,7 @@ def predict(args):
         else:
             header = ["prediction"]
             rows = ([v] for v in model.predict(X).tolist())  # (predicted here: only the text is made later)
-    with _csv_output(args.output) as w:
+    with _csv_output(args.output, (args.model, args.data)) as w:
         w.writerow(header)
         w.writerows(rows)
     if args.output != "-":
@@ -330,7 +334,7 @@ def export(args):
     import fastboost
 
     model = fastboost.load(args.model)
-    with _replacing(args.output) as tmp:
+    with _replacing(args.output, (args.model, getattr(args, "data", None))) as tmp:
         if args.to == "onnx":
             onnx_model = fastboost.to_onnx(model, dtype=np.dtype(args.dtype))
             with open(tmp, "wb") as f:
@@ -361,7 +365,7 @@ def _predict_stream(args, model):
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        with _replacing(args.output) as tmp:
+        with _replacing(args.output, (args.model, getattr(args, "data", None))) as tmp:
             writer = None
             try:
                 for part in dataset.iter_predictions(model, source, method):
@@ -378,7 +382,7 @@ def _predict_stream(args, model):
             if n == 0:
                 raise ValueError(f"{args.data}: no rows to predict")
     else:
-        with _csv_output(args.output) as w:
+        with _csv_output(args.output, (args.model, args.data)) as w:
             w.writerow(header)
             for part in dataset.iter_predictions(model, source, method):
                 part = _contrib_rows(part) if contrib else part

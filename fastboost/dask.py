@@ -1029,6 +1029,9 @@ class _DaskBoostMixin:
         if getattr(self, "weight_trim_rate", None) is not None:
             raise NotImplementedError(f"{name} does not trim weights (weight_trim_rate) yet: it is a "
                                       "single-machine option; fit with weight_trim_rate=None.")
+        if self.warm_start:
+            raise NotImplementedError(f"{name} does not continue a fit (warm_start=True) yet: it is a "
+                                      "single-machine option; fit with warm_start=False and the rounds wanted.")
         if self.max_bins is None or self.max_bins > MAX_BINS:
             raise NotImplementedError(f"{name} bins to at most {MAX_BINS} bins (max_bins={self.max_bins}): exact "
                                       "mode (max_bins=None or above 255) is a single-machine option.")

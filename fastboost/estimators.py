@@ -1,4 +1,5 @@
 """scikit-learn estimators: validate, pick the rule, run the one compiled loop, wrap the result."""
+import os
 import time
 import warnings
 
@@ -366,8 +367,9 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         name = type(self).__name__
         X = v.as_pandas(X)
         if not v.is_dataframe(X) and not isinstance(X, np.ndarray) and not hasattr(X, "toarray"):
-            X = np.asarray(X) if not isinstance(X, (str, bytes)) else X
-        if getattr(X, "ndim", 2) != 2 or 0 in getattr(X, "shape", (1, 1)) or hasattr(X, "toarray"):
+            X = np.asarray(X) if not isinstance(X, (str, bytes, os.PathLike)) else X
+        if (isinstance(X, (str, bytes, os.PathLike)) or getattr(X, "ndim", 2) != 2
+                or 0 in getattr(X, "shape", (1, 1)) or hasattr(X, "toarray")):
             return X, v.check_X(X, name)  # the usual error
         mask = _categorical.resolve(self.categorical_features, X)
         X = v.check_X(X, name, categorical=mask)
@@ -388,7 +390,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         """Checked X for prediction or validation, its categorical columns mapped by ``categories_``."""
         X = v.as_pandas(X)
         cats = getattr(self, "categories_", None)
-        if cats is None:
+        if cats is None or isinstance(X, (str, bytes, os.PathLike)):
             return v.check_X(X, name)
         if not v.is_dataframe(X) and not isinstance(X, np.ndarray) and not hasattr(X, "toarray"):
             X = np.asarray(X)

@@ -192,6 +192,16 @@ def test_an_empty_quadboost_model_says_why_in_its_own_terms():
     assert model._empty_reason == "no voter improves the objective;"
 
 
+def test_a_path_that_names_nothing_is_not_read_as_data(Est, tmp_path):
+    """A string or path that names no parquet data, given as X: a TypeError saying so, not one about a str
+    dtype or a missing attribute."""
+    model = Est(n_estimators=3).fit(X, y)
+    for bad in (str(tmp_path / "no" / "such" / "dir/"), tmp_path / "missing"):
+        for call in (model.predict, model.decision_function, model.predict_contrib, lambda X: Est(3).fit(X, y)):
+            with pytest.raises(TypeError, match="a path or text, not an array: a path must name parquet files"):
+                call(bad)
+
+
 def test_a_list_of_validation_sets_is_refused_as_such(Est):
     """LightGBM's and XGBoost's eval_set form, a list of (X_val, y_val) pairs: a TypeError saying eval_set is one
     set (a list of two pairs was read as X_val = the first pair). An eval_set of lists of rows still works."""

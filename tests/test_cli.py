@@ -99,6 +99,25 @@ def test_a_text_column_is_categorical(files, capsys):
     assert np.mean(labels == truth) == 1.0  # colour names the class
 
 
+def test_an_output_that_would_replace_an_input_is_refused(files, small_model, capsys, tmp_path):
+    """-o naming the model or the data file the command reads: one line, exit 2, and the input kept."""
+    import shutil
+
+    d, _, _ = files
+    model, data = tmp_path / "m.fbm", tmp_path / "test.csv"
+    shutil.copy(small_model, model)
+    shutil.copy(d / "test.csv", data)
+    before = model.read_bytes(), data.read_bytes()
+    for cmd, target in ((["predict", model, data, "--drop", "label", "-o", model], model),
+                        (["predict", model, data, "--drop", "label", "-o", data], data),
+                        (["export", model, "--to", "onnx", "-o", model], model),
+                        (["train", data, "--target", "label", "-o", data], data)):
+        assert main([str(c) for c in cmd]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and f"{target}: the output would replace the input" in err, err
+    assert (model.read_bytes(), data.read_bytes()) == before
+
+
 def test_a_bad_value_in_a_numeric_column_or_no_rows_is_named(files, small_model, capsys, tmp_path):
     """A column of numbers but for one value (a typo) is an error naming the column, the value and its row, for
     train and predict, not a categorical column with hundreds of categories; a file of column names alone is

@@ -659,6 +659,8 @@ def test_clear_errors(client, ddata, data):
         fbd.DaskAdaBoostClassifier(validation_fraction=1e-9, random_state=0).fit(Xd, yd)
     with pytest.raises(NotImplementedError, match="weight_trim_rate"):
         fbd.DaskAdaBoostClassifier(weight_trim_rate=0.9).fit(Xd, yd)
+    with pytest.raises(NotImplementedError, match=r"does not continue a fit \(warm_start=True\)"):
+        fbd.DaskAdaBoostClassifier(warm_start=True).fit(Xd, yd)
     with pytest.raises(NotImplementedError, match="logistic loss.*single-machine"):
         fbd.DaskAdaBoostClassifier(leaf="real", max_depth=2, loss="logistic").fit(Xd, yd)
     with pytest.raises(NotImplementedError, match="numeric features only"):
