@@ -132,6 +132,9 @@ def to_shap(clf):
     """
     ens = ensemble(clf)
     _no_categorical(clf, ens, "shap's tree format")
+    if not ens.trees:
+        raise ValueError(f"{type(clf).__name__} has no rounds (an empty ensemble): shap's tree format needs a "
+                         "tree; predict_contrib gives its contributions (0, and the expected value).")
     from .explain import check_cover
 
     check_cover(clf)
@@ -157,8 +160,9 @@ def to_shap(clf):
 
 
 def _positive_cover(tree):
-    """The cover, where a node no training row reached gets a vanishing share split evenly below it (so the
-    cover ratios shap forms are 0 and 1/2, as predict_contrib's, instead of 0 / 0)."""
+    """The cover, where a node no training row reached gets a vanishing share (so the cover ratios shap forms
+    are 0 and 1/2, as predict_contrib's, instead of 0 / 0, and shap finds every leaf covered): split evenly
+    below a node no row reached, and next to a sibling that took all the rows."""
     cover = tree.cover.astype(np.float64).copy()
     for j in range(cover.shape[0]):  # parents come before their children
         if tree.left[j] < 0:
@@ -168,6 +172,8 @@ def _positive_cover(tree):
         a, b = tree.left[j], tree.right[j]
         if cover[a] == 0.0 and cover[b] == 0.0:
             cover[a] = cover[b] = cover[j] / 2
+        elif cover[a] == 0.0 or cover[b] == 0.0:
+            cover[a if cover[a] == 0.0 else b] = min(1e-300, cover[j] / 2)
     return cover
 
 

@@ -47,6 +47,26 @@ def test_shap_tree_explainer_gives_predict_contrib(name, params, n_classes):
     np.testing.assert_allclose(explainer.expected_value, phi[0, ..., -1], rtol=0, atol=1e-9)
 
 
+def test_shap_takes_a_leaf_no_row_reached_and_refuses_an_empty_model():
+    """A side no training row reached (cover 0 beside a sibling that took every row) is covered by a vanishing
+    share, so shap's explainer works and equals predict_contrib; an empty ensemble is a ValueError, not an
+    error inside shap."""
+    shap = pytest.importorskip("shap")
+    rng = np.random.default_rng(0)
+    X = np.ones((50, 3))
+    X[:, 1] = rng.normal(size=50)
+    y = rng.integers(0, 2, 50)
+    for depth, Xf in ((1, np.ones((50, 3))), (3, X)):
+        clf = fastboost.AdaBoostClassifier(10, max_depth=depth).fit(Xf, y)
+        assert (clf.cover_ == 0).any()
+        values = shap.TreeExplainer(fastboost.to_shap(clf)).shap_values(Xf)
+        np.testing.assert_allclose(values, clf.predict_contrib(Xf)[:, :-1], rtol=0, atol=1e-9)
+    with pytest.warns(UserWarning, match="the ensemble is empty"):
+        empty = fastboost.AdaBoostClassifier(10).fit(np.ones((50, 3)), [0, 1] * 25)
+    with pytest.raises(ValueError, match=r"no rounds \(an empty ensemble\)"):
+        fastboost.to_shap(empty)
+
+
 def test_shap_refuses_categorical_splits_naming_the_feature():
     pd = pytest.importorskip("pandas")
     X, y = _data()
