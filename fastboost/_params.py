@@ -67,6 +67,10 @@ def _type_error(name, allowed, value):
     return TypeError(f"{name} must be {allowed}, got {plain(value)} of type {type(value).__name__}.")
 
 
+#: the largest integer parameter (the fit's configuration holds int64 fields)
+INT_MAX = 2 ** 63 - 1
+
+
 @dataclass(frozen=True)
 class Int(Constraint):
     """An int (bool excluded) in [low, high]; high=None for no upper bound."""
@@ -87,6 +91,8 @@ class Int(Constraint):
             raise _type_error(name, f"an {self.doc_type}{or_none}", value)
         if value < self.low or (self.high is not None and value > self.high):
             raise ValueError(f"{name} must be in {self.range}{or_none}, got {value}.")
+        if value > INT_MAX:  # (the fit keeps its integers as int64)
+            raise ValueError(f"{name} must be at most {INT_MAX} (2**63 - 1){or_none}, got {value}.")
 
 
 @dataclass(frozen=True)

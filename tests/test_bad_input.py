@@ -312,6 +312,8 @@ def test_numpydoc_docstring(cls):
 
 @pytest.mark.parametrize("make, err, match", [
     (lambda: AdaBoostClassifier(max_depth=0), ValueError, r"^max_depth must be in \[1, 8\], got 0\.$"),
+    (lambda: AdaBoostClassifier(n_iter_no_change=2 ** 63), ValueError,
+     r"^n_iter_no_change must be at most 9223372036854775807 \(2\*\*63 - 1\) or None, got 9223372036854775808\.$"),
     (lambda: AdaBoostClassifier(max_depth=2.0), TypeError, r"max_depth must be an int in \[1, 8\], got 2\.0"),
     (lambda: AdaBoostClassifier(min_weight_fraction_leaf=0.6), ValueError,
      r"min_weight_fraction_leaf must be in \[0, 0\.5\], got 0\.6"),
