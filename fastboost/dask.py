@@ -1284,9 +1284,22 @@ class _DaskBoostMixin:
         return self._dask_predict(X, "predict_contrib")
 
     def staged_decision_function(self, X):
-        if _is_dask(X):
-            raise TypeError("staged_* methods take NumPy or pandas input; compute the rows you need first.")
+        _not_dask_staged(X)
         return super().staged_decision_function(X)
+
+    def _staged(self, X):  # (staged_predict and staged_predict_proba)
+        _not_dask_staged(X)
+        return super()._staged(X)
+
+    def staged_score(self, X, y=None, sample_weight=None):
+        _not_dask_staged(X, y, sample_weight)
+        return super().staged_score(X, y, sample_weight)
+
+
+def _not_dask_staged(*inputs):
+    """TypeError for dask input to a staged method (they run on one machine, round by round)."""
+    if any(_is_dask(x) for x in inputs):
+        raise TypeError("staged_* methods take NumPy or pandas input; compute the rows you need first.")
 
 
 def _dask_doc(base):

@@ -630,6 +630,15 @@ def test_fitted_model_pickles_and_runs_without_dask(client, ddata, data, tmp_pat
     np.testing.assert_array_equal(np.load(tmp_path / "pred.npy"), model.decision_function(X[:500]))
     # the Dask estimator has exactly the single-machine parameters
     assert clone(model).get_params() == VadaBoostClassifier(n_estimators=15).get_params()
+    # staged methods run on one machine: every one refuses dask input alike (not by computing it, or an error of
+    # dask's own), and takes NumPy input
+    Xdf = pytest.importorskip("dask.dataframe").from_dask_array(Xd)
+    for X_in in (Xd, Xdf):
+        for staged in (model.staged_decision_function, model.staged_predict, model.staged_predict_proba,
+                       lambda X: model.staged_score(X, yd)):
+            with pytest.raises(TypeError, match=r"staged_\* methods take NumPy or pandas input"):
+                next(iter(staged(X_in)))
+    assert len(list(model.staged_predict(X[:5]))) == model.n_estimators_
 
 
 @needs_dask
