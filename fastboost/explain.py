@@ -158,6 +158,15 @@ def _cover_of(model, name):
     return cover
 
 
+def vector_leaf_model(est):
+    """How an error names a model with K-vector leaves: its estimator, the options that made it and the algorithm
+    (AdaBoost.MH with multiclass='mh', else SAMME.R)."""
+    multiclass = est.get_params().get("multiclass")
+    kind = "AdaBoost.MH" if multiclass == "mh" else "SAMME.R"
+    return (f"{type(est).__name__}(leaf='real', multiclass={multiclass!r}) of {est.classes_.shape[0]} classes "
+            f"({kind})")
+
+
 def check_cover(est):
     """ValueError saying how to get a model with cover when ``est`` (or a one-vs-rest part) has none."""
     name = type(est).__name__
@@ -260,9 +269,8 @@ def predict_contrib(est, X):
     row (each class) sums to decision_function(X). X may be a ``fastboost.Dataset`` or parquet files."""
     check_is_fitted(est)
     if getattr(est, "leaf_values_", None) is not None:
-        raise ValueError(f"{type(est).__name__}(leaf='real') of {est.classes_.shape[0]} classes (SAMME.R) has "
-                         "K-vector leaves, for which predict_contrib is not available; fit with multiclass='ovr' "
-                         "(one model per class) for contributions.")
+        raise ValueError(f"{vector_leaf_model(est)} has K-vector leaves, for which predict_contrib is not "
+                         "available; fit with multiclass='ovr' (one model per class) for contributions.")
     check_cover(est)
     if dataset.is_batched(X):  # a Dataset or parquet files, read batch by batch
         return dataset.predict(est, X, "predict_contrib")

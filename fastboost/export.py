@@ -79,13 +79,17 @@ def _tree(nodes, alpha, cover, n_classes, target, t):
 
 def ensemble(clf):
     """The fitted model ``clf`` as an :data:`Ensemble` (NotFittedError if it is not fitted)."""
+    from .estimators import BaseBoostClassifier
+    from .explain import vector_leaf_model
+
+    if not isinstance(clf, BaseBoostClassifier):
+        raise TypeError(f"expected a fitted fastboost classifier, got {type(clf).__name__}.")
     check_is_fitted(clf)
     if callable(getattr(clf, "to_local", None)):
         clf = clf.to_local()
     if getattr(clf, "leaf_values_", None) is not None:
-        raise ValueError(f"{type(clf).__name__}(leaf='real') of {clf.classes_.shape[0]} classes (SAMME.R) has "
-                         "K-vector leaves, which ONNX, treelite and shap export does not cover yet; fit with "
-                         "multiclass='ovr' (one model per class) to export.")
+        raise ValueError(f"{vector_leaf_model(clf)} has K-vector leaves, which ONNX, treelite and shap export does "
+                         "not cover yet; fit with multiclass='ovr' (one model per class) to export.")
     ovr = hasattr(clf, "estimators_")
     models = clf.estimators_ if ovr else [clf]
     k = clf.classes_.shape[0]
@@ -348,7 +352,7 @@ def to_onnx(clf, dtype=np.float32, ml_opset=ONNX_ML_OPSET):
     np_dtype = np.dtype(dtype)
     if np_dtype not in (np.float32, np.float64):
         raise ValueError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}.")
-    if ml_opset not in (3, 5):
+    if isinstance(ml_opset, bool) or not isinstance(ml_opset, int) or ml_opset not in (3, 5):
         raise ValueError(f"ml_opset must be 3 (TreeEnsembleRegressor) or 5 (TreeEnsemble), got {ml_opset!r}.")
     ens = ensemble(clf)
     n_features = int(clf.n_features_in_)

@@ -177,6 +177,9 @@ def test_onnx_bad_input():
     clf, _ = _fit("AdaBoostClassifier", {}, 2)
     with pytest.raises(ValueError, match="dtype"):
         fastboost.to_onnx(clf, dtype=np.int32)
+    for ml_opset in (3.0, True, "5", 4):
+        with pytest.raises(ValueError, match=r"ml_opset must be 3 \(TreeEnsembleRegressor\) or 5"):
+            fastboost.to_onnx(clf, ml_opset=ml_opset)
     from sklearn.exceptions import NotFittedError
 
     with pytest.raises(NotFittedError):

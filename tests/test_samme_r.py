@@ -174,13 +174,19 @@ def test_old_one_vs_rest_files_load_as_ovr():
 
 def test_exports_name_the_limitation():
     X, y = multiclass_problem(120, 3, 3, 9)
-    model = AdaBoostClassifier(3, max_depth=2, leaf="real", multiclass="joint").fit(X, y)
-    with pytest.raises(ValueError, match="K-vector leaves"):
-        model.predict_contrib(X)
     from fastboost.export import ensemble
 
-    with pytest.raises(ValueError, match="K-vector leaves"):
-        ensemble(model)
+    for multiclass, kind in (("joint", "SAMME.R"), ("mh", "AdaBoost.MH")):
+        model = AdaBoostClassifier(3, max_depth=2, leaf="real", multiclass=multiclass).fit(X, y)
+        named = rf"multiclass='{multiclass}'\) of 3 classes \({kind}\) has K-vector leaves"
+        with pytest.raises(ValueError, match=named):
+            model.predict_contrib(X)
+        with pytest.raises(ValueError, match=named):
+            ensemble(model)
+    from sklearn.linear_model import LogisticRegression
+
+    with pytest.raises(TypeError, match="expected a fitted fastboost classifier, got LogisticRegression"):
+        fastboost.to_shap(LogisticRegression().fit(np.nan_to_num(X), y))
     with pytest.raises(ValueError, match="multiclass must be one of"):
         AdaBoostClassifier(multiclass="one").fit(X, y)
 
