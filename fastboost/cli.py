@@ -148,6 +148,8 @@ def _replacing(path, inputs=()):
     completes and is removed when the block fails, so a failed command leaves no partial file and an
     existing ``path`` as it was. A missing or unwritable directory, or a ``path`` that is one of the command's
     ``inputs`` (the model or the data it reads), is an error naming ``path``, at once."""
+    if not path:
+        raise UserError("the output path (-o) is empty")
     for given in inputs:
         if given is not None and os.path.isfile(path) and os.path.isfile(given) and os.path.samefile(path, given):
             raise UserError(f"{path}: the output would replace the input {given}; write it to another file")

@@ -116,6 +116,9 @@ def test_an_output_that_would_replace_an_input_is_refused(files, small_model, ca
         err = capsys.readouterr().err.strip()
         assert "\n" not in err and f"{target}: the output would replace the input" in err, err
     assert (model.read_bytes(), data.read_bytes()) == before
+    for cmd in (["export", model, "--to", "onnx", "-o", ""], ["predict", model, data, "--drop", "label", "-o", ""]):
+        assert main([str(c) for c in cmd]) == 2
+        assert capsys.readouterr().err.strip().endswith("the output path (-o) is empty")
 
 
 def test_a_bad_value_in_a_numeric_column_or_no_rows_is_named(files, small_model, capsys, tmp_path):
