@@ -198,6 +198,16 @@ def test_compile_jobs_must_be_a_positive_integer(capsys):
         assert "--jobs" in err and ("expected an integer" in err), err
 
 
+@pytest.mark.parametrize("option", ["--n-train", "--n-test", "--rounds"])
+def test_demo_sizes_must_be_positive_integers(option, capsys):
+    for bad in ("0", "-1"):
+        with pytest.raises(SystemExit) as e:
+            main(["demo", option, bad])
+        assert e.value.code == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and f"argument {option}: expected an integer >= 1" in err, err
+
+
 @pytest.fixture(scope="module")
 def small_model(files):
     """A model of 5 rounds trained on train.csv (it has feature names)."""
