@@ -1,4 +1,5 @@
 """Input checks shared by the estimators: clear errors before any kernel runs."""
+import math
 import numbers
 import os
 
@@ -116,13 +117,15 @@ def check_y(y, n_samples, estimator_name="This estimator"):
         raise ValueError(f"X and y have inconsistent numbers of samples: X has {n_samples}, y has {y.shape[0]}.")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or infinity: every label must be a finite value or a class name.")
-    if y.dtype.kind == "O":
-        if any(isinstance(v, float) and not np.isfinite(v) for v in y):
-            raise ValueError("y contains NaN or infinity: every label must be a finite value or a class name.")
-        missing = [i for i, v in enumerate(y) if v is None or type(v).__name__ in ("NAType", "NaTType")]
-        if missing:
-            raise ValueError(f"y has a missing label ({y[missing[0]]!r}) at row {missing[0]}: every label must be a "
-                             "class name or a finite value.")
+    if y.dtype.kind == "O":  # (one pass over the labels)
+        for i, label in enumerate(y):
+            if type(label) is str:  # (the common case, quickly)
+                continue
+            if isinstance(label, float) and not math.isfinite(label):
+                raise ValueError("y contains NaN or infinity: every label must be a finite value or a class name.")
+            if label is None or type(label).__name__ in ("NAType", "NaTType"):
+                raise ValueError(f"y has a missing label ({label!r}) at row {i}: every label must be a class name or "
+                                 "a finite value.")
     if y.dtype.kind not in "biuUS":  # (1-D integer, boolean or string labels are always classes: skip the scan)
         check_classification_targets(y)
     return y
