@@ -16,7 +16,11 @@ def as_pandas(X):
     """A polars DataFrame or an Arrow table or record batch as a pandas DataFrame, read as any data frame (its
     text and categorical columns by their types, its column names kept, as a Dataset reads it), else X."""
     if type(X).__module__.split(".")[0] in ("polars", "pyarrow") and hasattr(X, "to_pandas"):
-        return X.to_pandas()
+        try:
+            return X.to_pandas()
+        except ImportError as e:
+            raise TypeError(f"X is a {type(X).__name__}, read through pandas, which needs {e.name or 'pandas'}: "
+                            f"pip install pandas pyarrow (or pass a NumPy array).") from None
     return X
 
 
