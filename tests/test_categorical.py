@@ -211,6 +211,17 @@ def test_polars_and_arrow_frames_are_read_as_pandas_frames(make):
         AdaBoostClassifier(n_estimators=3).fit(convert(dated), y)
 
 
+def test_a_polars_frame_without_pandas_names_what_to_install():
+    class DataFrame:  # a polars frame in an environment without pyarrow
+        __module__ = "polars.dataframe.frame"
+
+        def to_pandas(self):
+            raise ModuleNotFoundError("No module named 'pyarrow'", name="pyarrow")
+
+    with pytest.raises(TypeError, match="X is a DataFrame, read through pandas, which needs pyarrow: pip install"):
+        AdaBoostClassifier(n_estimators=3).fit(DataFrame(), np.arange(4) % 2)
+
+
 def test_validation_error_in_the_loop_equals_prediction():
     """The loop's validation margins (binned codes) and prediction (raw categories) agree."""
     df, y = frame(seed=3)
