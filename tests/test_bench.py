@@ -15,7 +15,7 @@ TINY = ["bench", "--n", "2000", "--d", "5", "--rounds", "5", "--repeat", "1", "-
 def test_bench_tiny_run_writes_json_and_table(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "lightgbm", None)  # "import lightgbm" now fails as if not installed
     out = tmp_path / "bench.json"
-    assert cli.main(TINY + ["--algorithms", "adaboost,nosuchboost", "--out", str(out)]) == 0
+    assert cli.main(TINY + ["--algorithms", "adaboost", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
 
     payload = json.loads(out.read_text())
@@ -33,7 +33,6 @@ def test_bench_tiny_run_writes_json_and_table(tmp_path, capsys, monkeypatch):
 
     skipped = {s["key"]: s["message"] for s in payload["skipped"]}
     assert "lightgbm" in skipped and "not installed" in skipped["lightgbm"]
-    assert "nosuchboost" in skipped["fastboost-nosuchboost"]
     assert "lightgbm" not in by_key
 
     for r in (fb, sk):  # each round's end stamped: the early rounds' time; no late rounds in a 5-round fit
@@ -58,9 +57,47 @@ def test_bench_trim_runs_the_trimmed_algorithm_beside_the_untrimmed(tmp_path, ca
     assert 0.0 < trimmed["rows_read_share"] < 1.0  # uniform weights first (every row), fewer later
     assert f"learner read {100 * trimmed['rows_read_share']:.1f} % of the rows" in printed
     assert "fastboost adaboost trim 0.9/fastboost adaboost per-round =" in printed
-    for bad in (["--trim", "0"], ["--trim", "1.5"], ["--trim", "0.9", "--bins", "exact"]):
-        with pytest.raises(SystemExit, match="--trim"):
-            cli.main(TINY + ["--competitors", "none", "--no-plot"] + bad)
+
+
+def _exits_with_one_line(capsys, argv, message):
+    """``fastboost bench argv`` ends with exit status 2 and one error line on stderr that says ``message`` (after
+    the progress lines, for a data file)."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if "error" in line]
+    assert exc.value.code == 2 and len(errors) == 1 and err.endswith(errors[0] + "\n"), err
+    assert errors[0].startswith("fastboost bench: error: ") and message in errors[0] and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--trim", "0"], "--trim must be in (0, 1]"),
+    (["--trim", "1.5"], "--trim must be in (0, 1]"),
+    (["--trim", "0.9", "--bins", "exact"], "--trim goes with the per-round benchmark"),
+    (["--bins", "300"], "--bins must be in [2, 255]"),
+    (["--rounds", "0"], "--depth, --rounds, --repeat and --threads must be >= 1"),
+    (["--within", "0.2"], "--within applies to --curve only"),
+    (["--data", "a.csv", "b.csv"], "--data takes one file"),
+    (["--algorithms", "adaboost,nosuchboost"], "no 'nosuchboost' estimator (available: "),
+    (["--curve", "--algorithms", "nosuchboost"], "no 'nosuchboost' estimator"),
+    (["--competitors", "catboost"], "unknown competitor(s) ['catboost']"),
+    (["--contention", "--contention-procs", "0"], "--contention-procs must be >= 1"),
+    (["--contention", "--no-subprocess"], "--contention runs every fit in a child process"),
+])
+def test_bad_arguments_are_one_line_and_exit_2(argv, message, capsys):
+    """Like every fastboost command's user errors (the --curve ones: test_bench_curve)."""
+    _exits_with_one_line(capsys, TINY[:-1] + ["--no-plot"] + argv, message)  # (--contention refuses --no-subprocess)
+
+
+def test_bad_data_files_are_one_line_and_exit_2(tmp_path, capsys):
+    three = tmp_path / "three.csv"
+    three.write_text("a,b,label\n" + "".join(f"{i},{i % 7},{i % 3}\n" for i in range(30)))
+    _exits_with_one_line(capsys, TINY + ["--data", str(three), "--no-plot"], "exactly 2 classes")
+    two = tmp_path / "two.csv"
+    two.write_text("a,b,label\n" + "".join(f"{i},{i % 7},{i % 2}\n" for i in range(30)))
+    _exits_with_one_line(capsys, TINY + ["--data", str(two), "--n-test", "30", "--no-plot"],
+                         "--n-test 30 leaves no training rows")
+    _exits_with_one_line(capsys, TINY + ["--data", str(tmp_path / "missing.csv"), "--no-plot"], "missing.csv")
 
 
 @pytest.mark.slow  # an end-to-end bench run: child processes that compile the tree kernels afresh

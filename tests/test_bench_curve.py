@@ -287,13 +287,6 @@ def test_bad_curve_arguments_are_one_line_and_exit_2(argv, message, capsys):
     assert err.startswith("fastboost bench: error: ") and message in err and err.count("\n") == 1
 
 
-def test_curve_options_outside_curve_and_several_files_are_refused(capsys):
-    with pytest.raises(SystemExit, match="--within applies to --curve only"):
-        cli.main(["bench", "--within", "0.2"])
-    with pytest.raises(SystemExit, match="--data takes one file"):
-        cli.main(["bench", "--data", "a.csv", "b.csv"])
-
-
 # ================================================================================== child processes
 @pytest.mark.slow  # child processes: fresh interpreters import (and may compile) fastboost and LightGBM
 def test_curve_in_child_processes(tmp_path, capsys):

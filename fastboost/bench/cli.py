@@ -10,10 +10,10 @@ from pathlib import Path
 from . import adapters
 from .adapters import ADAPTERS, COMPETITORS, FASTBOOST_ALGORITHMS, unavailable
 from .contention import format_contention, run_contention
-from .curve import CURVE_DATASETS, CurveError, run_curve
+from .curve import CURVE_DATASETS, run_curve
 from .curve import check_args as check_curve_args
 from .measure import default_threads, log, other_load
-from .options import competitor_keys, parse_bins, split_names
+from .options import BenchArgumentError, check_algorithms, competitor_keys, exit_with, parse_bins, split_names
 from .processes import child_task, fastboost_root, parent_clock, run_child, run_task_here, run_task_in_child, save_data
 from .profile import profile_kernels
 from .report import GBM_NOTE, RSS_METHOD, fmt_rows, machine_info, payload_header, write_outputs, write_report
@@ -93,27 +93,22 @@ def add_arguments(p):
 # ================================================================================== argument checks
 def check_args(args):
     """Check the parsed ``args`` and resolve their defaults on them (the mode's rounds, algorithms, competitors'
-    keys, ...). A bad argument ends the command with one line: ``SystemExit`` with the message (exit status 1),
-    for ``--curve``'s arguments the message on stderr and exit status 2."""
+    keys, ...). A bad argument is a BenchArgumentError (``run`` prints it as one line and exits with status 2)."""
     for name, default in (("trim", None), ("curve", False), ("contention", False), ("within", None),
                           ("gbm_learning_rate", None)):
         if not hasattr(args, name):
             setattr(args, name, default)
     if args.trim is not None and (args.curve or args.contention or args.bins == "exact"):
-        raise SystemExit("fastboost bench: --trim goes with the per-round benchmark at up to 255 bins (not with "
-                         "--curve, --contention or --bins exact)")
+        raise BenchArgumentError("--trim goes with the per-round benchmark at up to 255 bins (not with --curve, "
+                                 "--contention or --bins exact)")
     if args.curve:
-        try:
-            check_curve_args(args)
-        except CurveError as exc:
-            print(f"fastboost bench: error: {exc}", file=sys.stderr)
-            raise SystemExit(2) from None
+        check_curve_args(args)
         return
     for name in ("within", "gbm_learning_rate"):
         if getattr(args, name) is not None:
-            raise SystemExit(f"fastboost bench: --{name.replace('_', '-')} applies to --curve only")
+            raise BenchArgumentError(f"--{name.replace('_', '-')} applies to --curve only")
     if args.trim is not None and not 0.0 < args.trim <= 1.0:
-        raise SystemExit("fastboost bench: --trim must be in (0, 1]")
+        raise BenchArgumentError("--trim must be in (0, 1]")
     if args.contention:
         _contention_defaults(args)
     args.depth = 1 if args.depth is None else args.depth
@@ -122,26 +117,27 @@ def check_args(args):
     args.algorithms = ["adaboost", "vadaboost"] if args.algorithms is None else args.algorithms
     if isinstance(args.data, (list, tuple)):
         if len(args.data) > 1:
-            raise SystemExit("fastboost bench: --data takes one file (several data set names go with --curve)")
+            raise BenchArgumentError("--data takes one file (several data set names go with --curve)")
         args.data = args.data[0]
     if args.bins != "exact" and not 2 <= args.bins <= 255:
-        raise SystemExit("fastboost bench: --bins must be in [2, 255] (fastboost and HistGradientBoosting) or 'exact'")
+        raise BenchArgumentError("--bins must be in [2, 255] (fastboost and HistGradientBoosting) or 'exact'")
     if args.depth < 1 or args.rounds < 1 or args.repeat < 1 or args.threads < 1:
-        raise SystemExit("fastboost bench: --depth, --rounds, --repeat and --threads must be >= 1")
+        raise BenchArgumentError("--depth, --rounds, --repeat and --threads must be >= 1")
     args.algorithms = [a for a in split_names(args.algorithms) if a != "none"]
+    check_algorithms(args.algorithms)
     args.competitors = competitor_keys(args.competitors)
     unknown = [c for c in args.competitors if c not in COMPETITORS]
     if unknown:
-        raise SystemExit(f"fastboost bench: unknown competitor(s) {unknown}; choose from {list(COMPETITORS)}")
+        raise BenchArgumentError(f"unknown competitor(s) {unknown}; choose from {list(COMPETITORS)}")
 
 
 def _contention_defaults(args):
     """--contention: its checks, and its defaults (200 rounds, fastboost adaboost, the competitors but the slow
     one, no compile-time runs)."""
     if args.no_subprocess:
-        raise SystemExit("fastboost bench: --contention runs every fit in a child process (no --no-subprocess)")
+        raise BenchArgumentError("--contention runs every fit in a child process (no --no-subprocess)")
     if args.contention_procs < 1:
-        raise SystemExit("fastboost bench: --contention-procs must be >= 1")
+        raise BenchArgumentError("--contention-procs must be >= 1")
     args.rounds = 200 if args.rounds is None else args.rounds
     args.algorithms = ["adaboost"] if args.algorithms is None else args.algorithms
     if args.competitors == ["all"]:
@@ -158,11 +154,8 @@ def _skip(skipped, key, label, message):
 def _fastboost_tasks(args, algo, base, skipped):
     """The tasks of one fastboost algorithm: itself (with --bins exact: in exact mode and at 255 bins; with --trim:
     also trimmed), or none if it cannot run."""
-    cls, reason = adapters.fastboost_class(algo)
-    key, label = f"fastboost-{algo}", (f"fastboost {cls.__name__}" if cls else f"fastboost {algo}")
-    if cls is None:
-        _skip(skipped, key, label, reason)
-        return []
+    cls, _ = adapters.fastboost_class(algo)
+    key, label = f"fastboost-{algo}", f"fastboost {cls.__name__}"  # (names checked by check_algorithms)
     if args.depth > 1 and "max_depth" not in cls().get_params():
         _skip(skipped, key, label, f"{cls.__name__} has no max_depth parameter: it fits stumps only (depth 1). The "
                                    f"competitors still run at depth {args.depth}.")
@@ -311,14 +304,17 @@ def _other_load_now():
 
 def run(args, stdout=None):
     """Run the benchmark for parsed ``args`` (checked first, see ``check_args``); print the table; return the JSON
-    payload (a dict)."""
-    check_args(args)
-    stdout = stdout or sys.stdout
-    if args.curve:
-        return run_curve(args, stdout)
-    if args.contention:
-        return run_contention_benchmark(args, stdout)
-    return run_per_round(args, stdout)
+    payload (a dict). A bad argument or data file ends the command with one line on stderr and exit status 2."""
+    try:
+        check_args(args)
+        stdout = stdout or sys.stdout
+        if args.curve:
+            return run_curve(args, stdout)
+        if args.contention:
+            return run_contention_benchmark(args, stdout)
+        return run_per_round(args, stdout)
+    except BenchArgumentError as error:
+        exit_with(error)
 
 
 def run_per_round(args, stdout):

@@ -46,7 +46,7 @@ from .adapters import (
     warm_slice,
 )
 from .measure import RoundStamps, interpolate_round_times, log, other_load
-from .options import competitor_keys, split_names
+from .options import BenchArgumentError, check_algorithms, competitor_keys, split_names
 from .processes import fastboost_root, run_task_here, run_task_in_child, save_data
 from .report import machine_info, payload_header
 
@@ -76,7 +76,7 @@ _EPS = 1e-9
 Curve = namedtuple("Curve", "rounds seconds test_error")
 
 
-class CurveError(Exception):
+class CurveError(BenchArgumentError):
     """A bad ``--curve`` argument: ``fastboost bench`` prints it as one line and exits with status 2."""
 
 
@@ -261,6 +261,7 @@ def check_args(args):
     args.competitors = comps
     if args.algorithms is not None:
         args.algorithms = [a for a in split_names(args.algorithms) if a != "none"]
+        check_algorithms(args.algorithms)
 
 
 def default_algorithms(spec):
@@ -291,12 +292,9 @@ def _tasks(args, spec, skipped):
             "gbm_learning_rate": args.gbm_learning_rate}
     tasks = []
     for algo in default_algorithms(spec) if args.algorithms is None else args.algorithms:
-        cls, reason = fastboost_class(algo)
-        label = f"fastboost {cls.__name__ if cls else algo}" + (
+        cls, _ = fastboost_class(algo)  # (names checked by check_algorithms)
+        label = f"fastboost {cls.__name__}" + (
             "".join(f", {k}={v!r}" for k, v in algorithm_params(algo, depth).items()))
-        if cls is None:
-            _skip_once(skipped, f"fastboost-{algo}", label, reason)
-            continue
         tasks.append({**base, "key": f"fastboost-{algo}", "library": "fastboost", "algorithm": algo,
                       "label": label, "short": f"fastboost {algo}"})
     for key in args.competitors:

@@ -22,6 +22,7 @@ from .measure import (
     pool_probes,
     scatter_probe,
 )
+from .options import BenchArgumentError
 
 
 def _median(values):
@@ -53,14 +54,13 @@ def load_data(args):
         X = np.ascontiguousarray(X, dtype=dtype)
         classes, y = np.unique(y, return_inverse=True)
         if classes.shape[0] != 2:
-            raise SystemExit(f"fastboost bench: the target must have exactly 2 classes; "
-                             f"{args.data} has {classes.shape[0]}")
+            raise BenchArgumentError(f"the target must have exactly 2 classes; {args.data} has {classes.shape[0]}")
         desc["classes"] = [str(c) for c in classes]
         rng = np.random.default_rng(args.seed)
         perm = rng.permutation(X.shape[0])
         n_test = max(1, X.shape[0] // 5) if args.n_test is None else args.n_test
         if n_test >= X.shape[0]:
-            raise SystemExit(f"fastboost bench: --n-test {n_test} leaves no training rows")
+            raise BenchArgumentError(f"--n-test {n_test} leaves no training rows")
         te, tr = perm[:n_test], perm[n_test:]
         if args.n is not None:
             tr = tr[: args.n]
@@ -73,7 +73,7 @@ def load_data(args):
 
 def _load_file(path, target):
     """(X float64, y, description) from a data file, read as ``fastboost train`` reads it (the label: the
-    ``target`` column, by default the last); a problem with the file ends the command with one line."""
+    ``target`` column, by default the last); a problem with the file is a BenchArgumentError."""
     from fastboost._tables import read_table
 
     path = Path(path)
@@ -81,7 +81,7 @@ def _load_file(path, target):
     try:
         X, y, _ = read_table(path, -1 if target is None else target)
     except ValueError as e:
-        raise SystemExit(f"fastboost bench: error: {e}") from None
+        raise BenchArgumentError(str(e)) from None
     desc["target"] = str(target) if target is not None else "the last column"
     return np.asarray(X, dtype=np.float64), y, desc
 
