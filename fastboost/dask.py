@@ -1229,6 +1229,19 @@ class _DaskBoostMixin:
         local.__dict__.update(copy.deepcopy(state))
         return local
 
+    def _check_dask_features(self, X):
+        """The single-machine estimator's check of the feature count (and of a frame's column names), on the
+        client when the call is made rather than in every block at compute time."""
+        if isinstance(X, da.Array):
+            if X.ndim != 2:
+                raise ValueError(f"Expected 2D array, got {X.ndim}D dask array instead (shape={X.shape}).")
+            if np.isnan(X.shape[1]):  # (columns of unknown size: the blocks check them)
+                return
+            meta = np.empty((0, int(X.shape[1])), X.dtype)
+        else:
+            meta = X._meta
+        validate_data(self, X=meta, reset=False, skip_check_array=True)
+
     def _dask_predict(self, X, method):
         check_is_fitted(self)
         local = self.to_local()
@@ -1239,9 +1252,8 @@ class _DaskBoostMixin:
         dtype = self.classes_.dtype if method == "predict" else np.dtype(np.float64)
         # contributions: a column per feature and the expected value (and a block of them per class for K > 2)
         contrib = (self.n_features_in_ + 1,) if k == 2 else (k, self.n_features_in_ + 1)
+        self._check_dask_features(X)
         if isinstance(X, da.Array):
-            if X.ndim != 2:
-                raise ValueError(f"Expected 2D array, got {X.ndim}D dask array instead (shape={X.shape}).")
             if X.numblocks[1] > 1:
                 X = X.rechunk({1: -1})
             if method == "predict_contrib":

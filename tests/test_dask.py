@@ -533,6 +533,12 @@ def test_dataframe_input_sample_weights_and_given_bin_edges(client, data):
     phi = dask_model.predict_contrib(Xd)
     assert isinstance(phi, da.Array) and phi.shape[1] == X.shape[1] + 1
     np.testing.assert_array_equal(phi.compute(), dask_model.predict_contrib(frame.iloc[:, :10]))
+    # columns renamed or reordered: the single-machine error, when the call is made (not block by block at compute)
+    swapped = ddf[["x1", "x0", *frame.columns[2:10]]]
+    with pytest.raises(ValueError, match="Feature names must be in the same order as they were in fit"):
+        dask_model.predict(swapped)
+    with pytest.raises(ValueError, match="Feature names unseen at fit time:\n- w"):
+        dask_model.predict_proba(ddf[[*frame.columns[:9], "w"]])
 
 
 @needs_dask
@@ -639,6 +645,12 @@ def test_fitted_model_pickles_and_runs_without_dask(client, ddata, data, tmp_pat
             with pytest.raises(TypeError, match=r"staged_\* methods take NumPy or pandas input"):
                 next(iter(staged(X_in)))
     assert len(list(model.staged_predict(X[:5]))) == model.n_estimators_
+    # a wrong feature count is refused when the call is made, as the single-machine estimator refuses it (not at
+    # compute time, in every block)
+    for X_in in (Xd[:, :9], Xdf[list(range(9))]):
+        for method in (model.decision_function, model.predict, model.predict_proba, model.predict_contrib):
+            with pytest.raises(ValueError, match="X has 9 features, but DaskVadaBoostClassifier is expecting 10"):
+                method(X_in)
 
 
 @needs_dask
