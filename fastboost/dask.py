@@ -215,32 +215,36 @@ def _is_dask(a):
     return isinstance(a, da.Array) or _is_dask_frame(a)
 
 
-def _x_parts(X, name):
-    """(delayed row partitions, row chunk sizes or None, an empty X for sklearn's feature checks)."""
+def _x_parts(X, name, what="X"):
+    """(delayed row partitions, row chunk sizes or None, an empty X for sklearn's feature checks); what: how errors
+    name X (``eval_set's X`` for a validation set)."""
     if isinstance(X, da.Array):
         if X.ndim != 2:
-            raise ValueError(f"Expected 2D array, got {X.ndim}D dask array instead (shape={X.shape}).")
+            raise ValueError(f"{'' if what == 'X' else what + ': '}Expected 2D array, got {X.ndim}D dask array "
+                             f"instead (shape={X.shape}).")
         if X.dtype.kind not in "biuf":
-            raise TypeError(f"X must be numeric (bool, int or float), got dtype {X.dtype}.")
+            raise TypeError(f"{what} must be numeric (bool, int or float), got dtype {X.dtype}.")
         if X.numblocks[1] > 1:  # row partitions only (a worker-to-worker rechunk, never through the client)
             X = X.rechunk({1: -1})
         return list(X.to_delayed()[:, 0]), X.chunks[0], np.empty((0, X.shape[1]), X.dtype)
     if _is_dask_frame(X):
         meta = X._meta
         if not v.is_dataframe(meta):
-            raise ValueError("X must be 2-D: got a dask Series; use a dask DataFrame or a 2-D dask array.")
+            raise ValueError(f"{what} must be 2-D: got a dask Series; use a dask DataFrame or a 2-D dask array.")
         bad = [str(c) for c, dt in zip(meta.columns, meta.dtypes) if not v._numeric_dtype(dt)]
         if bad:
-            raise TypeError(f"X must contain only numeric columns; non-numeric columns: {bad[:10]}")
+            raise TypeError(f"{what} must contain only numeric columns; non-numeric columns: {bad[:10]}")
         return list(X.to_delayed()), None, meta
+    if what != "X":
+        raise TypeError(f"With Dask input, {what} must be a dask array or dask DataFrame, got {type(X).__name__}.")
     raise TypeError(
         f"{name}.fit takes X as a row-partitioned dask array or dask DataFrame, got {type(X).__name__}. Wrap "
         "NumPy data with dask.array.from_array(X, chunks=(rows_per_chunk, -1)), or use the single-machine "
         "estimator of fastboost.")
 
 
-def _vector_parts(a, what, n_parts, row_chunks):
-    """Delayed partitions of y / sample_weight, aligned with X's row partitions."""
+def _vector_parts(a, what, n_parts, row_chunks, x="X"):
+    """Delayed partitions of y / sample_weight, aligned with the row partitions of X (named x in errors)."""
     if isinstance(a, da.Array):
         if a.ndim not in (1, 2) or (a.ndim == 2 and a.shape[1] != 1):
             raise ValueError(f"{what} must be 1-D, got a dask array of shape {a.shape}.")
@@ -249,22 +253,22 @@ def _vector_parts(a, what, n_parts, row_chunks):
         if row_chunks is not None and a.chunks[0] != row_chunks:
             known = not (np.isnan(a.shape[0]) or any(np.isnan(c) for c in row_chunks))
             if known and a.shape[0] != sum(row_chunks):
-                raise ValueError(f"X and {what} have inconsistent numbers of samples: X has {sum(row_chunks)}, "
+                raise ValueError(f"{x} and {what} have inconsistent numbers of samples: {x} has {sum(row_chunks)}, "
                                  f"{what} has {a.shape[0]}.")
             if known:
                 a = a.rechunk({0: row_chunks})  # worker-to-worker
             else:
-                raise ValueError(f"{what} is chunked differently from X and a chunk size is unknown: call "
+                raise ValueError(f"{what} is chunked differently from {x} and a chunk size is unknown: call "
                                  f"{what}.compute_chunk_sizes() or give it X's row chunks.")
         parts = list(a.to_delayed().ravel()) if a.ndim == 1 else list(a.to_delayed()[:, 0])
     elif _is_dask_frame(a):
         parts = list(a.to_delayed())
     else:
         raise TypeError(f"With Dask input, {what} must be a dask array, Series or one-column DataFrame "
-                        f"partitioned like X, got {type(a).__name__}.")
+                        f"partitioned like {x}, got {type(a).__name__}.")
     if len(parts) != n_parts:
-        raise ValueError(f"X has {n_parts} row partitions and {what} has {len(parts)}: partition {what} like X "
-                         f"(a dask array: {what}.rechunk(X.chunks[0]); dask DataFrames: the same partitions).")
+        raise ValueError(f"{x} has {n_parts} row partitions and {what} has {len(parts)}: partition {what} like {x} "
+                         f"(a dask array: rechunk it to {x}'s row chunks; dask DataFrames: the same partitions).")
     return parts
 
 
@@ -1047,14 +1051,17 @@ class _DaskBoostMixin:
         n_features = meta.shape[1]
         val = None
         if eval_set is not None:
+            v.check_eval_set_form(eval_set)
             if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
                 raise TypeError("eval_set must be a tuple (X_val, y_val) or (X_val, y_val, sample_weight_val).")
-            vxparts, v_chunks, vmeta = _x_parts(eval_set[0], name)
+            vx = "eval_set's X"
+            vxparts, v_chunks, vmeta = _x_parts(eval_set[0], name, vx)
             if vmeta.shape[1] != n_features:
                 raise ValueError(f"eval_set's X has {vmeta.shape[1]} features, but X has {n_features}.")
-            val = {"xparts": vxparts, "yparts": _vector_parts(eval_set[1], "eval_set's y", len(vxparts), v_chunks),
+            val = {"xparts": vxparts,
+                   "yparts": _vector_parts(eval_set[1], "eval_set's y", len(vxparts), v_chunks, vx),
                    "swparts": None if len(eval_set) == 2 or eval_set[2] is None else
-                   _vector_parts(eval_set[2], "eval_set's sample_weight", len(vxparts), v_chunks)}
+                   _vector_parts(eval_set[2], "eval_set's sample_weight", len(vxparts), v_chunks, vx)}
         elif self._held_out_fraction(None) is not None:
             seed = (int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
                     if self.random_state is not None else int(np.random.default_rng().integers(2 ** 31 - 1)))

@@ -676,6 +676,17 @@ def test_clear_errors(client, ddata, data):
         est.fit(Xd, yd, eval_set=(Xd, yd + 5))
     with pytest.raises(ValueError, match="eval_set's X has 3 features"):
         est.fit(Xd, yd, eval_set=(Xd[:, :3], yd))
+    # a bad validation set is named as such (not as the training X)
+    with pytest.raises(ValueError, match="^eval_set's X: Expected 2D array, got 1D"):
+        est.fit(Xd, yd, eval_set=(Xd[:, 0], yd))
+    with pytest.raises(TypeError, match="^eval_set's X must be numeric"):
+        est.fit(Xd, yd, eval_set=(Xd.astype(str), yd))
+    with pytest.raises(TypeError, match="^With Dask input, eval_set's X must be a dask array or dask DataFrame"):
+        est.fit(Xd, yd, eval_set=(X, yd))
+    with pytest.raises(ValueError, match="^eval_set's X and eval_set's y have inconsistent numbers of samples"):
+        est.fit(Xd, yd, eval_set=(Xd[:CHUNKS[0]], yd))
+    with pytest.raises(TypeError, match="eval_set is one validation set"):  # LightGBM's list of sets
+        est.fit(Xd, yd, eval_set=[(Xd, yd), (Xd, yd)])
     with pytest.raises(ValueError, match="validation set is empty"):
         fbd.DaskAdaBoostClassifier(validation_fraction=1e-9, random_state=0).fit(Xd, yd)
     with pytest.raises(NotImplementedError, match="weight_trim_rate"):
