@@ -682,7 +682,7 @@ class Dataset:
             self.is_categorical = reference.is_categorical
             self.categories = reference.categories
             self.mapper = reference.mapper
-            return {"sizes": sizes}
+            return {"sizes": sizes, "schema": (first, names, dtypes, strict)}
         self.is_categorical = mask
         self.categories = [None] * first.d
         for f, parts in cat_values.items():
@@ -722,7 +722,7 @@ class Dataset:
                 S[:, numeric] = values
             weights = None if p is None else p[rows]
             self.mapper = BinMapper(self.max_bins, random_state=self.random_state).fit(S, weights, n_categories)
-        return {"sizes": sizes}
+        return {"sizes": sizes, "schema": (first, names, dtypes, strict)}
 
     def _collect(self, batch, positive, offset, cat_values, distinct, sample, numeric, cap, names, spill):
         frame = batch.frame
@@ -800,6 +800,8 @@ class Dataset:
                         was = f"{sizes[k]} rows" if k < len(sizes) else "no such batch"
                         raise ValueError(f"{batch.where}: {m} rows on the second reading, {was} on the first; "
                                          "the batches must be the same every time they are read.")
+                    if m:
+                        self._check_second_reading(batch, scan["schema"], start)
                     for a in range(0, m, step):
                         b = min(m, a + step)
                         map_rows(self._encode(batch.frame, a, b), thresholds, missing, codes, start + a)
@@ -821,6 +823,19 @@ class Dataset:
                     if os.path.exists(f):
                         os.remove(f)
         self.codes = codes
+
+    def _check_second_reading(self, batch, schema, start):
+        """A batch of pass 2 as it was in pass 1: its columns (names, order and, where checked, types), and its
+        labels and weights (rows start.. of the first reading's). Otherwise its codes would be binned under
+        another column's edges, or stand beside other rows' labels, without a word."""
+        _check_schema(batch, *schema)
+        m = batch.frame.n
+        again = "; the batches must be the same every time they are read (a generator that shuffles or draws " \
+                "afresh on each call gives other rows the second time)."
+        if self.label is not None and not np.array_equal(np.asarray(batch.y), self.label[start:start + m]):
+            raise ValueError(f"{batch.where}: its labels differ from the first reading's{again}")
+        if self.weight is not None and not np.array_equal(np.asarray(batch.w), self.weight[start:start + m]):
+            raise ValueError(f"{batch.where}: its weights differ from the first reading's{again}")
 
     def _encode(self, frame, a, b):
         """Rows a:b of a batch as float64, F-ordered, categorical columns as category indices."""

@@ -278,6 +278,22 @@ def test_batches_bad_input(tmp_path):
         Dataset.from_batches(lambda: iter([(X[:5], y[:5], w[:5]), (X[5:10], y[5:10], np.r_[1, 1, -1.0, 1, 1])]))
     with pytest.raises(ValueError, match="the dataset is empty"):
         Dataset.from_batches(lambda: iter([]))
+    # the second reading must give the first's batches: the same columns, labels and weights (not just as many rows)
+    second = {"columns": lambda b: (b[0][:, :1], *b[1:]), "order": lambda b: (b[0][b[0].columns[::-1]], *b[1:]),
+              "labels": lambda b: (b[0], b[1][::-1], b[2]), "weights": lambda b: (b[0], b[1], b[2] + 1.0)}
+    for what, change in second.items():
+        calls.clear()
+        data = frame.drop(columns=["s"]) if what == "order" else X
+
+        def reread(change=change, data=data):
+            calls.append(1)
+            parts = [(data[a:a + 10], y[a:a + 10], w[a:a + 10]) for a in range(0, 40, 10)]
+            return iter(parts if len(calls) == 1 else parts[:2] + [change(b) for b in parts[2:]])
+
+        message = "batch 2: its feature columns" if what in ("columns", "order") else f"batch 2: its {what} differ"
+        with pytest.raises(ValueError, match=message):
+            Dataset.from_batches(reread, codes_path=codes)
+        assert os.listdir(tmp_path) == []
     with pytest.raises(TypeError, match="fresh iterator"):
         Dataset.from_batches(iter([(X, y)]))
 
