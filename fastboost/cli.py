@@ -142,17 +142,33 @@ class UserError(Exception):
     """A problem with what the user typed or gave: printed as one line, exit status 2."""
 
 
-@contextlib.contextmanager
-def _replacing(path, inputs=()):
-    """A temporary file name beside ``path`` to write an output to: it replaces ``path`` when the block
-    completes and is removed when the block fails, so a failed command leaves no partial file and an
-    existing ``path`` as it was. A missing or unwritable directory, or a ``path`` that is one of the command's
-    ``inputs`` (the model or the data it reads), is an error naming ``path``, at once."""
+def _input_files(given):
+    """The files an input names: itself, or for parquet data given as a directory or a pattern the files that
+    reading it finds."""
+    if given is None:
+        return []
+    text = str(given)
+    if os.path.isdir(text) or (not os.path.exists(text) and any(ch in text for ch in "*?[")):
+        from .dataset import _parquet_files
+
+        try:
+            return _parquet_files(text)
+        except ValueError:  # (the command's reading of it says what is wrong)
+            return []
+    return [text]
+
+
+def _check_output(path, inputs=()):
+    """An output ``path`` the command can write: not empty, not one of the files of its ``inputs`` (the model,
+    the data it reads, a codes cache), not a directory, in a writable directory; otherwise an error naming
+    ``path``. Returns the temporary name beside it to write to (created empty, as the check of the directory)."""
     if not path:
         raise UserError("the output path (-o) is empty")
     for given in inputs:
-        if given is not None and os.path.isfile(path) and os.path.isfile(given) and os.path.samefile(path, given):
-            raise UserError(f"{path}: the output would replace the input {given}; write it to another file")
+        for f in _input_files(given):
+            if os.path.abspath(path) == os.path.abspath(f) or (
+                    os.path.isfile(path) and os.path.isfile(f) and os.path.samefile(path, f)):
+                raise UserError(f"{path}: the output would replace the input {f}; write it to another file")
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     tmp = f"{path}.tmp-{os.getpid()}"
@@ -160,6 +176,15 @@ def _replacing(path, inputs=()):
         open(tmp, "wb").close()
     except OSError as e:
         raise OSError(e.errno, e.strerror, path) from None
+    return tmp
+
+
+@contextlib.contextmanager
+def _replacing(path, inputs=()):
+    """A temporary file name beside ``path`` to write an output to: it replaces ``path`` when the block
+    completes and is removed when the block fails, so a failed command leaves no partial file and an
+    existing ``path`` as it was. A bad ``path`` (``_check_output``) is an error naming it, at once."""
+    tmp = _check_output(path, inputs)
     try:
         yield tmp
         os.replace(tmp, path)
@@ -224,9 +249,16 @@ def train(args):
     from ._tables import read_table
 
     stream = _is_parquet(args.data)
+    if not stream and (args.codes_cache is not None or args.weight is not None):
+        raise UserError("--codes-cache and --weight need parquet data (a file, directory or pattern)")
+    cache = args.codes_cache
+    inputs = (args.data, args.valid) + (() if cache is None else (cache, f"{cache}.meta.npz"))
+    os.remove(_check_output(args.output, inputs))  # a bad output path: an error before the data are read
+    if cache is not None and not os.path.exists(cache):  # a new cache where the data are: refused before binning
+        from .dataset import check_codes_path
+
+        check_codes_path(cache, args.data, _input_files(args.data), label=f"--codes-cache {cache}")
     if not stream:
-        if args.codes_cache is not None or args.weight is not None:
-            raise UserError("--codes-cache and --weight need parquet data (a file, directory or pattern)")
         X, y, _ = read_table(args.data, args.target)
     cls = getattr(fastboost, ALGORITHMS[args.algorithm])
     given = {name: getattr(args, name) for name in TRAIN_PARAMS if getattr(args, name) is not None}
@@ -256,7 +288,7 @@ def train(args):
         if args.valid is not None:
             Xv, yv, _ = read_table(args.valid, args.target)
             fit["eval_set"] = (Xv, yv)
-    with _replacing(args.output, (args.data, args.valid)) as tmp:  # a bad output path: an error before the fit
+    with _replacing(args.output, inputs) as tmp:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             model.fit(X, y, **fit)
@@ -355,7 +387,11 @@ def _predict_stream(args, model):
     contrib = args.contrib
     names = getattr(model, "feature_names_in_", None)
     columns = None if names is None else [str(c) for c in names]
+    if args.drop is not None and columns is not None and args.drop in columns:
+        raise UserError(f"{args.data}: the model needs the column(s) {args.drop!r}; it cannot be dropped")
     source = dataset.ParquetSource(args.data, None, None, columns, 65_536)
+    if args.drop is not None and args.drop not in source.schema.names:
+        raise UserError(f"{source.first}: no column {args.drop!r} to drop (columns: {source.schema.names[:20]})")
     if columns is None and args.drop is not None:
         source = dataset.ParquetSource(args.data, None, None, [c for c in source.columns if c != args.drop], 65_536)
     method = "predict_contrib" if contrib else "predict_proba" if args.proba else "predict"

@@ -12,6 +12,7 @@ labels, the weights, the bin edges and the categories. It is built in two passes
 So at most one batch of raw values is in memory (besides the sample, at most 200 000 rows), and a model
 fitted on a Dataset is the model fitted on the same rows in memory, bit for bit.
 """
+import fnmatch
 import glob
 import hashlib
 import json
@@ -24,6 +25,7 @@ import numpy as np
 from . import _binning, _categorical
 from . import _validation as v
 from ._binning import BinMapper, RowSample, map_rows, sample_seed
+from ._params import RandomState
 from ._types import MAX_BINS, MAX_BINS_EXACT, Y_DTYPE
 
 #: rows a batch holds when a Dataset reads an in-memory table or parquet files
@@ -312,31 +314,72 @@ class _BatchSource(_Source):
 def _parquet_files(path):
     """The parquet files of a path, a glob pattern, a directory (every file below it, hidden and
     underscore names skipped, as pyarrow does) or a list of these; sorted within each; ValueError when
-    one does not exist or none is found."""
+    one does not exist or none is found. An existing path is taken as it is, even with ``*?[`` in its name; a
+    pattern that matches only directories stands for the files below them."""
     items = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     if not items:
         raise ValueError("no parquet path given.")
     files = []
     for item in items:
         text = os.fspath(item)
-        if any(ch in text for ch in "*?["):
-            found = sorted(glob.glob(text, recursive=True))
-            if not found:
-                raise ValueError(f"{text}: no file matches this pattern.")
-            files += [f for f in found if os.path.isfile(f)]
-            continue
         p = Path(text)
         if p.is_dir():
-            found = sorted(str(q) for q in p.rglob("*") if q.is_file()
-                           and not any(part.startswith((".", "_")) for part in q.relative_to(p).parts))
+            found = _directory_files(p)
             if not found:
                 raise ValueError(f"{p}: the directory holds no files.")
             files += found
         elif p.exists():
             files.append(str(p))
+        elif any(ch in text for ch in "*?["):
+            found = sorted(glob.glob(text, recursive=True))
+            matched = [f for f in found if os.path.isfile(f)]
+            if not matched:  # directories only: the files below them
+                matched = [f for d in found if os.path.isdir(d) for f in _directory_files(Path(d))]
+            if not matched:
+                raise ValueError(f"{text}: no file matches this pattern" + (
+                    " (it matches only directories without files)." if found else "."))
+            files += matched
         else:
             raise ValueError(f"{p}: no such file or directory.")
     return files
+
+
+def _directory_files(p):
+    """The files below directory p, sorted, those with a hidden or underscore name at any level skipped."""
+    return sorted(str(q) for q in p.rglob("*") if q.is_file()
+                  and not any(part.startswith((".", "_")) for part in q.relative_to(p).parts))
+
+
+def _same_file(a, b):
+    """Whether paths a and b name one existing file."""
+    return os.path.isfile(a) and os.path.isfile(b) and os.path.samefile(a, b)
+
+
+def check_codes_path(codes_path, path, files, label=None):
+    """ValueError (naming codes_path as ``label``, by default ``codes_path=...``) when a codes file at codes_path
+    would replace one of the source ``files`` (those of ``path``, as ``_parquet_files`` reads it), or would be
+    among the files a later reading of ``path`` finds (inside a source directory, or matching a source
+    pattern): that reading would take it for data."""
+    label = label or f"codes_path={codes_path!r}"
+    for f in files:
+        if _same_file(codes_path, f):
+            raise ValueError(f"{label} is the data file {f!r}: the codes would replace it; give another path.")
+    target = Path(os.path.abspath(codes_path))
+    items = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    for item in items:
+        text = os.fspath(item)
+        if os.path.isdir(text):
+            below = target.is_relative_to(Path(os.path.abspath(text)))
+            inside = below and not any(part.startswith((".", "_"))
+                                       for part in target.relative_to(os.path.abspath(text)).parts)
+        else:
+            pattern = os.path.abspath(text)
+            inside = (any(ch in text for ch in "*?[") and len(Path(pattern).parts) == len(target.parts)
+                      and fnmatch.fnmatch(str(target), pattern))
+        if inside:
+            raise ValueError(f"{label} is among the data files of {text!r}: the next reading of "
+                             f"{text!r} would take the codes for data. Put them elsewhere, or start the file name "
+                             "with '_' or '.' (such names are skipped).")
 
 
 class ParquetSource(_Source):
@@ -346,6 +389,17 @@ class ParquetSource(_Source):
         _pyarrow("from_parquet")
         import pyarrow.dataset as pads
 
+        if target is not None and target == weight:
+            raise ValueError(f"the target and the weight are one column, {target!r}; name another weight column.")
+        if columns is not None:
+            for what, name in (("target", target), ("weight", weight)):
+                if name is not None and name in columns:
+                    raise ValueError(f"columns lists the {what} column {name!r}; the features are the other "
+                                     "columns.")
+            twice = [c for i, c in enumerate(columns) if c in columns[:i]]
+            if twice:
+                raise ValueError(f"columns lists {twice[0]!r} twice.")
+        self.path = path
         self.files = _parquet_files(path)
         self.target, self.weight, self.batch_rows = target, weight, batch_rows
         self.has_labels = target is not None
@@ -569,6 +623,7 @@ class Dataset:
         if reference is None:
             if max_bins is not None:
                 v.check_int(max_bins, "max_bins", 2, MAX_BINS_EXACT)
+            RandomState().check("random_state", random_state)
         else:
             max_bins, random_state = reference.max_bins, reference.random_state
         self._source = source
@@ -582,6 +637,8 @@ class Dataset:
                 raise ValueError(f"codes_path={self.codes_path!r}: " + (
                     "is a directory; name the file to write the codes to" if os.path.isdir(self.codes_path)
                     else f"its directory {folder!r} does not exist"))
+        if self.codes_path is not None and isinstance(source, ParquetSource):
+            check_codes_path(self.codes_path, source.path, source.files)
         if self.codes_path is None and isinstance(source, ParquetSource):  # the row count from the metadata
             _check_memory(sum(source.n_rows()), len(source.columns), BinMapper(max_bins).codes_dtype)
         scan = self._scan(source, reference, categorical_features)
@@ -907,12 +964,21 @@ class Dataset:
         self._codes_checked = False  # (read in full by the first fit: _checked_codes)
         desc = header.get("source")
         self._source = None
+        self._source_problem = None  # why the rows cannot be read again (iter_frames says it)
         if desc and desc.get("parquet"):
             try:
-                self._source = ParquetSource(desc["parquet"], desc["target"], desc["weight"], desc["columns"],
-                                              desc["batch_rows"])
-            except (ValueError, ImportError):
-                self._source = None
+                source = ParquetSource(desc["parquet"], desc["target"], desc["weight"], desc["columns"],
+                                       desc["batch_rows"])
+            except (ValueError, ImportError) as e:
+                self._source_problem = f"its parquet data cannot be read again: {e}"
+            else:
+                was = {f[0]: list(f[1:]) for f in desc.get("files") or []}
+                changed = [f[0] for f in source.describe()["files"] if was.get(f[0], list(f[1:])) != list(f[1:])]
+                if changed:
+                    self._source_problem = (f"{changed[0]}: changed (size or modification time) since the codes in "
+                                            f"{path} were made from it; build the Dataset again")
+                else:
+                    self._source = source
         self._source_description = desc
         self.build_time_ = 0.0
         return self
@@ -950,8 +1016,9 @@ class Dataset:
     def iter_frames(self):
         """The Dataset's rows again, one batch of raw features at a time (to predict them)."""
         if self._source is None:
-            raise ValueError("this Dataset cannot read its rows again (it was loaded from codes of batches); "
-                             "predict the batches, or a parquet path.")
+            raise ValueError(getattr(self, "_source_problem", None) or (
+                "this Dataset cannot read its rows again (it was loaded from codes of batches); predict the batches, "
+                "or a parquet path."))
         for batch in self._source.batches():
             yield batch.frame
 

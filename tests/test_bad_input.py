@@ -211,6 +211,18 @@ def test_a_list_of_validation_sets_is_refused_as_such(Est):
     Est(n_estimators=3).fit(X, y, eval_set=(X[:2].tolist(), y[:2].tolist()))
 
 
+def test_a_validation_frame_with_other_columns_is_refused(Est):
+    """eval_set's X as a frame with X's columns renamed or reordered: a ValueError naming them, as predict gives
+    (its columns were matched by position). A validation array beside a training frame still works."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    for cols, message in ((["b", "a", "c"], r"in X's order; X has \['a', 'b', 'c'\], eval_set's X \['b', 'a', 'c'\]"),
+                          (["a", "b", "d"], r"columns not in X: \['d'\], X's columns it lacks: \['c'\]")):
+        with pytest.raises(ValueError, match=message):
+            Est(n_estimators=3).fit(frame, y, eval_set=(frame.set_axis(cols, axis=1), y))
+    Est(n_estimators=3).fit(frame, y, eval_set=(X, y))
+
+
 def test_failed_refit_keeps_the_previous_model(Est):
     """A refit whose input is rejected leaves the fitted model as it was."""
     model = Est(n_estimators=5).fit(X, y)

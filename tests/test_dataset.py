@@ -1,5 +1,6 @@
 """fastboost.Dataset: built from batches, parquet files or tables, it gives the in-memory fit's model bit for bit."""
 import os
+import re
 
 import numpy as np
 import pytest
@@ -363,6 +364,68 @@ def test_damaged_codes_are_refused_at_the_first_fit(tmp_path):
         Dataset.load(path)
 
 
+def test_parquet_paths_columns_and_codes_path(tmp_path):
+    """Paths as a user gives them: an existing name with '[' is a file, not a pattern; a pattern matching only
+    directories stands for their files; a target, weight or feature column named twice, a codes_path that is a
+    data file or lies among the files a later reading would find, and a bad random_state are errors naming them."""
+    import shutil
+
+    frame, y, w = table(60, 2, 0)
+    path = write_parquet(tmp_path, frame, y, w, [(0, 30), (30, 60)])
+    whole = Dataset.from_parquet(path, target="target", weight="weight")
+    odd = tmp_path / "run[1]"
+    shutil.copytree(path, odd)
+    shutil.copy(path / "part-000.parquet", tmp_path / "x[1].parquet")
+    for named in (odd, tmp_path / "x[1].parquet", str(tmp_path / "dat*")):  # (the pattern: directory data/)
+        ds = Dataset.from_parquet(named, target="target", weight="weight")
+        if "x[1]" in str(named):  # the first file alone
+            assert np.array_equal(ds.label, y[:30]) and ds.n_rows == 30
+        else:
+            assert np.array_equal(np.asarray(ds.codes), np.asarray(whole.codes))
+    with pytest.raises(ValueError, match=r"no file matches this pattern \(it matches only directories without"):
+        (tmp_path / "empty-dir").mkdir()
+        Dataset.from_parquet(str(tmp_path / "empty-d*"), target="target")
+    for kw, message in ((dict(weight="target"), "the target and the weight are one column, 'target'"),
+                        (dict(columns=["x0", "target"]), "columns lists the target column 'target'"),
+                        (dict(weight="weight", columns=["x0", "weight"]), "columns lists the weight column"),
+                        (dict(columns=["x0", "x0"]), "columns lists 'x0' twice"),
+                        (dict(random_state=-5), "random_state must be None, an int in")):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            Dataset.from_parquet(path, target="target", **kw)
+    before = {q.name: q.read_bytes() for q in path.iterdir()}
+    for codes, message in ((path / "part-000.parquet", "is the data file"),
+                           (path / "c.codes", "is among the data files of"),
+                           (path / "sub" / "c.codes", "is among the data files of")):
+        codes.parent.mkdir(exist_ok=True)
+        with pytest.raises(ValueError, match=message):
+            Dataset.from_parquet(path, target="target", codes_path=codes)
+    with pytest.raises(ValueError, match="is among the data files of"):
+        Dataset.from_parquet(str(path / "*.parquet"), target="target", codes_path=path / "c.parquet")
+    assert {q.name: q.read_bytes() for q in path.iterdir() if q.is_file()} == before
+    Dataset.from_parquet(path, target="target", codes_path=path / "_c.codes")  # (names with '_' are skipped)
+    assert Dataset.from_parquet(path, target="target").n_rows == 60
+
+
+def test_a_loaded_dataset_does_not_read_changed_files(tmp_path):
+    """Prediction on a loaded Dataset reads its parquet files again: a file changed since the codes were made is
+    an error naming it (its rows would stand beside the old labels), as is a deleted one."""
+    frame, y, w = table(60, 2, 0)
+    path = write_parquet(tmp_path, frame, y, w, [(0, 30), (30, 60)])
+    ds = Dataset.from_parquet(path, target="target", weight="weight", codes_path=tmp_path / "c.codes")
+    model = AdaBoostClassifier(5).fit(ds)
+    score = model.score(Dataset.load(tmp_path / "c.codes"))
+    part = pq.read_table(path / "part-000.parquet").to_pandas()
+    part["x0"] = -part["x0"]
+    pq.write_table(pa.Table.from_pandas(part, preserve_index=False), path / "part-000.parquet")
+    with pytest.raises(ValueError, match=r"part-000.parquet: changed \(size or modification time\) since the codes"):
+        model.score(Dataset.load(tmp_path / "c.codes"))
+    os.remove(path / "part-001.parquet")
+    with pytest.raises(ValueError, match=r"its parquet data cannot be read again: .*part-001.parquet: no such file"):
+        model.predict(Dataset.load(tmp_path / "c.codes"))
+    assert 0.5 < score <= 1.0
+    AdaBoostClassifier(5).fit(Dataset.load(tmp_path / "c.codes"))  # (fitting reads only the codes and labels)
+
+
 def test_a_codes_path_that_cannot_be_written_is_named(tmp_path):
     X, y = np.zeros((10, 2)), np.arange(10) % 2
     with pytest.raises(ValueError, match=r"codes_path=.*: its directory .*missing.* does not exist"):
@@ -443,6 +506,40 @@ def test_command_line_streams_parquet(tmp_path, monkeypatch, capsys):
     with pytest.raises(KeyboardInterrupt):
         main(["predict", str(model_path), str(path), "-o", str(out2)])
     assert [p for p in os.listdir(tmp_path) if p.startswith("pred2")] == []
+
+
+def test_command_line_guards_parquet_inputs(tmp_path, capsys):
+    """An output among the files a directory or pattern reads, a codes cache given as the output or among the data
+    files, a --drop column the files lack or the model needs, and the target as the weight: each one line, exit 2,
+    before anything is written; a bad output path before the data are binned (no codes cache left)."""
+    from fastboost.cli import main
+
+    frame, y, w = table(80, 3, 1)
+    path = write_parquet(tmp_path, frame.drop(columns=["s"]), y, w, [(0, 40), (40, 80)])
+    model, cache = tmp_path / "m.fbm", tmp_path / "c.codes"
+    assert main(["train", str(path), "--target", "target", "--weight", "weight", "--n-estimators", "3",
+                 "-o", str(model)]) == 0
+    capsys.readouterr()
+    before = {q.name: q.read_bytes() for q in path.iterdir()}
+
+    def refused(argv, message):
+        assert main([str(a) for a in argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and message in err, err
+
+    train = ["train", path, "--target", "target", "--weight", "weight"]
+    for data in (path, path / "*.parquet"):
+        refused(["predict", model, data, "-o", path / "part-001.parquet"], "the output would replace the input")
+    refused(train + ["--codes-cache", cache, "-o", cache], "the output would replace the input")
+    refused(train + ["--codes-cache", path / "c.codes", "-o", model], "is among the data files of")
+    refused(train + ["--codes-cache", cache, "-o", tmp_path / "no" / "m.fbm"], "No such file or directory")
+    assert not cache.exists() and not (tmp_path / "c.codes.meta.npz").exists()
+    refused(["predict", model, path, "--drop", "nope", "-o", tmp_path / "p.csv"], "no column 'nope' to drop")
+    refused(["predict", model, path, "--drop", "x1", "-o", tmp_path / "p.csv"], "the model needs the column(s) 'x1'")
+    refused(["train", path, "--target", "target", "--weight", "target", "-o", model],
+            "the target and the weight are one column")
+    assert {q.name: q.read_bytes() for q in path.iterdir()} == before
+    assert main([str(a) for a in ("predict", model, path, "--drop", "target", "-o", tmp_path / "p.csv")]) == 0
 
 
 @pytest.mark.parametrize("weighted", [False, True])
