@@ -12,6 +12,7 @@ labels, the weights, the bin edges and the categories. It is built in two passes
 So at most one batch of raw values is in memory (besides the sample, at most 200 000 rows), and a model
 fitted on a Dataset is the model fitted on the same rows in memory, bit for bit.
 """
+import contextlib
 import fnmatch
 import glob
 import hashlib
@@ -500,6 +501,17 @@ def _check_schema(batch, first, names, dtypes, strict_dtypes):
                 raise ValueError(f"{batch.where}: column {col} has type {a}; in the first batch it has type {b}.")
 
 
+@contextlib.contextmanager
+def _naming(batch):
+    """A ValueError about a batch's values names the batch (its file, for parquet) when it does not already."""
+    try:
+        yield
+    except ValueError as e:
+        if str(e).startswith(batch.where):
+            raise
+        raise ValueError(f"{batch.where}: {e}") from None
+
+
 def _check_labels(batch, has_labels, has_weights, index):
     n = batch.frame.n
     if has_labels:
@@ -509,7 +521,9 @@ def _check_labels(batch, has_labels, has_weights, index):
             raise ValueError(f"{batch.where}: {n} rows of features but {batch.y.shape[0]} labels.")
         bad = _missing_labels(batch.y)
         if bad.size:
-            raise ValueError(f"{batch.row(bad[0])}: the target is missing (NaN or null); every row needs a label.")
+            label = batch.y[bad[0]]
+            what = "is missing (NaN or null)" if label is None or label != label else f"is {label} (not a class)"
+            raise ValueError(f"{batch.row(bad[0])}: the target {what}; every row needs a label.")
     if has_weights != (batch.w is not None) and index > 0:
         raise ValueError(f"{batch.where}: {'has' if batch.w is not None else 'lacks'} weights, unlike the first "
                          "batch.")
@@ -707,7 +721,8 @@ class Dataset:
             if reference is None and m:
                 offered = _offered(batch.w, batch.y, self.class_weight)
                 positive = None if offered is None else np.flatnonzero(offered)
-                self._collect(batch, positive, n, cat_values, distinct, sample, numeric, cap, names, spill)
+                with _naming(batch):
+                    self._collect(batch, positive, n, cat_values, distinct, sample, numeric, cap, names, spill)
             n += m
         if first is None or n == 0:
             raise ValueError("the dataset is empty: no rows" + (f" in {', '.join(source.files[:5])}"
@@ -791,9 +806,12 @@ class Dataset:
             parts[:] = [merged.astype(object) if merged.dtype.kind == "U" else merged]
             limit = MAX_BINS if self.max_bins is None else min(self.max_bins, MAX_BINS)
             if merged.shape[0] > limit:
-                raise ValueError(f"{batch.where}: categorical feature {name} has more than {limit} categories; "
-                                 f"at most max_bins={limit} are supported (max_bins <= 255). Merge rare "
-                                 "categories, raise max_bins, or treat the feature as numeric.")
+                raise ValueError(f"{batch.where}: categorical feature {name} has more than {limit} categories; " + (
+                    f"at most max_bins={self.max_bins} are supported. Merge rare categories, raise max_bins (up "
+                    f"to {MAX_BINS}), or treat the feature as numeric." if limit < MAX_BINS else
+                    f"a categorical feature has at most {MAX_BINS} (a split's set of categories is a "
+                    f"{MAX_BINS + 1}-bit set, whatever max_bins is). Merge rare categories or treat the feature "
+                    "as numeric."))
         if distinct:
             for f in distinct:
                 col = frame.numeric(int(f))
@@ -861,7 +879,9 @@ class Dataset:
                         self._check_second_reading(batch, scan["schema"], start)
                     for a in range(0, m, step):
                         b = min(m, a + step)
-                        map_rows(self._encode(batch.frame, a, b), thresholds, missing, codes, start + a)
+                        with _naming(batch):
+                            rows = self._encode(batch.frame, a, b, reference is None)
+                        map_rows(rows, thresholds, missing, codes, start + a)
                     start += m
             if k + 1 != len(sizes):
                 raise ValueError(f"the second reading gave {k + 1} batches, the first {len(sizes)}; the batches "
@@ -894,15 +914,24 @@ class Dataset:
         if self.weight is not None and not np.array_equal(np.asarray(batch.w), self.weight[start:start + m]):
             raise ValueError(f"{batch.where}: its weights differ from the first reading's{again}")
 
-    def _encode(self, frame, a, b):
-        """Rows a:b of a batch as float64, F-ordered, categorical columns as category indices."""
+    def _encode(self, frame, a, b, seen=False):
+        """Rows a:b of a batch as float64, F-ordered, categorical columns as category indices. seen: every category
+        was seen in the first reading (the Dataset's own categories), so one that was not is an error."""
         out = np.empty((b - a, frame.d), dtype=np.float64, order="F")
         for f in range(frame.d):
             cats = self.categories[f]
             if cats is None:
                 out[:, f] = frame.numeric(f, a, b)
             else:
-                out[:, f] = _categorical.indices(frame.raw(f, a, b), cats)
+                raw = frame.raw(f, a, b)
+                out[:, f] = _categorical.indices(raw, cats)
+                if seen:
+                    new = np.flatnonzero(np.isnan(out[:, f]) & ~_categorical._missing(raw))
+                    if new.size:
+                        name = _categorical.feature_name(None, f, _names(frame))
+                        raise ValueError(f"row {a + new[0]}: categorical feature {name} has the category "
+                                         f"{raw[new[0]]!r}, which the first reading did not have; the batches must "
+                                         "be the same every time they are read.")
         return out
 
     def _header(self):

@@ -244,12 +244,28 @@ def test_parquet_bad_input(tmp_path):
     assert not os.listdir(tmp_path) == [] and not codes.exists()
     assert [p for p in os.listdir(tmp_path) if p.startswith("codes")] == []
     os.remove(path / "part-009.parquet")
+    # too many categories: the limit of 255 whatever max_bins is (a smaller max_bins is the limit below it)
+    many = pd.DataFrame({"a": np.arange(300.0), "k": pd.Categorical([f"c{i}" for i in range(300)])})
+    with pytest.raises(ValueError, match="more than 255 categories; a categorical feature has at most 255"):
+        Dataset(many, np.arange(300) % 2, max_bins=None)
+    with pytest.raises(ValueError, match=r"more than 20 categories; at most max_bins=20 are supported"):
+        Dataset(many, np.arange(300) % 2, max_bins=20)
+    # a column of dates: the error names the file
+    dates = frame.iloc[:5].assign(target=y[:5], t=pd.date_range("2020-01-01", periods=5)).drop(columns=["s"])
+    (tmp_path / "dates").mkdir()
+    pq.write_table(pa.Table.from_pandas(dates, preserve_index=False), tmp_path / "dates" / "d.parquet")
+    with pytest.raises(ValueError, match=r"d.parquet: feature 't' has type timestamp\[.*\], not numeric"):
+        Dataset.from_parquet(tmp_path / "dates", target="target")
     # a missing target
     bad = frame.iloc[:5].assign(target=np.r_[1.0, np.nan, 0, 1, 0], weight=w[:5])
     bad["target"] = bad["target"].astype("float64")
     (tmp_path / "nan").mkdir()
     pq.write_table(pa.Table.from_pandas(bad, preserve_index=False), tmp_path / "nan" / "a.parquet")
     with pytest.raises(ValueError, match=r"a.parquet, row 1: the target is missing"):
+        Dataset.from_parquet(tmp_path / "nan", target="target")
+    bad["target"] = np.r_[1.0, 0, 0, np.inf, 0]
+    pq.write_table(pa.Table.from_pandas(bad, preserve_index=False), tmp_path / "nan" / "a.parquet")
+    with pytest.raises(ValueError, match=r"a.parquet, row 3: the target is inf \(not a class\)"):
         Dataset.from_parquet(tmp_path / "nan", target="target")
     # an empty dataset
     (tmp_path / "empty").mkdir()
@@ -281,17 +297,20 @@ def test_batches_bad_input(tmp_path):
         Dataset.from_batches(lambda: iter([]))
     # the second reading must give the first's batches: the same columns, labels and weights (not just as many rows)
     second = {"columns": lambda b: (b[0][:, :1], *b[1:]), "order": lambda b: (b[0][b[0].columns[::-1]], *b[1:]),
-              "labels": lambda b: (b[0], b[1][::-1], b[2]), "weights": lambda b: (b[0], b[1], b[2] + 1.0)}
+              "labels": lambda b: (b[0], b[1][::-1], b[2]), "weights": lambda b: (b[0], b[1], b[2] + 1.0),
+              "category": lambda b: (b[0].assign(s="zz"), *b[1:])}
     for what, change in second.items():
         calls.clear()
-        data = frame.drop(columns=["s"]) if what == "order" else X
+        data = frame.drop(columns=["s"]) if what == "order" else frame if what == "category" else X
 
         def reread(change=change, data=data):
             calls.append(1)
             parts = [(data[a:a + 10], y[a:a + 10], w[a:a + 10]) for a in range(0, 40, 10)]
             return iter(parts if len(calls) == 1 else parts[:2] + [change(b) for b in parts[2:]])
 
-        message = "batch 2: its feature columns" if what in ("columns", "order") else f"batch 2: its {what} differ"
+        message = ("batch 2: its feature columns" if what in ("columns", "order") else
+                   "batch 2: row 0: categorical feature 's' has the category 'zz', which the first reading did not"
+                   if what == "category" else f"batch 2: its {what} differ")
         with pytest.raises(ValueError, match=message):
             Dataset.from_batches(reread, codes_path=codes)
         assert os.listdir(tmp_path) == []
