@@ -442,7 +442,8 @@ COMMON = {
         "Boosting by resampling: each round's weak learner is built from rows drawn with replacement with "
         "probability proportional to the learner's weights (round(subsample * n) draws), each drawn row "
         "weighted by its count. Not with EBBoost's or QuadBoost's learners (their histograms hold another "
-        "quantity than the weights). A round whose hypothesis the rule rejects is learnt again from every row "
+        "quantity than the weights), nor with AdaBoost.MH (``multiclass='mh'``, its learner sums per-class "
+        "weights). A round whose hypothesis the rule rejects is learnt again from every row "
         "(as weight trimming's).")),
     "n_jobs": Param(None, NJobs(), (
         "Threads for fit and predict: None for the cores this process may use (its CPU affinity; at most "

@@ -87,7 +87,9 @@ def bins(text):
 
 def constraints(text):
     """--monotone-constraints: a direction per feature ("1,0,-1") or by column name ("income:1,debt:-1")."""
-    items = [item.strip() for item in text.split(",") if item.strip()]
+    items = [item.strip() for item in text.split(",")]
+    if "" in items:  # (an empty entry would shift every later feature's direction)
+        raise argparse.ArgumentTypeError(f"an empty entry in {text!r}: give -1, 0 or 1 for every feature")
     try:
         if items and all(":" in item for item in items):
             return {name.strip(): int(value) for name, value in (item.rsplit(":", 1) for item in items)}
@@ -105,8 +107,11 @@ def feature_groups(text):
     try:
         value = json.loads(text)
     except ValueError:
-        value = [[int(f) if f.strip().lstrip("-").isdigit() else f.strip() for f in part.split(",") if f.strip()]
-                 for part in text.split(";") if part.strip()]
+        parts = [[f.strip() for f in part.split(",")] for part in text.split(";")]
+        if any("" in part for part in parts):
+            raise argparse.ArgumentTypeError(f"an empty group or feature in {text!r}: groups such as '0,1,2;3,4'") \
+                from None
+        value = [[int(f) if f.lstrip("-").isdigit() else f for f in part] for part in parts]
     if not isinstance(value, list) or not all(isinstance(g, list) for g in value):
         raise argparse.ArgumentTypeError(f"expected groups such as '0,1,2;3,4' or '[[0, 1], [2, 3]]', got {text!r}")
     return value
@@ -239,6 +244,16 @@ def _train_dataset(args, model):
     return Dataset.from_parquet(args.data, target=args.target, weight=args.weight, codes_path=cache, **opts)
 
 
+def _weight_column(X, weight, path):
+    """The --weight column of a validation table X (taken out of X), or None without --weight."""
+    if weight is None:
+        return None
+    if not hasattr(X, "columns") or weight not in X.columns:
+        raise UserError(f"{path}: no weight column {weight!r} (--weight names the weight column of the training "
+                        "and the validation data)")
+    return X.pop(weight).to_numpy(dtype=np.float64)
+
+
 def train(args):
     """Train a model on a data file (CSV, parquet or .npy) and save it; parquet files (a file, a directory
     or a glob pattern) are read in batches, never all at once."""
@@ -282,7 +297,7 @@ def train(args):
                                                         reference=X),)
             else:
                 Xv, yv, _ = read_table(args.valid, args.target)
-                fit["eval_set"] = (Xv, yv)
+                fit["eval_set"] = (Xv, yv, _weight_column(Xv, args.weight, args.valid))
     else:
         n_rows = len(y)
         if args.valid is not None:

@@ -1221,7 +1221,12 @@ def _eval_dataset(est, ds, eval_set):
         return val
     if len(eval_set) == 1:
         raise TypeError("eval_set must be (Dataset,), or (X_val, y_val) or (X_val, y_val, sample_weight_val).")
-    return Dataset(eval_set[0], eval_set[1], eval_set[2] if len(eval_set) == 3 else None, reference=ds)
+    try:
+        return Dataset(eval_set[0], eval_set[1], eval_set[2] if len(eval_set) == 3 else None, reference=ds)
+    except ValueError as e:  # (its rows are "the data" to the Dataset: here they are the validation set's)
+        text = str(e)
+        raise ValueError("eval_set's X" + text[len("the data"):] if text.startswith("the data")
+                         else f"eval_set: {text}") from None
 
 
 def _set_input_attrs(est, ds):

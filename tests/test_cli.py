@@ -270,6 +270,20 @@ def test_drop_is_given_once(files, small_model, capsys):
     assert e.value.code == 2 and err.count("\n") == 1 and "--drop" in err, err
 
 
+@pytest.mark.parametrize("option, value", [("--monotone-constraints", "1,,0"), ("--monotone-constraints", "1,0,"),
+                                           ("--interaction-constraints", "0,1;;2"),
+                                           ("--interaction-constraints", "0,,1;2")])
+def test_constraints_with_an_empty_entry_are_refused(files, option, value, capsys):
+    """An empty entry would shift every later feature's direction, or drop a group: a usage error, not a model
+    with other constraints than the user wrote."""
+    d, _, _ = files
+    with pytest.raises(SystemExit) as e:
+        main(["train", str(d / "train.csv"), "--target", "label", option, value, "-o", str(d / "never.fbm")])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and "an empty" in err and option in err, err
+    assert not (d / "never.fbm").exists()
+
+
 def test_predicting_npy_with_a_named_model_prints_no_warning(files, small_model):
     """.npy rows are taken by position: no warning that they have no feature names."""
     d, _, _ = files

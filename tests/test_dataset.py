@@ -559,6 +559,13 @@ def test_command_line_guards_parquet_inputs(tmp_path, capsys):
             "the target and the weight are one column")
     assert {q.name: q.read_bytes() for q in path.iterdir()} == before
     assert main([str(a) for a in ("predict", model, path, "--drop", "target", "-o", tmp_path / "p.csv")]) == 0
+    # a CSV validation set beside parquet training data: its --weight column is its weights, not a feature
+    valid = frame.drop(columns=["s"]).assign(target=y, weight=w)
+    valid.to_csv(tmp_path / "v.csv", index=False)
+    valid.drop(columns=["weight"]).to_csv(tmp_path / "v2.csv", index=False)
+    assert main([str(a) for a in train + ["--valid", tmp_path / "v.csv", "--n-estimators", "3", "-o", model]]) == 0
+    capsys.readouterr()
+    refused(train + ["--valid", tmp_path / "v2.csv", "-o", model], "v2.csv: no weight column 'weight'")
 
 
 @pytest.mark.parametrize("weighted", [False, True])
