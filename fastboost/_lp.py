@@ -350,6 +350,10 @@ def soft_margin_caps(p, nu=None, capping=None):
 #: thirds of a few hundred rows that one voter's error is often within a row of the best, and was chosen
 #: (diabetes: nu = 0.7, one stump, 1.5-3 points behind AdaBoost).
 NU_GRID = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+#: the values nu="auto" goes on to when the LP is degenerate at every nu of ``NU_GRID`` (noisy data: margin errors on
+#: more than half of the rows are the only way to a positive soft margin); at 1 the dual weights are p and the LP
+#: keeps the voter of the largest edge, which is positive unless no voter beats chance
+SOFT_NU_GRID = (0.6, 0.7, 0.8, 0.9, 1.0)
 #: the values C="auto" tries (RQP-Boost), per example (C_i = C p_i n)
 C_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 #: folds of the held-out scoring (each value is scored on every fold's held-out third of the rows)
@@ -462,13 +466,29 @@ def choose_nu(M, y, p, seed, grid=NU_GRID, folds=AUTO_FOLDS):
     """nu="auto" over fixed voters M (int8 or float [voters, rows], margins y_i h_j(x_i)) of the rows with labels
     ``y`` (0 / 1) and weights ``p`` > 0: every nu of ``grid`` scored by ``nu_errors`` on each fold of
     ``held_out_folds``, chosen by ``choose`` (among errors within one held-out row of the lowest, the
-    smallest). The estimators' fits use voters fitted without each fold's held-out rows instead; this one
-    scores the voters at hand (``refit_weights(nu="auto")``, LPBoost's too: they are the model's own)."""
-    out = []
+    smallest; ``SOFT_NU_GRID`` when the LP is degenerate at every nu of NU_GRID: ``choose_nu_of_folds``). The
+    estimators' fits use voters fitted without each fold's held-out rows instead; this one scores the voters at
+    hand (``refit_weights(nu="auto")``, LPBoost's too: they are the model's own)."""
+    fold_data = []
     for train, held in held_out_folds(y, seed, folds):
         q = p[train] / p[train].sum()
-        out.append(nu_errors(M[:, train], q, M[:, held], y[held], p[held], grid))
-    return choose(grid, out, larger=True, tolerance=one_row_share(y, p, seed, folds))
+        fold_data.append((M[:, train], q, M[:, held], y[held], p[held]))
+    return choose_nu_of_folds(fold_data, one_row_share(y, p, seed, folds), grid)
+
+
+def choose_nu_of_folds(fold_data, tolerance=0.0, grid=NU_GRID):
+    """``choose`` over the nu of ``grid`` scored by ``nu_errors`` on each fold's (M_train, q, M_held, y_held,
+    p_held); when the LP is degenerate at every one of them (on some fold), over ``SOFT_NU_GRID`` instead, so a
+    softer margin is chosen rather than none (then the fit would fall back to a nu where the LP is degenerate
+    too). The soft values are scored only then, each fold's LP solved afresh: a choice within ``grid`` is as
+    it was without them."""
+    choice = choose(grid, [nu_errors(*f, grid) for f in fold_data], larger=True, tolerance=tolerance)
+    if choice.value is None and fold_data and grid == NU_GRID:
+        soft = choose(SOFT_NU_GRID, [nu_errors(*f, SOFT_NU_GRID) for f in fold_data], larger=True,
+                      tolerance=tolerance)
+        if soft.value is not None:
+            return soft
+    return choice
 
 
 def choose_C(M, y, p, seed, solver, grid=C_GRID, folds=AUTO_FOLDS):
@@ -507,10 +527,10 @@ FALLBACK_C = 0.1
 
 def solve_nu_from(M, p, start):
     """The soft-margin LP over M on the distribution p at ``start``, or, should it be degenerate, at the next
-    larger nu of ``NU_GRID`` that is not. Returns (nu, LPSolution)."""
+    larger nu of ``NU_GRID`` and then of ``SOFT_NU_GRID`` that is not. Returns (nu, LPSolution)."""
     master = SoftMarginMaster(p / start)
     master.add_columns(M)
-    for nu in [start] + [g for g in NU_GRID if g > start]:
+    for nu in [start] + [g for g in NU_GRID + SOFT_NU_GRID if g > start]:
         master.set_caps(p / nu)
         sol = master.solve()
         if sol.value > DEGENERATE:

@@ -31,13 +31,14 @@ from ._lp import (
     FALLBACK_NU,
     NU_GRID,
     RQP_SOLVERS,
+    SOFT_NU_GRID,
     C_errors,
     SoftMarginMaster,
     auto_seed,
     choose,
+    choose_nu_of_folds,
     held_out_folds,
     highspy_module,
-    nu_errors,
     one_row_share,
     soft_margin_caps,
     solve_auto_C,
@@ -1528,6 +1529,12 @@ def _held_out_fold_errors(est, codes, y_idx, p, mapper, score):
     return out
 
 
+def _fold_data(*fold):
+    """A fold's (M_train, q, M_held, y_held, p_held) as it is (``_held_out_fold_errors``' score for
+    ``choose_nu_of_folds``, which scores them)."""
+    return fold
+
+
 def _one_row(est, y_idx, p):
     """RLP-Boost's nu="auto" tolerance: ``one_row_share`` of the rows with weight on the folds of
     ``_held_out_fold_errors``. Not LPBoost's: its folds score the LP over AdaBoost's voters, a stand-in for the
@@ -1686,7 +1693,7 @@ class LPBoostClassifier(_RefitNu, BaseBoostClassifier):
     def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
         soft_margin_caps(p[p > 0], _given_nu(self), self.capping)  # ValueError before any round
         if _nu_auto(self):  # nu from held-out folds first, then column generation at that nu
-            choice = choose(NU_GRID, _held_out_fold_errors(self, codes, y_idx, p, mapper, nu_errors), larger=True)
+            choice = choose_nu_of_folds(_held_out_fold_errors(self, codes, y_idx, p, mapper, _fold_data))
             self._auto_nu = FALLBACK_NU if choice.value is None else choice.value
         try:
             return super()._boost(codes, y_idx, p, mapper, val, n_classes, resume)
@@ -1757,7 +1764,7 @@ class LPBoostClassifier(_RefitNu, BaseBoostClassifier):
         if _nu_auto(self) and sol.value <= DEGENERATE:  # never kept under "auto": a softer margin, same columns
             data = fit.data
             M = voter_margins(data.codes, data.y, rows, model, 0, n, fit.config[0]["missing_code"])
-            larger = [g for g in NU_GRID if g > self.nu_]
+            larger = [g for g in NU_GRID + SOFT_NU_GRID if g > self.nu_]
             if larger:
                 nu, sol = solve_nu_from(M, data.p[rows], larger[0])
                 self.nu_ = float(nu)
@@ -1850,8 +1857,8 @@ class RLPBoostClassifier(_RefitNu, _ReweightedAdaBoost):
     def _solve(self, M, p, y, fit):
         if _nu_auto(self):
             data = fit.data
-            choice = choose(NU_GRID, _held_out_fold_errors(self, data.codes, data.y, data.p, fit.mapper, nu_errors),
-                            larger=True, tolerance=_one_row(self, data.y, data.p))
+            choice = choose_nu_of_folds(_held_out_fold_errors(self, data.codes, data.y, data.p, fit.mapper,
+                                                              _fold_data), _one_row(self, data.y, data.p))
             nu, sol = solve_nu_from(M, p, FALLBACK_NU if choice.value is None else choice.value)
             self.nu_ = float(nu)
         else:
