@@ -173,6 +173,10 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         wrong type, ValueError out of range); checks across parameters or with the data are in ``fit``."""
         check_params(self)
 
+    def _check_extras(self):
+        """The optional packages a fit needs (ImportError naming the extra), checked before any round; not part of
+        ``_check_params``, so a saved model loads and predicts without them."""
+
     def _joint_multiclass(self):
         """K > 2 classes fitted as one model (SAMME, SAMME.R or AdaBoost.MH with ``leaf="real"``), not
         one-vs-rest."""
@@ -291,6 +295,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit(self, X, y, sample_weight, eval_set):
         self._check_params()
+        self._check_extras()
         if isinstance(X, _dataset.Dataset):  # binned already: its codes, edges, labels and weights
             return _dataset.fit(self, X, y, sample_weight, eval_set)
         name = type(self).__name__
@@ -1483,11 +1488,10 @@ def _auto(value):
 
 
 def _check_nu_capping(est):
-    """nu and capping: not both; the ``lp`` extra installed."""
+    """nu and capping: not both."""
     if est.nu is not None and not _auto(est.nu) and est.capping is not None:
         raise ValueError(f"Pass nu or capping, not both (nu={est.nu!r}, capping={est.capping!r}): capping "
                          "= nu * n_samples.")
-    highspy_module(type(est).__name__)
 
 
 def _nu_auto(est):
@@ -1566,6 +1570,10 @@ class _RefitWeights:
         y_idx = self._refit_class_indices(y, X.shape[0])
         sw = v.check_sample_weight(sample_weight, X.shape[0])
         rows = np.flatnonzero(sw > 0)
+        present = np.unique(y_idx[rows])
+        if present.shape[0] < 2:  # (the LP over one class: every voter's margin one-sided, the weights meaningless)
+            raise ValueError(f"{type(self).__name__}.refit_weights needs rows (of positive weight) of both classes; "
+                             f"y has only {v.plain(self.classes_[present[0]]) if present.size else 'none'}.")
         p = v.as_distribution(sw[rows])
         ones = self.rounds_.copy()
         ones["alpha"] = 1.0
@@ -1601,6 +1609,10 @@ class _RefitWeights:
         from sklearn.utils.validation import _num_samples
 
         y = self.classes_[self._refit_class_indices(y, _num_samples(X))]
+        missing = np.setdiff1d(self.classes_, y)
+        if missing.size:
+            raise ValueError(f"{type(self).__name__}.refit_weights: y lacks the class(es) {missing[:5].tolist()}; "
+                             "each class's model is re-solved on its class against the rest.")
         for c, model in zip(self.classes_, self.estimators_):
             model.refit_weights(X, np.where(y == c, 1, 0), sample_weight=sample_weight, **value)
         return self
@@ -1683,6 +1695,9 @@ class LPBoostClassifier(_RefitNu, BaseBoostClassifier):
     def _check_params(self):
         super()._check_params()
         _check_nu_capping(self)
+
+    def _check_extras(self):
+        highspy_module(type(self).__name__)
 
     def _rule_fields(self, n_classes):
         return {"lp_tol": float(self.tol), "lp_beta": -np.inf}
@@ -1843,6 +1858,9 @@ class RLPBoostClassifier(_RefitNu, _ReweightedAdaBoost):
     def _check_solver(self):
         _check_nu_capping(self)
 
+    def _check_extras(self):
+        highspy_module(type(self).__name__)
+
     def _boost(self, codes, y_idx, p, mapper, val, n_classes, resume=None):
         soft_margin_caps(p[p > 0], _given_nu(self), self.capping)  # ValueError before boosting
         return super()._boost(codes, y_idx, p, mapper, val, n_classes, resume)
@@ -1902,6 +1920,9 @@ class RQPBoostClassifier(_RefitWeights, _ReweightedAdaBoost):
         store_params(self, locals())
 
     def _check_solver(self):
+        """(solver is checked by its constraint.)"""
+
+    def _check_extras(self):
         if self.solver == "highs":
             highspy_module(f'{type(self).__name__}(solver="highs")')
 

@@ -298,13 +298,22 @@ def test_nu_and_capping_together_are_refused():
         LPBoostClassifier(5, nu=0.0).fit(X, y)
 
 
-def test_without_highspy_the_lp_estimators_name_the_extra(monkeypatch):
+def test_without_highspy_the_lp_estimators_name_the_extra(monkeypatch, tmp_path):
+    """Fitting needs the extra (an ImportError naming it, before any round); loading and predicting a saved
+    LP model does not (it said the file was damaged)."""
+    import fastboost
+
     X, y = small_data(0)
+    fitted = [LPBoostClassifier(5, nu=0.2).fit(X, y), RLPBoostClassifier(5, nu=0.2).fit(X, y)]
+    for k, model in enumerate(fitted):
+        model.save(tmp_path / f"{k}.fbm")
     monkeypatch.setitem(sys.modules, "highspy", None)
     for est in (LPBoostClassifier(5), RLPBoostClassifier(5), RQPBoostClassifier(5, solver="highs")):
         with pytest.raises(ImportError, match=r'pip install "fastboost\[lp\]"'):
             est.fit(X, y)
     assert RQPBoostClassifier(5).fit(X, y).n_estimators_ >= 1  # the default solver needs only SciPy
+    for k, model in enumerate(fitted):
+        assert np.array_equal(fastboost.load(tmp_path / f"{k}.fbm").decision_function(X), model.decision_function(X))
 
 
 def test_one_vs_rest_validates_each_class_on_the_shared_eval_set():
@@ -525,6 +534,15 @@ def test_refit_weights_solves_the_lp_over_the_fitted_voters(cls, twonorm):
         clf.refit_weights(X, y, nu=1.5)
     with pytest.raises(ValueError, match="labels the model was not fitted on"):
         clf.refit_weights(X, np.where(y == 1, 5, 0), nu=0.2)
+    # rows of one class only (or one class at weight 0): refused, as fit refuses them, and nothing changes
+    before = clf.decision_function(X)
+    low, high = clf.classes_
+    with pytest.raises(ValueError, match=r"refit_weights needs rows \(of positive weight\) of both classes; y has "
+                                         rf"only {high}"):
+        clf.refit_weights(X[y == high], y[y == high], nu=0.2)
+    with pytest.raises(ValueError, match=f"of both classes; y has only {low}"):
+        clf.refit_weights(X, y, nu=0.2, sample_weight=(y == low).astype(float))
+    np.testing.assert_array_equal(clf.decision_function(X), before)
 
 
 def test_refit_weights_one_vs_rest_and_model_files_keep_auto_and_the_chosen_values(tmp_path):
@@ -545,6 +563,8 @@ def test_refit_weights_one_vs_rest_and_model_files_keep_auto_and_the_chosen_valu
             clf.refit_weights(X, bad, nu=0.3)
     with pytest.raises(ValueError, match="inconsistent numbers of samples|samples"):
         clf.refit_weights(X, y[:-1], nu=0.3)
+    with pytest.raises(ValueError, match=r"y lacks the class\(es\) \[2\]"):
+        clf.refit_weights(X[y < 2], y[y < 2], nu=0.3)
     np.testing.assert_array_equal(clf.decision_function(X), before)
     binary = RQPBoostClassifier(15).fit(X, (y == 1).astype(int))
     binary.save(tmp_path / "b.fbm")
