@@ -90,7 +90,8 @@ class Int(Constraint):
         if _is_bool(value) or not isinstance(value, numbers.Integral):
             raise _type_error(name, f"an {self.doc_type}{or_none}", value)
         if value < self.low or (self.high is not None and value > self.high):
-            raise ValueError(f"{name} must be in {self.range}{or_none}, got {value}.")
+            raise ValueError(f"{name} must be {self.range if self.high is None else 'in ' + self.range}{or_none}, "
+                             f"got {value}.")
         if value > INT_MAX:  # (the fit keeps its integers as int64)
             raise ValueError(f"{name} must be at most {INT_MAX} (2**63 - 1){or_none}, got {value}.")
 

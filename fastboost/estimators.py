@@ -572,6 +572,12 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         swv = v.check_sample_weight(eval_set[2] if len(eval_set) == 3 else None, Xv.shape[0])
         return X, y_idx, sw, (Xv, yv_idx.astype(Y_DTYPE), v.as_distribution(swv))
 
+    def _held_out_name(self, fraction):
+        """How errors name the held-out share: the parameter given, or n_iter_no_change's own hold-out."""
+        if self.validation_fraction is not None:
+            return f"validation_fraction={fraction}"
+        return f"n_iter_no_change={self.n_iter_no_change} without eval_set (it holds out {fraction} of the rows)"
+
     def _held_out_rows(self, y_idx, sw, eval_set):
         """(training rows, validation rows), increasing, that ``validation_fraction`` (or ``n_iter_no_change``
         without a validation set) holds out: a stratified split seeded by ``random_state``, drawn from the
@@ -587,12 +593,13 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                                       random_state=check_random_state(self.random_state).randint(2 ** 31 - 1)
                                       if self.random_state is not None else None)
         except ValueError as e:
-            raise ValueError(f"validation_fraction={fraction} cannot hold out a stratified "
-                             f"validation set from {y_idx.shape[0]} samples: {e}") from None
+            raise ValueError(f"{self._held_out_name(fraction)} cannot hold out a stratified validation set from "
+                             f"{y_idx.shape[0]} samples: {e}") from None
         tr.sort()
         va.sort()
         if not (np.any(sw[tr] > 0) and np.any(sw[va] > 0)):
-            raise ValueError("validation_fraction left no positive sample weight on one side of the split.")
+            raise ValueError(f"{self._held_out_name(fraction)} left no positive sample weight on one side of the "
+                             "split.")
         return tr, va
 
     def _config(self, rule, mapper, n_classes, n_features, n_nonzero):

@@ -107,8 +107,8 @@ def test_bad_sample_weight(Est, sw, err, match):
 @pytest.mark.parametrize(
     "params, err, match",
     [
-        ({"n_estimators": 0}, ValueError, "n_estimators must be in >= 1, got 0"),
-        ({"n_estimators": -5}, ValueError, "n_estimators must be in >= 1"),
+        ({"n_estimators": 0}, ValueError, "n_estimators must be >= 1, got 0"),
+        ({"n_estimators": -5}, ValueError, "n_estimators must be >= 1"),
         ({"n_estimators": 2.5}, TypeError, "n_estimators must be an int"),
         ({"max_bins": 1}, ValueError, r"max_bins must be in \[2, 65535\] or None, got 1"),
         ({"max_bins": 65536}, ValueError, r"max_bins must be in \[2, 65535\] or None, got 65536"),
@@ -331,7 +331,10 @@ def test_numpydoc_docstring(cls):
      r"min_weight_fraction_leaf must be in \[0, 0\.5\], got 0\.6"),
     (lambda: AdaBoostClassifier(validation_fraction=0.0), ValueError,
      r"validation_fraction must be in \(0, 1\) or None, got 0\.0"),
-    (lambda: AdaBoostClassifier(n_iter_no_change=0), ValueError, r"n_iter_no_change must be in >= 1 or None, got 0"),
+    (lambda: AdaBoostClassifier(n_iter_no_change=0), ValueError, r"n_iter_no_change must be >= 1 or None, got 0"),
+    (lambda: AdaBoostClassifier(5, n_iter_no_change=3).fit(np.arange(40.0)[:, None], np.r_[0, np.ones(39)]),
+     ValueError, r"^n_iter_no_change=3 without eval_set \(it holds out 0.1 of the rows\) cannot hold out a "
+                 r"stratified validation set from 40 samples"),
     (lambda: AdaBoostClassifier(leaf="soft"), ValueError, r"leaf must be one of \['discrete', 'real'\], got 'soft'"),
     (lambda: AdaBoostClassifier(verbose="yes"), TypeError, "verbose must be an int >= 0 or a bool"),
     (lambda: EBBoostClassifier(lam=np.inf), ValueError, r"lam must be in \[0, inf\), got inf"),
