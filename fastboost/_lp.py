@@ -184,6 +184,11 @@ def qp_objective(M, b, caps):
     return float(b @ b + caps @ np.maximum(0.0, 1.0 - margins))
 
 
+#: HiGHS's QP iterations allowed per variable (voters + examples) before solve_rqp_highs gives up: an active-set
+#: method needs about one per variable that changes bounds; on some problems HiGHS's cycles without end
+QP_ITERATIONS_PER_VARIABLE = 20
+
+
 def solve_rqp_highs(M, caps):
     """The regularised QP with HiGHS's QP solver. Variables b (k), then xi (m)."""
     highspy = highspy_module("RQPBoost")
@@ -217,9 +222,14 @@ def solve_rqp_highs(M, caps):
     model.lp_ = lp
     model.hessian_ = hessian
     h = new_highs(highspy)
+    h.setOptionValue("qp_iteration_limit", QP_ITERATIONS_PER_VARIABLE * (k + m) + 1000)
     h.passModel(model)
     h.run()
-    _check_status(h, highspy, "RQP-Boost quadratic program")
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        raise RuntimeError(f"HiGHS's QP solver found no optimum of the RQP-Boost quadratic program (C_i in "
+                           f"[{caps.min():.3g}, {caps.max():.3g}]): {h.modelStatusToString(status)}. Its active-set "
+                           "method can stall on some problems; solver='lbfgs' (the default) solves the same program.")
     b = np.maximum(np.asarray(h.getSolution().col_value)[:k], 0.0)
     info = h.getInfo()
     return QPSolution(objective=float(info.objective_function_value), b=b, u=None,

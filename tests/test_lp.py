@@ -173,6 +173,15 @@ def twonorm():
     return X[:600], y[:600], X[600:], y[600:]
 
 
+@pytest.mark.parametrize("C", [1e-20, 1e300])
+def test_a_qp_highs_cannot_solve_is_an_error_in_bounded_time(C):
+    """HiGHS's active-set QP cycles on some problems (C = 1e-20 here: it ran for hours) and reports no status on
+    others (1e300): an iteration limit, and an error that names the default solver, which solves both."""
+    X, y = make_twonorm(600, random_state=0)
+    with pytest.raises(RuntimeError, match=r"HiGHS's QP solver found no optimum .* solver='lbfgs' \(the default\)"):
+        RQPBoostClassifier(20, C=C, solver="highs", random_state=0).fit(X, y)
+
+
 def test_rlp_is_the_lpboost_master_over_adaboosts_voters(twonorm):
     X, y, Xt, yt = twonorm
     ada = AdaBoostClassifier(40).fit(X, y)
