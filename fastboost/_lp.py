@@ -424,7 +424,7 @@ def nu_errors(M_train, q, M_held, y_held, p_held, grid=NU_GRID):
 
 def C_errors(M_train, q, M_held, y_held, p_held, solver, grid=C_GRID):
     """As ``nu_errors`` for the regularised QP at every C of ``grid`` (C_i = C q_i n; L-BFGS-B starts from the
-    previous C's dual); NaN where its weights are all 0."""
+    previous C's dual); NaN where its weights are all 0, or where HiGHS finds no optimum."""
     grid = np.asarray(grid, dtype=np.float64)
     errors = np.full(grid.shape[0], np.nan)
     if M_train.shape[0] == 0:
@@ -438,7 +438,10 @@ def C_errors(M_train, q, M_held, y_held, p_held, solver, grid=C_GRID):
             sol = solve_rqp_lbfgs(Mt, caps, u0=u)
             u = sol.u
         else:
-            sol = RQP_SOLVERS[solver](Mt, caps)
+            try:
+                sol = RQP_SOLVERS[solver](Mt, caps)
+            except RuntimeError:  # (HiGHS found no optimum at this C on this fold: not a candidate)
+                continue
         if np.any(sol.b > 0):
             errors[g] = _margin_errors(sol.b @ M_held, y_held, p_held)
     return errors

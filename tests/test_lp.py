@@ -182,6 +182,27 @@ def test_a_qp_highs_cannot_solve_is_an_error_in_bounded_time(C):
         RQPBoostClassifier(20, C=C, solver="highs", random_state=0).fit(X, y)
 
 
+def test_C_auto_passes_over_a_C_highs_cannot_solve(monkeypatch):
+    """C="auto" with solver="highs": a fold's C where HiGHS finds no optimum is no candidate (NaN), not the end of
+    the fit (or, before the iteration limit, a fit that never ended)."""
+    from fastboost import _lp
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    M = np.where(rng.random((6, 200)) < 0.7, 1.0, -1.0)  # voters right on 70 % of the rows
+    q = np.full(150, 1 / 150)
+    real = _lp.RQP_SOLVERS["highs"]
+
+    def fails_at_the_smallest_C(M, caps):
+        if caps[0] < 0.002 * caps.shape[0] * q[0]:
+            raise RuntimeError("HiGHS's QP solver found no optimum")
+        return real(M, caps)
+
+    monkeypatch.setitem(_lp.RQP_SOLVERS, "highs", fails_at_the_smallest_C)
+    errors = _lp.C_errors(M[:, :150], q, M[:, 150:], y[150:], np.full(50, 1 / 50), "highs")
+    assert np.isnan(errors[0]) and np.all(np.isfinite(errors[1:]))
+
+
 def test_rlp_is_the_lpboost_master_over_adaboosts_voters(twonorm):
     X, y, Xt, yt = twonorm
     ada = AdaBoostClassifier(40).fit(X, y)
