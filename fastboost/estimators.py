@@ -1474,6 +1474,21 @@ def _top_stays_top(proba, margin):
 
 
 # ============================================================================ totally corrective fits
+#: a relative duality gap of L-BFGS-B's QP answer above this is reported (``_warn_unconverged``)
+UNCONVERGED_GAP = 1e-6
+
+
+def _warn_unconverged(est, sol):
+    """Warn when L-BFGS-B stopped (at its iteration limit) with the QP's answer not certified optimal: at a large
+    C its weights can then be far from the optimum's (a few voters where the optimum has many)."""
+    if np.isfinite(sol.gap) and sol.gap > UNCONVERGED_GAP:
+        import warnings
+
+        warnings.warn(f"{type(est).__name__}: L-BFGS-B stopped short of the quadratic program's optimum at "
+                      f"C={est.C_:g} (relative duality gap {sol.gap:.2g}), so the weights may be far from optimal; "
+                      "solver='highs' solves it exactly, or take a smaller C.", UserWarning, stacklevel=4)
+
+
 def _warn_no_soft_margin(est, value):
     """Warn when the soft-margin LP's value is not positive: then no convex combination of the voters has
     a positive soft margin, the LP's weights may cancel out (h and -h) and the model predict one class."""
@@ -1916,7 +1931,8 @@ class RQPBoostClassifier(_RefitWeights, _ReweightedAdaBoost):
     1.0
     """)
 
-    _empty_reason = "the QP's weights are all 0 (C is too small for any margin to pay for a voter);"
+    _empty_reason = ("the QP's weights are all 0 (C is too small for any margin to pay for a voter, or, at a large "
+                     "C, L-BFGS-B stopped short of the optimum);")
 
     def __init__(self, n_estimators=100, *, C="auto", solver="lbfgs", learning_rate=1.0, class_weight=None,
                  criterion="error", max_depth=1, min_samples_leaf="auto", min_weight_fraction_leaf=0.0,
@@ -1954,6 +1970,7 @@ class RQPBoostClassifier(_RefitWeights, _ReweightedAdaBoost):
         else:
             sol = RQP_SOLVERS[self.solver](M, self.C * p * p.shape[0])
             self.C_ = float(self.C)
+        _warn_unconverged(self, sol)
         total = sol.b.sum()
         return (sol.b / total if total > 0 else sol.b), sol.objective
 
@@ -1977,8 +1994,9 @@ class RQPBoostClassifier(_RefitWeights, _ReweightedAdaBoost):
             C, sol, _ = solve_auto_C(M, yr, p, auto_seed(self.random_state), self.solver)
         else:
             sol = RQP_SOLVERS[self.solver](M, C * p * p.shape[0])
-        total = sol.b.sum()
         self.C_ = float(C)
+        _warn_unconverged(self, sol)
+        total = sol.b.sum()
         self.objective_ = sol.objective
         self._set_refitted(sol.b / total if total > 0 else sol.b)
         return self
