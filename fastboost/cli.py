@@ -154,10 +154,10 @@ def _input_files(given):
         return []
     text = str(given)
     if os.path.isdir(text) or (not os.path.exists(text) and any(ch in text for ch in "*?[")):
-        from .dataset import _parquet_files
+        from .dataset import parquet_files
 
         try:
-            return _parquet_files(text)
+            return parquet_files(text)
         except ValueError:  # (the command's reading of it says what is wrong)
             return []
     return [text]

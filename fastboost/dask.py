@@ -180,7 +180,6 @@ from .estimators import (
     QuadBoostClassifier,
     SABoostClassifier,
     VadaBoostClassifier,
-    _feature_names,
     check_eval_set_names,
 )
 
@@ -1060,7 +1059,7 @@ class _DaskBoostMixin:
             vxparts, v_chunks, vmeta = _x_parts(eval_set[0], name, vx)
             if vmeta.shape[1] != n_features:
                 raise ValueError(f"eval_set's X has {vmeta.shape[1]} features, but X has {n_features}.")
-            check_eval_set_names(_feature_names(meta), vmeta)
+            check_eval_set_names(meta, vmeta)
             val = {"xparts": vxparts,
                    "yparts": _vector_parts(eval_set[1], "eval_set's y", len(vxparts), v_chunks, vx),
                    "swparts": None if len(eval_set) == 2 or eval_set[2] is None else

@@ -312,7 +312,7 @@ class _BatchSource(_Source):
             yield _Batch(_frame(X, where), _vector(y, where, "y"), _vector(w, where, "w"), where)
 
 
-def _parquet_files(path):
+def parquet_files(path):
     """The parquet files of a path, a glob pattern, a directory (every file below it, hidden and
     underscore names skipped, as pyarrow does) or a list of these; sorted within each; ValueError when
     one does not exist or none is found. An existing path is taken as it is, even with ``*?[`` in its name; a
@@ -358,7 +358,7 @@ def _same_file(a, b):
 
 def check_codes_path(codes_path, path, files, label=None):
     """ValueError (naming codes_path as ``label``, by default ``codes_path=...``) when a codes file at codes_path
-    would replace one of the source ``files`` (those of ``path``, as ``_parquet_files`` reads it), or would be
+    would replace one of the source ``files`` (those of ``path``, as ``parquet_files`` reads it), or would be
     among the files a later reading of ``path`` finds (inside a source directory, or matching a source
     pattern): that reading would take it for data."""
     label = label or f"codes_path={codes_path!r}"
@@ -401,7 +401,7 @@ class ParquetSource(_Source):
             if twice:
                 raise ValueError(f"columns lists {twice[0]!r} twice.")
         self.path = path
-        self.files = _parquet_files(path)
+        self.files = parquet_files(path)
         self.target, self.weight, self.batch_rows = target, weight, batch_rows
         self.has_labels = target is not None
         try:

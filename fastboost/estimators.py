@@ -115,9 +115,10 @@ def _feature_names(X):
     return None
 
 
-def check_eval_set_names(names, Xv):
-    """ValueError when eval_set's X is a frame whose column names are not ``names`` (the training X's; None: X has
-    none), in that order: its columns would otherwise be matched by position."""
+def check_eval_set_names(X, Xv):
+    """ValueError when eval_set's X is a frame whose column names are not those of the training X (when it has
+    them), in that order: its columns would otherwise be matched by position."""
+    names = _feature_names(X)
     v_names = _feature_names(Xv)
     if names is None or v_names is None or v_names == names:
         return
@@ -312,7 +313,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         if classes.shape[0] > 2 and not self._joint_multiclass():
             return self._fit_one_vs_rest(X, X_in, y, classes, sample_weight, eval_set)
         sw = v.check_sample_weight(sample_weight, n_samples)
-        X, y_idx, sw, val = self._validation_split(X, y_idx, sw, classes, eval_set, _feature_names(X_in))
+        X, y_idx, sw, val = self._validation_split(X, y_idx, sw, classes, eval_set, X_in)
         held = self._held_out_rows(y_idx, sw, eval_set) if val is None else None
         p = v.as_distribution(sw)
         # all input checked: only now replace any earlier fit's state
@@ -481,7 +482,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
         self._check_params()
         v.check_sample_weight(sample_weight, X.shape[0])
-        val = self._one_vs_rest_eval_set(eval_set, X, classes, _feature_names(X_in))
+        val = self._one_vs_rest_eval_set(eval_set, X, classes, X_in)
         previous = getattr(self, "estimators_", None) if self.warm_start else None
         if previous is not None and not np.array_equal(getattr(self, "classes_", []), classes):
             raise ValueError(f"{type(self).__name__}(warm_start=True) continues a fit on the same data; the "
@@ -518,7 +519,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self.fit_time_ = time.perf_counter() - t0
         return self
 
-    def _one_vs_rest_eval_set(self, eval_set, X, classes, names=None):
+    def _one_vs_rest_eval_set(self, eval_set, X, classes, X_in=None):
         """A one-vs-rest fit's eval_set as (X_val for the kernels, y_val, sample_weight_val or None), checked;
         each class's model validates on it with the labels "this class or not" (``validation_fraction``
         instead holds out a stratified part of each class's problem)."""
@@ -527,7 +528,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         if self.validation_fraction is not None:
             raise ValueError("Pass either eval_set or validation_fraction, not both.")
         idx = np.zeros(X.shape[0], dtype=Y_DTYPE)
-        Xv, yv_idx, pv = self._validation_split(X, idx, np.ones(X.shape[0]), classes, eval_set, names)[3]
+        Xv, yv_idx, pv = self._validation_split(X, idx, np.ones(X.shape[0]), classes, eval_set, X_in)[3]
         swv = eval_set[2] if len(eval_set) == 3 else None
         return Xv, classes[yv_idx], swv
 
@@ -541,11 +542,11 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             return self.validation_fraction
         return EARLY_STOPPING_FRACTION if self.n_iter_no_change is not None else None
 
-    def _validation_split(self, X, y_idx, sw, classes, eval_set, names=None):
+    def _validation_split(self, X, y_idx, sw, classes, eval_set, X_in=None):
         """(X, y_idx, sw, (X_val, y_val_idx uint16, p_val) of eval_set, checked, or None). The rows
-        ``validation_fraction`` holds out are set apart after binning (``_held_out_rows``). names: the training
-        X's column names (None: none); a validation frame with other names, or in another order, is refused (its
-        columns would be matched by position)."""
+        ``validation_fraction`` holds out are set apart after binning (``_held_out_rows``). X_in: the training X as
+        given; a validation frame with other column names than its, or in another order, is refused (its columns
+        would be matched by position)."""
         name = type(self).__name__
         if eval_set is not None and self.validation_fraction is not None:
             raise ValueError("Pass either eval_set or validation_fraction, not both.")
@@ -556,7 +557,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             raise TypeError("eval_set must be a tuple (X_val, y_val) or (X_val, y_val, sample_weight_val).")
         cats = self.__dict__.get("_cat")
         Xv = eval_set[0]
-        check_eval_set_names(names, Xv)
+        check_eval_set_names(X_in, Xv)
         if cats is None:
             Xv = v.check_X(Xv, name)
         else:  # the training data's categories

@@ -539,6 +539,8 @@ def test_dataframe_input_sample_weights_and_given_bin_edges(client, data):
         dask_model.predict(swapped)
     with pytest.raises(ValueError, match="Feature names unseen at fit time:\n- w"):
         dask_model.predict_proba(ddf[[*frame.columns[:9], "w"]])
+    with pytest.raises(ValueError, match="eval_set's X must have X's columns in X's order"):  # (not by position)
+        fbd.DaskAdaBoostClassifier(n_estimators=3).fit(Xd, yd, eval_set=(swapped, yd))
 
 
 @needs_dask
