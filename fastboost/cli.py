@@ -64,6 +64,17 @@ ALGORITHMS = {"adaboost": "AdaBoostClassifier", "vadaboost": "VadaBoostClassifie
               "lazyboost": "LazyBoostClassifier", "saboost": "SABoostClassifier", "quadboost": "QuadBoostClassifier",
               "lpboost": "LPBoostClassifier", "rlpboost": "RLPBoostClassifier", "rqpboost": "RQPBoostClassifier"}
 
+def seed(text):
+    """--random-state: an integer seed in [0, 2**32 - 1] (what NumPy's RandomState takes)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= value <= 2 ** 32 - 1:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**32 - 1], got {value}")
+    return value
+
+
 def positive_int(text):
     """An integer >= 1."""
     try:
@@ -139,7 +150,7 @@ TRAIN_PARAMS = {"n_estimators": int, "learning_rate": float, "max_depth": int, "
                 "monotone_steps": str,
                 "feature_rank": int, "weight_trim_rate": float,
                 "validation_fraction": float, "n_iter_no_change": int, "class_weight": balanced, "n_jobs": int,
-                "random_state": int, "verbose": int, "interaction_constraints": feature_groups,
+                "random_state": seed, "verbose": int, "interaction_constraints": feature_groups,
                 "colsample_bytree": float, "colsample_bynode": float, "subsample": float, "bootstrap": flag}
 
 

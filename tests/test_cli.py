@@ -270,17 +270,19 @@ def test_drop_is_given_once(files, small_model, capsys):
     assert e.value.code == 2 and err.count("\n") == 1 and "--drop" in err, err
 
 
-@pytest.mark.parametrize("option, value", [("--monotone-constraints", "1,,0"), ("--monotone-constraints", "1,0,"),
-                                           ("--interaction-constraints", "0,1;;2"),
-                                           ("--interaction-constraints", "0,,1;2")])
-def test_constraints_with_an_empty_entry_are_refused(files, option, value, capsys):
-    """An empty entry would shift every later feature's direction, or drop a group: a usage error, not a model
-    with other constraints than the user wrote."""
+@pytest.mark.parametrize("option, value, message", [
+    ("--monotone-constraints", "1,,0", "an empty"), ("--monotone-constraints", "1,0,", "an empty"),
+    ("--interaction-constraints", "0,1;;2", "an empty"), ("--interaction-constraints", "0,,1;2", "an empty"),
+    ("--random-state", "-5", "expected an integer in [0, 2**32 - 1], got -5")])
+def test_option_values_are_checked_where_given(files, option, value, message, capsys):
+    """An empty constraint entry would shift every later feature's direction, or drop a group; a seed out of
+    NumPy's range failed with NumPy's words: usage errors naming the option, not a model or a message of
+    another's."""
     d, _, _ = files
     with pytest.raises(SystemExit) as e:
         main(["train", str(d / "train.csv"), "--target", "label", option, value, "-o", str(d / "never.fbm")])
     err = capsys.readouterr().err
-    assert e.value.code == 2 and err.count("\n") == 1 and "an empty" in err and option in err, err
+    assert e.value.code == 2 and err.count("\n") == 1 and message in err and option in err, err
     assert not (d / "never.fbm").exists()
 
 
