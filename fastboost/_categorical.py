@@ -158,12 +158,15 @@ def fit(X, mask, max_bins):
     return categories
 
 
-def indices(values, cats):
-    """float64 category indices of raw values in the sorted categories; NaN for missing or unknown ones."""
+def indices(values, cats, unknown=None):
+    """float64 category indices of raw values in the sorted categories; NaN for missing or unknown ones.
+    unknown: None, or a bool array of len(values) set True where a value is present but not a category."""
     out = np.full(values.shape[0], np.nan)
+    present = ~_missing(values)
+    if unknown is not None:
+        unknown[:] = present
     if cats.shape[0] == 0:
         return out
-    present = ~_missing(values)
     if cats.dtype.kind == "U":
         vals = values[present]
         is_str = np.array([isinstance(v, str) for v in vals.tolist()], dtype=bool)
@@ -173,6 +176,8 @@ def indices(values, cats):
             pos = np.minimum(np.searchsorted(cats, s), cats.shape[0] - 1)
             lookup[is_str] = np.where(cats[pos] == s, pos, np.nan)
         out[present] = lookup
+        if unknown is not None:
+            unknown &= np.isnan(out)
         return out
     vals = values[present]
     try:
@@ -181,6 +186,8 @@ def indices(values, cats):
         vals = np.array([v if isinstance(v, numbers.Real) else np.nan for v in vals.tolist()], dtype=np.float64)
     pos = np.minimum(np.searchsorted(cats, vals), cats.shape[0] - 1)
     out[present] = np.where(cats[pos] == vals, pos, np.nan)
+    if unknown is not None:
+        unknown &= np.isnan(out)
     return out
 
 

@@ -924,9 +924,10 @@ class Dataset:
                 out[:, f] = frame.numeric(f, a, b)
             else:
                 raw = frame.raw(f, a, b)
-                out[:, f] = _categorical.indices(raw, cats)
+                unknown = np.empty(b - a, bool) if seen else None
+                out[:, f] = _categorical.indices(raw, cats, unknown)
                 if seen:
-                    new = np.flatnonzero(np.isnan(out[:, f]) & ~_categorical._missing(raw))
+                    new = np.flatnonzero(unknown)
                     if new.size:
                         name = _categorical.feature_name(None, f, _names(frame))
                         raise ValueError(f"row {a + new[0]}: categorical feature {name} has the category "

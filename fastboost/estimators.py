@@ -1825,10 +1825,6 @@ class _ReweightedAdaBoost(BaseBoostClassifier):
     _samme = False  # K > 2 classes: one-vs-rest
     warm_start = False  # not a parameter: the re-weighting is redone on every fit
 
-    def _check_params(self):
-        super()._check_params()
-        self._check_solver()
-
     def _finish(self, fit, model):
         data, config = fit.data, fit.config
         n = model.rounds.shape[0]
@@ -1878,7 +1874,8 @@ class RLPBoostClassifier(_RefitNu, _ReweightedAdaBoost):
                  subsample=1.0, bootstrap=False, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
 
-    def _check_solver(self):
+    def _check_params(self):
+        super()._check_params()
         _check_nu_capping(self)
 
     def _check_extras(self):
@@ -1942,9 +1939,6 @@ class RQPBoostClassifier(_RefitWeights, _ReweightedAdaBoost):
                  n_iter_no_change=None, interaction_constraints=None, colsample_bytree=1.0, colsample_bynode=1.0,
                  subsample=1.0, bootstrap=False, n_jobs=None, random_state=None, verbose=0):
         store_params(self, locals())
-
-    def _check_solver(self):
-        """(solver is checked by its constraint.)"""
 
     def _check_extras(self):
         if self.solver == "highs":
