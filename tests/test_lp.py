@@ -420,14 +420,22 @@ def test_master_re_solved_at_other_caps_matches_a_fresh_lp():
         assert np.all(sol.u <= p / nu + 1e-12) and sol.u.sum() == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_choose_nu_scores_each_nu_by_held_out_error_of_the_fold_lps(seed):
+@pytest.mark.parametrize("seed, ipm_check", [(0, False), (1, False), (0, True), (1, True)])
+def test_choose_nu_scores_each_nu_by_held_out_error_of_the_fold_lps(seed, ipm_check, monkeypatch):
     """choose_nu against a plain reference: each fold's LP solved from scratch with linprog at every nu (real
-    margins make each optimum unique), its weighted held-out error, NaN for a degenerate LP, averaged."""
+    margins make each optimum unique), its weighted held-out error, NaN for a degenerate LP, averaged. The same
+    with the interior-point check of a possibly degenerate LP (large margin matrices) on: it finds the degenerate
+    ones, which the simplex method then never solves."""
     from sklearn.model_selection import StratifiedKFold
 
+    from fastboost import _lp
     from fastboost._lp import AUTO_FOLDS, NU_GRID, choose_nu
 
+    found = []
+    if ipm_check:
+        monkeypatch.setattr(_lp, "IPM_CHECK_ENTRIES", 0)
+        check = _lp.degenerate_by_ipm
+        monkeypatch.setattr(_lp, "degenerate_by_ipm", lambda *a: found.append(check(*a)) or found[-1])
     rng = np.random.default_rng(seed)
     n, k = 150, 12
     y = (rng.random(n) < 0.4).astype(np.uint8)
@@ -452,6 +460,47 @@ def test_choose_nu_scores_each_nu_by_held_out_error_of_the_fold_lps(seed):
     one_row = max(p[held].max() / p[held].sum() for _, held in folds) / AUTO_FOLDS
     tied = [nu for nu, e in zip(NU_GRID, ref) if np.isfinite(e) and e <= best + one_row + 1e-12]
     assert choice.value == tied[0]  # among errors within one held-out row of the lowest the smallest nu
+    if ipm_check:
+        assert True in found  # (a degenerate nu found by the check, on some fold)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tail_mean_is_the_lp_value_of_fixed_voter_weights(seed):
+    """tail_mean of a combination's margins equals the soft-margin LP's objective maximised over rho for those
+    weights (the reference tries every margin as rho), with tied margins and uneven row weights."""
+    from fastboost._lp import tail_mean
+
+    rng = np.random.default_rng(seed)
+    k, n = 4, 40
+    M = rng.integers(-2, 3, (k, n)).astype(np.int8)  # (many ties)
+    a = rng.random(k)
+    a /= a.sum()
+    q = rng.random(n) + 0.1
+    q /= q.sum()
+    for nu in (0.02, 0.1, 0.3, 0.5, 1.0):
+        assert tail_mean(a @ M, q, nu) == pytest.approx(lp_value_of(M, q / nu, a), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_positive_value_shown_by_fixed_weights_is_never_a_degenerate_lp(seed):
+    """positive_value_shown is a lower bound: where it says the LP's value is positive, the LP solved agrees; and
+    it says so for a nu where a single voter has a positive soft margin."""
+    from fastboost._lp import DEGENERATE, positive_value_shown, solve_soft_margin_lp
+
+    rng = np.random.default_rng(seed)
+    M = np.sign(rng.normal(np.linspace(-0.2, 0.9, 10)[:, None], 1.0, (10, 80))).astype(np.int8)
+    q = np.full(80, 1 / 80)
+    weights, shown, degenerate = None, 0, 0
+    for nu in (0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.02):
+        sol = solve_soft_margin_lp(M, q / nu)
+        if positive_value_shown(M, q, nu, weights):
+            assert sol.value > DEGENERATE
+            shown += 1
+        degenerate += sol.value <= DEGENERATE
+        weights = sol.weights
+    assert shown and degenerate  # (both cases met)
+    best = M[np.argmax(M.sum(axis=1))]  # (a voter of error e < 1/4 has a positive soft margin at nu = 1/2)
+    assert (best < 0).mean() < 0.25 and positive_value_shown(M, q, 0.5)
 
 
 def test_choose_takes_the_smallest_nu_within_the_tolerance_and_the_middle_C_of_exact_ties():
