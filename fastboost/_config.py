@@ -548,8 +548,11 @@ def default_n_jobs():
 
 
 def resolve_n_jobs(n_jobs):
-    """Number of numba threads for a validated ``n_jobs`` (None: ``default_n_jobs()``; negative: joblib
-    semantics; capped at the pool size). The estimators check the value first."""
+    """Number of numba threads for ``n_jobs`` (None: ``default_n_jobs()``; negative: joblib semantics; capped at
+    the pool size). The value is checked here too, for one set on a fitted model before predicting."""
+    from ._params import NJobs  # (imports this module)
+
+    NJobs().check("n_jobs", n_jobs)
     max_threads = numba.config.NUMBA_NUM_THREADS
     if n_jobs is None:
         return default_n_jobs()

@@ -151,6 +151,15 @@ def test_wrong_feature_count_at_predict(Est, method):
         getattr(model, method)(X[0])
 
 
+@pytest.mark.parametrize("n_jobs, err", [(0, ValueError), (1.5, TypeError), ("2", TypeError)])
+def test_n_jobs_set_on_a_fitted_model_is_checked_when_predicting(Est, n_jobs, err):
+    """A bad n_jobs set after the fit is named by predict and predict_contrib, not left to numba's thread count."""
+    model = Est(n_estimators=3).fit(X, y).set_params(n_jobs=n_jobs)
+    for method in ("predict", "predict_proba", "predict_contrib"):
+        with pytest.raises(err, match="n_jobs must be"):
+            getattr(model, method)(X)
+
+
 def test_error_types_are_not_numba_errors(Est):
     """The messages above come from Python validation: a numba TypingError is neither."""
     import numba
