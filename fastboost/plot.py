@@ -412,8 +412,10 @@ def plot_importance(model, feature_names=None, max_features=20, ax=None, *, X=No
     if max_features < 1:
         raise ValueError(f"max_features must be >= 1, got {max_features}.")
     if kind == "contrib":
-        phi = np.abs(model.predict_contrib(X)[..., :-1])
-        imp = phi.reshape(-1, phi.shape[-1]).mean(axis=0) * (phi.shape[1] if phi.ndim == 3 else 1)
+        mean = abs(model.predict_contrib(X)[..., :-1]).mean(axis=0)  # ([classes,] features)
+        if hasattr(mean, "compute"):  # (a Dask estimator's contributions of Dask rows: lazy)
+            mean = mean.compute()
+        imp = np.asarray(mean) if mean.ndim == 1 else np.asarray(mean).sum(axis=0)
     else:
         imp = model.feature_importances_
     names = _feature_names(model, feature_names, imp.shape[0])

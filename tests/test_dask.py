@@ -267,6 +267,15 @@ def test_dask_trees_and_classes_equal_single_machine(client, odd_data, case, wei
     lazy = dask_model.predict_contrib(da.from_array(X[:300], chunks=((100, 0, 200), -1)))  # an empty block too
     assert isinstance(lazy, da.Array) and lazy.shape == phi.shape
     np.testing.assert_array_equal(lazy.compute(), phi)
+    if pytest.importorskip("matplotlib"):  # the mean |contribution| bars of Dask rows: those of the same rows in memory
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from fastboost.plot import plot_importance
+
+        widths = [[b.get_width() for b in plot_importance(dask_model, X=rows, kind="contrib").patches]
+                  for rows in (da.from_array(X[:300], chunks=((100, 0, 200), -1)), X[:300])]
+        np.testing.assert_allclose(widths[0], widths[1], rtol=1e-12)
     if which == "three" and not weighted:  # Dask input: K columns, empty blocks too
         Xt = da.from_array(X[:500], chunks=((200, 0, 300), -1))
         np.testing.assert_array_equal(dask_model.predict_proba(Xt).compute(), dask_model.predict_proba(X[:500]))
