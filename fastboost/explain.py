@@ -30,11 +30,11 @@ from ._kernels.explain import (
 #: the most memory the leaf tables of predict_contrib may take (deeper trees use TreeSHAP's path walk instead)
 TABLE_BYTES = 256 * 2 ** 20
 
-NO_COVER = ("{name}.predict_contrib needs each node's cover (the summed sample weight of the training rows that "
+NO_COVER = ("{what} needs each node's cover (the summed sample weight of the training rows that "
              "reached it), recorded by fit; this model has none: it comes from a model file of format version 4 or "
              "older. Fit the model again with this version of fastboost (fastboost.{name}(**model.get_params())"
              ".fit(X, y)) to get a model with cover.")
-_NO_COVER_DASK = ("{name}.predict_contrib needs each node's cover (the summed sample weight of the training rows "
+_NO_COVER_DASK = ("{what} needs each node's cover (the summed sample weight of the training rows "
                   "that reached it), which this Dask model lacks (it was fitted by a fastboost that did not record "
                   "it). Fit it again, or fit the single-machine fastboost.{local}(**model.get_params()).")
 
@@ -154,7 +154,7 @@ def fit_cover(est, codes, missing_code, sample_weight):
 def _cover_of(model, name):
     cover = getattr(model, "cover_", None)
     if cover is None:
-        raise ValueError(NO_COVER.format(name=name))
+        raise ValueError(NO_COVER.format(name=name, what=f"{name}.predict_contrib"))
     return cover
 
 
@@ -167,15 +167,17 @@ def vector_leaf_model(est):
             f"({kind})")
 
 
-def check_cover(est):
-    """ValueError saying how to get a model with cover when ``est`` (or a one-vs-rest part) has none."""
+def check_cover(est, what=None):
+    """ValueError saying how to get a model with cover when ``est`` (or a one-vs-rest part) has none; ``what``:
+    what needs it (default ``{name}.predict_contrib``)."""
     name = type(est).__name__
+    what = what or f"{name}.predict_contrib"
     local = getattr(est, "_local_class", None)
     models = getattr(est, "estimators_", None) or [est]
     if any(getattr(m, "cover_", None) is None for m in models):
         if local is not None:
-            raise ValueError(_NO_COVER_DASK.format(name=name, local=local.__name__))
-        raise ValueError(NO_COVER.format(name=name))
+            raise ValueError(_NO_COVER_DASK.format(name=name, what=what, local=local.__name__))
+        raise ValueError(NO_COVER.format(name=name, what=what))
 
 
 def stump_means(rounds, cover):

@@ -115,12 +115,12 @@ def _feature_name(clf, f):
     return repr(str(names[f])) if names is not None else str(f)
 
 
-def _no_categorical(clf, ens, what):
+def _no_categorical(clf, ens, what, instead):
     for tree in ens.trees:
         for f, cats in zip(tree.feature, tree.categories):
             if cats:
                 raise ValueError(f"{what} has no set-membership splits: feature {_feature_name(clf, int(f))} is "
-                                 "split by sets of categories. Fit without categorical_features to export it.")
+                                 f"split by sets of categories. {instead}")
 
 
 # ============================================================================ shap
@@ -135,13 +135,14 @@ def to_shap(clf):
     trees: a ValueError names the feature. X for shap is numeric, as the estimator's kernels see it.
     """
     ens = ensemble(clf)
-    _no_categorical(clf, ens, "shap's tree format")
+    _no_categorical(clf, ens, "shap's tree format", f"{type(clf).__name__}.predict_contrib gives this model's SHAP "
+                    "values (it handles categorical splits).")
     if not ens.trees:
         raise ValueError(f"{type(clf).__name__} has no rounds (an empty ensemble): shap's tree format needs a "
                          "tree; predict_contrib gives its contributions (0, and the expected value).")
     from .explain import check_cover
 
-    check_cover(clf)
+    check_cover(clf, "fastboost.to_shap")
     k = ens.n_outputs
     trees = []
     for tree in ens.trees:
@@ -274,7 +275,8 @@ def _tree_ensemble_regressor(clf, ens, dtype):
     feature."""
     from onnx import TensorProto, helper, numpy_helper
 
-    _no_categorical(clf, ens, "ai.onnx.ml opset 3's TreeEnsembleRegressor")
+    _no_categorical(clf, ens, "ai.onnx.ml opset 3's TreeEnsembleRegressor", "to_onnx with ml_opset=5 (the default) "
+                    "writes them.")
     cols = {k: [] for k in ("treeids", "nodeids", "featureids", "modes", "values", "true", "false", "missing")}
     tgt = {k: [] for k in ("treeids", "nodeids", "ids", "weights")}
     trees = ens.trees or [Tree(left=np.array([-1]), right=np.array([-1]), feature=np.array([-1]),

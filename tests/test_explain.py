@@ -431,7 +431,7 @@ def test_a_dask_model_without_cover_says_how_to_get_one():
     model.__dict__.update({k: v for k, v in local.__dict__.items() if k != "cover_"})
     with pytest.raises(ValueError, match="fastboost.AdaBoostClassifier"):
         model.predict_contrib(X)
-    with pytest.raises(ValueError, match="Dask"):
+    with pytest.raises(ValueError, match="fastboost.to_shap needs each node's cover.*Dask"):
         fastboost.to_shap(model)
 
 
