@@ -10,6 +10,8 @@ from collections import namedtuple
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ._validation import plain
+
 #: One tree of the ensemble, its nodes in depth-first order (node 0 the root). Leaves have left = right = -1.
 Tree = namedtuple("Tree", [
     "left",          # int64[m]  left child (the side of x <= threshold, or of the categories in the set)
@@ -318,17 +320,25 @@ def _tree_ensemble_regressor(clf, ens, dtype):
 
 
 def _label_tensor(classes):
-    """The class labels as an ONNX constant's array and element type (int64, double or string)."""
+    """The class labels as an ONNX constant's array and element type (int64, double or string; bool labels as
+    int64 0 / 1). Labels ONNX cannot hold as they are (bytes, integers outside int64) are a ValueError."""
     from onnx import TensorProto
 
     values = np.asarray(classes)
     if values.dtype.kind in "biu" or (values.dtype.kind == "O" and all(
             isinstance(c, (bool, int, np.integer, np.bool_)) for c in classes)):
-        return np.asarray(values, dtype=np.int64), TensorProto.INT64
+        big = [c for c in classes if not -2 ** 63 <= int(c) < 2 ** 63]
+        if big:
+            raise ValueError(f"ONNX's integer labels are int64; classes_ holds {plain(big[0])}. Fit with labels "
+                             "in int64's range (or strings) to export the model.")
+        return np.array([int(c) for c in classes], dtype=np.int64), TensorProto.INT64
     if values.dtype.kind == "f" or (values.dtype.kind == "O" and all(isinstance(c, float) for c in classes)):
         return np.asarray(values, dtype=np.float64), TensorProto.DOUBLE
-    if values.dtype.kind in "US" or (values.dtype.kind == "O" and all(isinstance(c, str) for c in classes)):
+    if values.dtype.kind == "U" or (values.dtype.kind == "O" and all(isinstance(c, str) for c in classes)):
         return np.array([str(c) for c in classes], dtype=object), TensorProto.STRING
+    if values.dtype.kind == "S" or any(isinstance(c, bytes) for c in classes):
+        raise ValueError("ONNX's labels are integers, floats or strings; classes_ holds bytes. Fit with the labels "
+                         "decoded (y.astype(str), say) to export the model.")
     raise ValueError(f"ONNX labels are integers, floats or strings; classes_ has dtype {values.dtype}.")
 
 

@@ -187,6 +187,24 @@ def test_onnx_bad_input():
         fastboost.to_onnx(fastboost.AdaBoostClassifier())
 
 
+def test_onnx_labels_it_cannot_hold_are_refused_and_bool_labels_are_0_and_1():
+    """Labels as predict gives them, or a ValueError: integers beyond int64 and bytes have no ONNX label type
+    (they came out wrapped to negative numbers and as the text "b'pos'"); bool labels come out as int64 0 / 1."""
+    pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    X, y = _data()
+    for labels, match in ((y.astype(np.uint64) * np.uint64(2 ** 63), "int64; classes_ holds 9223372036854775808"),
+                          (np.where(y == 1, b"pos", b"neg"), "classes_ holds bytes")):
+        clf = fastboost.AdaBoostClassifier(3).fit(X, labels)
+        with pytest.raises(ValueError, match=match):
+            fastboost.to_onnx(clf, dtype=np.float64)
+    clf = fastboost.AdaBoostClassifier(3).fit(X, y == 1)
+    sess = ort.InferenceSession(fastboost.to_onnx(clf, dtype=np.float64).SerializeToString())
+    label = sess.run(["label"], {"X": X})[0]
+    assert label.dtype == np.int64
+    np.testing.assert_array_equal(label, clf.predict(X).astype(np.int64))
+
+
 # ---------------------------------------------------------------- Treelite
 def _treelite_expected(clf, X):
     """(margin, prediction) that gtil.predict should give, as fastboost computes them (to_treelite's table)."""
