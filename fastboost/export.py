@@ -520,8 +520,8 @@ def to_treelite(clf):
 # ============================================================================ skl2onnx
 def register_skl2onnx():
     """Register a converter of every fastboost classifier with skl2onnx, so that ``skl2onnx.to_onnx`` converts
-    a scikit-learn ``Pipeline`` ending in one (its outputs ``label`` and ``probabilities``, without ZipMap:
-    pass ``options={id(clf): {"zipmap": False}}`` or leave the default, which fastboost's converter ignores).
+    a scikit-learn ``Pipeline`` ending in one (its outputs ``label`` and ``probabilities``, never through
+    ZipMap: fastboost's own parser declares them, so the option ``zipmap`` takes only False).
     The trees are ai.onnx.ml opset 3's ``TreeEnsembleRegressor`` (``to_onnx(clf, ml_opset=3)``; skl2onnx
     writes no later ai.onnx.ml version), so models with categorical splits do not convert this way.
     Needs skl2onnx (the ``onnx`` extra).
@@ -533,7 +533,24 @@ def register_skl2onnx():
                  "QuadBoostClassifier", "RLPBoostClassifier", "RQPBoostClassifier", "SABoostClassifier",
                  "VadaBoostClassifier"):
         skl2onnx.update_registered_converter(getattr(estimators, name), f"Fastboost{name}", _skl2onnx_shape,
-                                             _skl2onnx_convert, options={"zipmap": [False, True]})
+                                             _skl2onnx_convert, parser=_skl2onnx_parser(f"Fastboost{name}"),
+                                             options={"zipmap": [False]})
+
+
+def _skl2onnx_parser(alias):
+    """skl2onnx's parser of one estimator: its operator with the outputs ``label`` and ``probabilities`` (their
+    types set by ``_skl2onnx_shape``). skl2onnx's parser of classifiers would add ZipMap after them."""
+
+    def parse(scope, model, inputs, custom_parsers=None):
+        from skl2onnx.common.data_types import FloatTensorType, Int64TensorType
+
+        operator = scope.declare_local_operator(alias, model)
+        operator.inputs = inputs
+        operator.outputs.append(scope.declare_local_variable("label", Int64TensorType()))
+        operator.outputs.append(scope.declare_local_variable("probabilities", FloatTensorType()))
+        return operator.outputs
+
+    return parse
 
 
 def _skl2onnx_shape(operator):

@@ -279,16 +279,18 @@ def test_skl2onnx_converts_a_pipeline_ending_in_a_fastboost_estimator():
     from fastboost.export import register_skl2onnx
 
     register_skl2onnx()
-    for n_classes in (2, 3):
+    for n_classes, options in ((2, None), (3, {"zipmap": False}), (3, None)):  # (None: the call docs/explain.md shows)
         X, y = _data(n_classes=n_classes)
         labels = np.array(["low", "mid", "top"])[y]
         pipe = make_pipeline(StandardScaler(), fastboost.AdaBoostClassifier(10, max_depth=2)).fit(X, labels)
         model = skl2onnx.to_onnx(pipe, X[:1], target_opset={"": 21, "ai.onnx.ml": 3},
-                                 options={id(pipe[-1]): {"zipmap": False}})
+                                 options=options and {id(pipe[-1]): options})
         sess = ort.InferenceSession(model.SerializeToString())
         got, proba = sess.run(None, {sess.get_inputs()[0].name: X})
         np.testing.assert_array_equal(got, pipe.predict(X))
         np.testing.assert_allclose(proba, pipe.predict_proba(X), atol=1e-6)
+    with pytest.raises(Exception, match="zipmap"):  # (ZipMap is never added: asking for it is skl2onnx's error)
+        skl2onnx.to_onnx(pipe, X[:1], target_opset={"": 21, "ai.onnx.ml": 3}, options={id(pipe[-1]): {"zipmap": True}})
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame(X, columns=list("abcde")).assign(colour=pd.Categorical(np.where(y == 1, "red", "blue")))
     clf = fastboost.AdaBoostClassifier(5).fit(df, y)
