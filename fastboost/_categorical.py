@@ -198,7 +198,13 @@ def encode(X, categories):
     for f in range(d):
         col = _column(X, f)
         if categories[f] is not None:
-            out[:, f] = indices(_raw_values(col), categories[f])
+            values = _raw_values(col)
+            if categories[f].dtype.kind == "U" and values.dtype.kind == "f" and not np.isnan(values).all():
+                shown = ", ".join(repr(str(c)) for c in categories[f][:4])
+                raise TypeError(f"categorical feature {feature_name(X, f)} was fitted on strings ({shown}"
+                                f"{', ...' if categories[f].shape[0] > 4 else ''}) but holds numbers here, which "
+                                "match none of them; give it as text (X[column].astype(str), say).")
+            out[:, f] = indices(values, categories[f])
             continue
         try:
             if hasattr(col, "to_numpy"):

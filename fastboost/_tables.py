@@ -18,12 +18,13 @@ def _pandas(path, what):
     return pd
 
 
-def read_table(path, target=None):
+def read_table(path, target=None, text=()):
     """(X, y, feature names) from a data file; y is None without ``target``.
 
     X is a pandas DataFrame of the feature columns for CSV and parquet (a float array when pandas is
     missing, for CSV), the array without the target column for ``.npy``. ``target`` is a column name,
-    or for ``.npy`` (and headerless use) a column index.
+    or for ``.npy`` (and headerless use) a column index. ``text``: the names of CSV columns to read as text
+    whatever they look like (categories fitted as strings: "10" stays "10" in a file without a letter in it).
     """
     path = Path(path)
     if path.is_dir():
@@ -41,7 +42,7 @@ def read_table(path, target=None):
         except ValueError:
             return _read_csv_numpy(path, target)
         try:
-            frame = pd.read_csv(path)
+            frame = pd.read_csv(path, dtype={str(c): str for c in text} or None)
         except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as e:
             raise ValueError(f"{path}: not a readable CSV file ({e})".replace("\n", " ")) from None
     else:

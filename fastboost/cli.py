@@ -307,12 +307,12 @@ def train(args):
                 fit["eval_set"] = (Dataset.from_parquet(args.valid, target=args.target, weight=args.weight,
                                                         reference=X),)
             else:
-                Xv, yv, _ = read_table(args.valid, args.target)
+                Xv, yv, _ = read_table(args.valid, args.target, text=_text_columns(X.feature_names, X.categories))
                 fit["eval_set"] = (Xv, yv, _weight_column(Xv, args.weight, args.valid))
     else:
         n_rows = len(y)
         if args.valid is not None:
-            Xv, yv, _ = read_table(args.valid, args.target)
+            Xv, yv, _ = read_table(args.valid, args.target, text=_frame_text_columns(X))
             fit["eval_set"] = (Xv, yv)
     with _replacing(args.output, inputs) as tmp:
         with warnings.catch_warnings():
@@ -338,6 +338,21 @@ def _features(model, X, names, path):
     return np.asarray(X, dtype=np.float64) if hasattr(X, "columns") else X
 
 
+def _text_columns(names, categories):
+    """The categorical features fitted on strings, by name (a model's, or a training Dataset's): a CSV of rows
+    to predict or validate reads them as text."""
+    if names is None or categories is None:
+        return ()
+    return [str(n) for n, c in zip(names, categories) if c is not None and c.dtype.kind == "U"]
+
+
+def _frame_text_columns(X):
+    """The columns of a training frame read as text (not numbers): its validation file reads them as text too."""
+    if not hasattr(X, "dtypes"):
+        return ()
+    return [str(c) for c, dt in X.dtypes.items() if dt.kind not in "iufb"]
+
+
 def predict(args):
     """Predict the rows of a data file with a saved model; write a CSV of predictions (or probabilities)."""
     import warnings
@@ -351,7 +366,8 @@ def predict(args):
     model = fastboost.load(args.model)
     if _is_parquet(args.data):
         return _predict_stream(args, model)
-    X, _, names = read_table(args.data, args.drop)
+    X, _, names = read_table(args.data, args.drop, text=_text_columns(getattr(model, "feature_names_in_", None),
+                                                             getattr(model, "categories_", None)))
     X = _features(model, X, names, args.data)
     with warnings.catch_warnings():
         if not hasattr(X, "columns"):  # .npy rows are taken by position: they cannot have the model's names

@@ -99,6 +99,30 @@ def test_a_text_column_is_categorical(files, capsys):
     assert np.mean(labels == truth) == 1.0  # colour names the class
 
 
+def test_categories_that_look_like_numbers_stay_text_in_predict_and_valid_files(tmp_path, capsys):
+    """A column fitted on the strings "10", "20", "30", "x" is read as text from a predict or validation CSV in
+    which no "x" makes pandas see numbers (they matched no category: every prediction wrong, validation error
+    0.33 instead of 0); in memory such a column of numbers is a TypeError, never unknown categories."""
+    rng = np.random.default_rng(0)
+    code = rng.choice(["10", "20", "30", "x"], 600)
+    frame = pd.DataFrame({"code": code, "f": rng.normal(size=600), "label": np.isin(code, ["20", "x"]).astype(int)})
+    frame.to_csv(tmp_path / "train.csv", index=False)
+    numeric = frame[frame.code != "x"]
+    numeric.to_csv(tmp_path / "valid.csv", index=False)
+    numeric.drop(columns="label").to_csv(tmp_path / "new.csv", index=False)
+    assert pd.read_csv(tmp_path / "new.csv").code.dtype.kind == "i"  # (the case)
+    assert main(["train", str(tmp_path / "train.csv"), "--target", "label", "--n-estimators", "6", "--max-depth", "2",
+                 "--valid", str(tmp_path / "valid.csv"), "-o", str(tmp_path / "m.fbm")]) == 0
+    import fastboost
+
+    model = fastboost.load(tmp_path / "m.fbm")
+    assert model.validation_errors_[-1] == 0.0
+    assert main(["predict", str(tmp_path / "m.fbm"), str(tmp_path / "new.csv"), "-o", str(tmp_path / "p.csv")]) == 0
+    np.testing.assert_array_equal(pd.read_csv(tmp_path / "p.csv").prediction, numeric.label)
+    with pytest.raises(TypeError, match="categorical feature 'code' was fitted on strings .* holds numbers"):
+        model.predict(pd.read_csv(tmp_path / "new.csv"))
+
+
 def test_an_output_that_would_replace_an_input_is_refused(files, small_model, capsys, tmp_path):
     """-o naming the model or the data file the command reads: one line, exit 2, and the input kept."""
     import shutil
