@@ -223,10 +223,20 @@ def normalized_margins(model, X, y):
     - One-vs-rest (``estimators_``): the smallest over the other classes j of
       (F_y - F_j) / (A_y + A_j), F_k the raw margin of class k's model and A_k its vote total as above:
       the normalised margin of the pair (y, j) that comes closest to outvoting y.
+    - K-vector leaves (``leaf_values_``: SAMME.R, AdaBoost.MH): (F_y - max_{c != y} F_c) / sum_t |alpha_t| S_t,
+      F the K scores of ``decision_function`` and S_t the largest spread max_k v_k - min_k v_k of a leaf
+      of round t, the most that round can move one class's score past another's.
     """
     _fitted(model)
     scores = model.decision_function(X)
     idx = _class_index(model, y, scores.shape[0])
+    values = getattr(model, "leaf_values_", None)
+    if values is not None:
+        leaves = model.nodes_["left"] < 0
+        spread = np.where(leaves, values.max(axis=2) - values.min(axis=2), 0.0).max(axis=1, initial=0.0)
+        total = float(np.abs(model.rounds_["alpha"]) @ spread)
+        diff = _true_minus_best_other(scores, idx)
+        return diff / total if total > 0 else np.zeros_like(diff)
     if _is_one_vs_rest(model):
         totals = np.array([_vote_total(m) for m in model.estimators_])
         return _one_vs_rest_margins(scores, idx, totals)

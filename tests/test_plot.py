@@ -233,6 +233,30 @@ def test_real_leaves_are_scaled_by_their_largest_leaf(twonorm):
     assert np.all(np.abs(ref) <= 1.0)
 
 
+@pytest.mark.parametrize("multiclass", ["joint", "mh"])
+def test_k_vector_leaf_margins_are_the_score_lead_over_the_largest_spread(waveform, multiclass):
+    """SAMME.R and AdaBoost.MH: (F_y - max other F_c) / sum_t |alpha_t| max over leaves of the K values' spread,
+    F summed from leaf_values_ by walking the trees; in [-1, 1] (the scores were taken as SAMME's before: 88 % of
+    the rows outside [-1, 1], off the plot), positive exactly where the model predicts y."""
+    X, y, _, _ = waveform
+    m = AdaBoostClassifier(n_estimators=12, max_depth=2, leaf="real", multiclass=multiclass,
+                           learning_rate=0.5).fit(X, y)
+    leaves = m.nodes_["left"] < 0
+    F = np.zeros((X.shape[0], m.classes_.shape[0]))
+    for t in range(m.n_estimators_):
+        F += m.rounds_["alpha"][t] * m.leaf_values_[t][tree_leaf(m.nodes_[t], X)]
+    spread = np.array([np.ptp(m.leaf_values_[t][leaves[t]], axis=1).max() for t in range(m.n_estimators_)])
+    idx = class_index(m, y)
+    rows = np.arange(X.shape[0])
+    other = F.copy()
+    other[rows, idx] = -np.inf
+    ref = (F[rows, idx] - other.max(axis=1)) / (np.abs(m.rounds_["alpha"]) @ spread)
+    got = normalized_margins(m, X, y)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-14)
+    assert np.all(np.abs(got) <= 1.0) and (got > 0.05).any()
+    assert np.array_equal(got > 0, m.predict(X) == y)
+
+
 def test_quadboost_tree_margins_stay_in_range(twonorm):
     X, y, _, _ = twonorm
     m = QuadBoostClassifier(n_estimators=10, max_depth=3).fit(X, y)
