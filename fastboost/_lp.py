@@ -28,6 +28,11 @@ import numpy as np
 
 _INSTALL = 'needs the HiGHS solver: pip install "fastboost[lp]" (the highspy package)'
 
+class SolverError(RuntimeError):
+    """HiGHS (or linprog) found no optimum of a problem it was given: a condition of the data and parameters,
+    reported as such (the command line prints it as one line)."""
+
+
 #: One solve of the master LP: its primal value, dual value beta, voter weights a, example weights u
 #: (the duals of the margin rows), simplex iterations and seconds.
 LPSolution = namedtuple("LPSolution", ["value", "beta", "weights", "u", "iterations", "seconds"])
@@ -69,7 +74,7 @@ def new_highs(highspy):
 def _check_status(h, highspy, what):
     status = h.getModelStatus()
     if status != highspy.HighsModelStatus.kOptimal:
-        raise RuntimeError(f"HiGHS could not solve the {what}: {h.modelStatusToString(status)}.")
+        raise SolverError(f"HiGHS could not solve the {what}: {h.modelStatusToString(status)}.")
 
 
 class SoftMarginMaster:
@@ -175,7 +180,7 @@ def linprog_soft_margin_lp(M, caps):
                   bounds=[(0, None)] * (k + m) + [(None, None)], method="highs")
     seconds = time.perf_counter() - started
     if res.status != 0:
-        raise RuntimeError(f"linprog could not solve the soft-margin LP: {res.message}")
+        raise SolverError(f"linprog could not solve the soft-margin LP: {res.message}")
     return LPSolution(value=-float(res.fun), beta=-float(res.eqlin.marginals[0]), weights=res.x[:k],
                       u=np.clip(-res.ineqlin.marginals, 0.0, caps), iterations=int(res.nit), seconds=seconds)
 
@@ -230,7 +235,7 @@ def solve_rqp_highs(M, caps):
     h.run()
     status = h.getModelStatus()
     if status != highspy.HighsModelStatus.kOptimal:
-        raise RuntimeError(f"HiGHS's QP solver found no optimum of the RQP-Boost quadratic program (C_i in "
+        raise SolverError(f"HiGHS's QP solver found no optimum of the RQP-Boost quadratic program (C_i in "
                            f"[{caps.min():.3g}, {caps.max():.3g}]): {h.modelStatusToString(status)}. Its active-set "
                            "method can stall on some problems; solver='lbfgs' (the default) solves the same program.")
     b = np.maximum(np.asarray(h.getSolution().col_value)[:k], 0.0)

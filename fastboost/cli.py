@@ -8,6 +8,8 @@ import time
 
 import numpy as np
 
+from ._lp import SolverError
+
 
 class _Parser(argparse.ArgumentParser):
     """Usage errors as one line and exit status 2 (argparse prints the usage first)."""
@@ -315,11 +317,14 @@ def train(args):
             Xv, yv, _ = read_table(args.valid, args.target, text=_frame_text_columns(X))
             fit["eval_set"] = (Xv, yv)
     with _replacing(args.output, inputs) as tmp:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
             model.fit(X, y, **fit)
         with open(tmp, "wb") as f:
             model.save(f)
+    for message in dict.fromkeys(" ".join(str(w.message).split()) for w in caught
+                                 if issubclass(w.category, UserWarning)):
+        print(f"fastboost train: warning: {message}", file=sys.stderr)  # (the model is saved: a fit that warns)
     print(f"{type(model).__name__}: {model.n_estimators_} rounds on {n_rows} rows x {model.n_features_in_} "
           f"features in {model.fit_time_:.2f} s; saved to {args.output}")
     return 0
@@ -585,7 +590,10 @@ def main(argv=None):
     except BrokenPipeError:  # the reader went away (e.g. piped into head): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (UserError, ValueError, TypeError, OSError, MemoryError, ImportError) as e:
+    except KeyboardInterrupt:  # (an output being written is left as it was: _replacing)
+        print(f"fastboost {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except (UserError, ValueError, TypeError, OSError, MemoryError, ImportError, SolverError) as e:
         message = " ".join(str(e).split()) or type(e).__name__
         if isinstance(e, OSError) and e.filename is not None:
             message = f"{e.filename}: {e.strerror}"

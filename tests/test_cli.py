@@ -185,6 +185,44 @@ def test_train_passes_the_leaf_and_loss_options(files, capsys):
     np.testing.assert_array_equal(model.nodes_, ref.nodes_)
 
 
+def test_train_prints_the_fits_warnings_and_keeps_the_model(files, capsys):
+    """A fit that warns (overshooting steps here) still saves its model, and says why on stderr, a line each
+    (the command line hid them: a degenerate LP or an empty ensemble was saved without a word)."""
+    d, _, _ = files
+    assert main(["train", str(d / "train.csv"), "--target", "label", "--learning-rate", "5", "--n-estimators", "20",
+                 "-o", str(d / "warned.fbm")]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("fastboost train: warning: AdaBoostClassifier: with learning_rate=5")
+    assert (d / "warned.fbm").exists()
+
+
+def test_a_solver_failure_and_an_interrupt_are_one_line(files, small_model, capsys, monkeypatch):
+    """HiGHS finding no optimum is one line and exit 2; Ctrl-C is one line and exit 130, the output kept as it was."""
+    import fastboost
+    from fastboost import _lp
+
+    d, _, _ = files
+
+    def fails(M, caps):
+        raise _lp.SolverError("HiGHS's QP solver found no optimum of the RQP-Boost quadratic program (test).")
+
+    monkeypatch.setitem(_lp.RQP_SOLVERS, "highs", fails)
+    assert main(["train", str(d / "train.csv"), "--target", "label", "--algorithm", "rqpboost", "--solver", "highs",
+                 "--C", "1", "--n-estimators", "3", "-o", str(d / "rqp.fbm")]) == 2
+    assert capsys.readouterr().err.strip() == ("fastboost train: error: HiGHS's QP solver found no optimum of the "
+                                               "RQP-Boost quadratic program (test).")
+    before = small_model.read_bytes()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fastboost.AdaBoostClassifier, "fit", interrupted)
+    assert main(["train", str(d / "train.csv"), "--target", "label", "--n-estimators", "3", "-o",
+                 str(small_model)]) == 130
+    assert capsys.readouterr().err.strip() == "fastboost train: interrupted"
+    assert small_model.read_bytes() == before
+
+
 @pytest.mark.parametrize("argv, message", [
     (["train", "missing.csv", "--target", "label"], "missing.csv: no such file"),
     (["train", "ids.csv", "--target", "label"], "'colour' has 900 categories; a categorical feature has at most 255"),
