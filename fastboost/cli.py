@@ -368,6 +368,8 @@ def predict(args):
 
     if args.proba and args.contrib:
         raise UserError("pass --proba or --contrib, not both")
+    if args.output != "-":  # a bad output path: an error before the data are read
+        os.remove(_check_output(args.output, (args.model, args.data)))
     model = fastboost.load(args.model)
     if _is_parquet(args.data):
         return _predict_stream(args, model)
@@ -378,21 +380,57 @@ def predict(args):
         if not hasattr(X, "columns"):  # .npy rows are taken by position: they cannot have the model's names
             warnings.filterwarnings("ignore", "X does not have valid feature names", UserWarning)
         if args.contrib:
-            header = _contrib_header(model)
-            rows = ([repr(float(v)) for v in row] for row in _contrib_rows(model.predict_contrib(X)))
+            header, part = _contrib_header(model), _contrib_rows(model.predict_contrib(X))
         elif args.proba:
-            header = [f"proba_{c}" for c in model.classes_]
-            rows = ([repr(float(v)) for v in row] for row in model.predict_proba(X))
+            header, part = [f"proba_{c}" for c in model.classes_], model.predict_proba(X)
         else:
-            header = ["prediction"]
-            rows = ([v] for v in model.predict(X).tolist())  # (predicted here: only the text is made later)
-    with _csv_output(args.output, (args.model, args.data)) as w:
-        w.writerow(header)
-        w.writerows(rows)
+            header, part = ["prediction"], model.predict(X)  # (predicted here, before any output is opened)
+    n = _write_predictions(args, header, [part], args.contrib or args.proba)
     if args.output != "-":
         what = "contribution rows" if args.contrib else "probability rows" if args.proba else "predictions"
-        print(f"wrote {len(X)} {what} to {args.output}")
+        print(f"wrote {n} {what} to {args.output}")
     return 0
+
+
+def _write_predictions(args, header, parts, columns_out):
+    """Write the blocks of predictions ``parts`` (float columns with ``columns_out``, else one column of labels)
+    under ``header``: a parquet file for a .parquet / .pq output, else CSV (standard output for "-"); a file is
+    written through _replacing. Returns the number of rows."""
+    n = 0
+    inputs = (args.model, args.data)
+    if args.output != "-" and args.output.lower().endswith((".parquet", ".pq")):
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise UserError(f"{args.output}: writing parquet needs pyarrow: pip install pyarrow") from None
+        with _replacing(args.output, inputs) as tmp:
+            writer = None
+            try:
+                for part in parts:
+                    cols = [part[:, j] for j in range(part.shape[1])] if columns_out else [part]
+                    batch = pa.table(dict(zip(header, cols)))
+                    if writer is None:
+                        writer = pq.ParquetWriter(tmp, batch.schema)
+                    writer.write_table(batch)
+                    n += len(part)
+            finally:
+                if writer is not None:
+                    writer.close()
+            if n == 0:
+                raise ValueError(f"{args.data}: no rows to predict")
+        return n
+    with _csv_output(args.output, inputs) as w:
+        w.writerow(header)
+        for part in parts:
+            if columns_out:
+                w.writerows([repr(float(v)) for v in row] for row in part)
+            else:
+                w.writerows([v] for v in part.tolist())
+            n += len(part)
+        if n == 0:
+            raise ValueError(f"{args.data}: no rows to predict")
+    return n
 
 
 def _contrib_header(model):
@@ -445,39 +483,8 @@ def _predict_stream(args, model):
     header = _contrib_header(model) if contrib else [f"proba_{c}" for c in model.classes_] if args.proba \
         else ["prediction"]
     columns_out = contrib or args.proba  # float columns (else one column of labels)
-    n = 0
-    if args.output != "-" and args.output.lower().endswith((".parquet", ".pq")):
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        with _replacing(args.output, (args.model, getattr(args, "data", None))) as tmp:
-            writer = None
-            try:
-                for part in dataset.iter_predictions(model, source, method):
-                    part = _contrib_rows(part) if contrib else part
-                    cols = [part[:, j] for j in range(part.shape[1])] if columns_out else [part]
-                    batch = pa.table(dict(zip(header, cols)))
-                    if writer is None:
-                        writer = pq.ParquetWriter(tmp, batch.schema)
-                    writer.write_table(batch)
-                    n += len(part)
-            finally:
-                if writer is not None:
-                    writer.close()
-            if n == 0:
-                raise ValueError(f"{args.data}: no rows to predict")
-    else:
-        with _csv_output(args.output, (args.model, args.data)) as w:
-            w.writerow(header)
-            for part in dataset.iter_predictions(model, source, method):
-                part = _contrib_rows(part) if contrib else part
-                if columns_out:
-                    w.writerows([repr(float(v)) for v in row] for row in part)
-                else:
-                    w.writerows([v] for v in part.tolist())
-                n += len(part)
-            if n == 0:
-                raise ValueError(f"{args.data}: no rows to predict")
+    parts = (_contrib_rows(part) if contrib else part for part in dataset.iter_predictions(model, source, method))
+    n = _write_predictions(args, header, parts, columns_out)
     if args.output != "-":
         what = "contribution rows" if contrib else "probability rows" if args.proba else "predictions"
         print(f"wrote {n} {what} to {args.output}")
@@ -557,7 +564,7 @@ def build_parser():
     p.add_argument("model", help="a model saved by 'fastboost train' or estimator.save()")
     p.add_argument("data", help="rows to predict: .csv, .npy, or parquet (a file, directory or glob pattern, "
                                 "read in batches)")
-    p.add_argument("-o", "--output", default="-", help="CSV (or, for parquet input, .parquet) file for the "
+    p.add_argument("-o", "--output", default="-", help="CSV file (or .parquet / .pq: a parquet file) for the "
                                                        "predictions (default: standard output)")
     p.add_argument("--proba", action="store_true", help="write class probabilities instead of labels")
     p.add_argument("--contrib", action="store_true",

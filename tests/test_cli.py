@@ -313,6 +313,22 @@ def test_an_output_in_a_missing_directory_names_the_given_path(files, small_mode
     assert err.count("\n") == 1 and f"{out}: No such file or directory" in err and ".tmp" not in err, err
 
 
+def test_predict_checks_the_output_before_reading_and_writes_parquet_for_any_input(files, small_model, capsys):
+    """An output in a missing directory is the error even when the data are bad (it came after the data error);
+    -o NAME.parquet from CSV or .npy rows writes parquet (it wrote CSV text under that name)."""
+    d, _, _ = files
+    out = str(d / "no-such-dir" / "p.csv")
+    assert main(["predict", str(small_model), str(d / "missing.csv"), "-o", out]) == 2
+    assert f"{out}: No such file or directory" in capsys.readouterr().err
+    pq = pytest.importorskip("pyarrow.parquet")
+    assert main(["predict", str(small_model), str(d / "test.csv"), "--proba", "-o", str(d / "p.csv")]) == 0
+    assert main(["predict", str(small_model), str(d / "test.csv"), "--proba", "-o", str(d / "p.parquet")]) == 0
+    table = pq.read_table(d / "p.parquet").to_pandas()
+    want = pd.read_csv(d / "p.csv")
+    assert list(table.columns) == list(want.columns)
+    np.testing.assert_array_equal(table.to_numpy(), want.to_numpy())
+
+
 def test_class_weight_takes_balanced(files, capsys):
     d, _, _ = files
     with pytest.raises(SystemExit) as e:
