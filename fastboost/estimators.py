@@ -883,8 +883,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         sums S_c(x) (the steps of the rounds whose hypothesis names class c), or the one-vs-rest margins.
         Stumps (and trees of depth 1) sum per-feature step tables (``_steps``): equal to the round-by-round sum
         up to the order of summation."""
-        if hasattr(self, "estimators_"):
-            return np.column_stack([m.decision_function(X) for m in self.estimators_])
+        if hasattr(self, "estimators_"):  # (X is checked: each class's margins from it as it is)
+            return np.column_stack([m._scores(m._raw_decision(X), m._alpha_total()) for m in self.estimators_])
         with n_threads(self.n_jobs):
             if _steps.is_stump_model(self):
                 out = _steps.decision(self, X)

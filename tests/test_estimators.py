@@ -351,3 +351,21 @@ def test_import_leaves_fork_based_multiprocessing_working(tmp_path):
                          cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     assert float(out.stdout) > 0.9
+
+
+def test_one_vs_rest_of_a_frame_predicts_without_feature_name_warnings():
+    """A one-vs-rest model fitted on a DataFrame predicts a DataFrame without warnings (each class's model was
+    handed the checked array: K copies of "X does not have valid feature names" a call), the same scores."""
+    import warnings
+
+    pd = pytest.importorskip("pandas")
+    from fastboost.datasets import make_waveform
+
+    X, y = make_waveform(300, random_state=0)
+    frame = pd.DataFrame(X, columns=[f"v{j}" for j in range(X.shape[1])])
+    model = VadaBoostClassifier(5).fit(frame, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scores = model.decision_function(frame)
+        model.predict(frame), model.predict_proba(frame)
+    np.testing.assert_array_equal(scores, np.column_stack([m.decision_function(frame) for m in model.estimators_]))
