@@ -746,6 +746,10 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self._apply_fit(result)
         return result.model
 
+    def _step_size(self, rate):
+        """What sets the size of a round's step, as an overflow error names it."""
+        return f"learning_rate={rate:g}"
+
     def _check_overflow(self, rounds, rate):
         """ValueError when the fit's numbers overflowed (a step too large for the algorithm: the weights went to
         inf or NaN, and the training cost, the log of its monotone quantity, with them; the model would predict
@@ -756,7 +760,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         bad = np.flatnonzero(np.isnan(cost) | (cost == np.inf) | ~np.isfinite(rounds["alpha"]))
         if bad.size:
             raise ValueError(f"{name}: the fit overflowed in round {bad[0] + 1}: its weights and training cost are "
-                             f"no longer finite numbers, so the model would be meaningless; learning_rate={rate:g} "
+                             f"no longer finite numbers, so the model would be meaningless; {self._step_size(rate)} "
                              "is too large for it.")
         if rate > 1 and cost.size > 1:
             rose = np.count_nonzero(cost[1:] > cost[:-1] + 1e-9 * np.maximum(1.0, np.abs(cost[:-1])))
@@ -1330,6 +1334,10 @@ class SABoostClassifier(BaseBoostClassifier):
 
     #: gamma="auto" per schedule: a_t = 1 / sqrt(t) for "power", the earlier default 1.0 for the others
     _AUTO_GAMMA = {"power": 0.5, "inverse": 1.0, "constant": 1.0}
+
+    def _step_size(self, rate):
+        return (f"the step size (schedule={v.plain(self.schedule)}, gamma={v.plain(self.gamma)}, "
+                f"learning_rate={rate:g})")
 
     def _rule_fields(self, n_classes):
         gamma = self._AUTO_GAMMA[self.schedule] if _auto(self.gamma) else self.gamma

@@ -262,10 +262,17 @@ def test_a_fit_whose_weights_overflow_is_refused(make, y_fit):
     """A step so large that the weights overflow (the model would predict NaN or one class): ValueError naming
     learning_rate, and the estimator stays as it was."""
     model = make()
-    with pytest.raises(ValueError, match=r"overflowed in round \d+: .* learning_rate=1e\+30[78] is too large"):
+    with pytest.raises(ValueError, match=r"overflowed in round \d+: .* learning_rate=1e\+30[78]\)? is too large"):
         model.fit(X, y_fit)
     with pytest.raises(NotFittedError):
         model.predict(X)
+
+
+def test_an_saboost_overflow_names_the_schedule_and_gamma():
+    """SABoost's step is its schedule's, times learning_rate: an overflow names all three (it blamed
+    learning_rate=1 for gamma=1000)."""
+    with pytest.raises(ValueError, match=r"the step size \(schedule='constant', gamma=1000, learning_rate=1\) is too"):
+        SABoostClassifier(5, schedule="constant", gamma=1000).fit(X, y)
 
 
 def test_a_learning_rate_that_makes_the_cost_rise_warns():
