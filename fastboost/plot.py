@@ -72,6 +72,8 @@ def _cost_name(model):
         return f"variance-penalised cost (lam={model.lam:g})"
     if algorithm == "quadboost":
         return "quadratic risk" + (f" + {model.penalty} penalty" if model.penalty is not None else "")
+    if getattr(model, "loss", None) == "logistic":
+        return "logistic loss"
     return "exponential loss"
 
 

@@ -130,6 +130,15 @@ def test_cost_survives_underflow(ada, tmp_path):
     assert ax.get_ylim()[0] <= -2000.0 / LN10
 
 
+def test_cost_of_the_logistic_loss_is_named_so(twonorm):
+    """rounds_["cost"] of loss="logistic" is the logistic loss (n log 2 before the first round): the title says so
+    (it said exponential loss)."""
+    X, y, _, _ = twonorm
+    m = AdaBoostClassifier(5, leaf="real", max_depth=2, loss="logistic").fit(X, y)
+    assert m.initial_cost_ == pytest.approx(X.shape[0] * np.log(2))
+    assert plot_cost(m).get_title() == "AdaBoostClassifier: logistic loss"
+
+
 def test_cost_one_line_per_class_for_one_vs_rest(waveform, tmp_path):
     X, y, _, _ = waveform
     m = VadaBoostClassifier(n_estimators=10).fit(X, y)
