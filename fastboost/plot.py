@@ -312,6 +312,8 @@ def staged_errors(model, X, y):
     """Error (fraction of rows of X misclassified) of the ensemble after each kept round."""
     _fitted(model)
     y = np.asarray(y)
+    if y.ndim == 1:
+        _class_index(model, y, y.shape[0])  # (labels the model does not know: an error, not 100 % error)
     errors = []
     for pred in model.staged_predict(X):
         if y.shape != pred.shape:

@@ -139,6 +139,14 @@ def test_cost_of_the_logistic_loss_is_named_so(twonorm):
     assert plot_cost(m).get_title() == "AdaBoostClassifier: logistic loss"
 
 
+def test_validation_curve_refuses_labels_the_model_does_not_know(twonorm, ada):
+    """Labels of another type than classes_ ("1" for 1) are a ValueError, as plot_margins gives (every row was
+    counted wrong: a curve at 100 %)."""
+    X, y, _, _ = twonorm
+    with pytest.raises(ValueError, match="not among the model's classes_"):
+        plot_validation(ada, X, y.astype(str))
+
+
 def test_cost_one_line_per_class_for_one_vs_rest(waveform, tmp_path):
     X, y, _, _ = waveform
     m = VadaBoostClassifier(n_estimators=10).fit(X, y)
