@@ -501,21 +501,39 @@ def info(args):
     print("parameters: " + ", ".join(f"{k}={v!r}" for k, v in sorted(params.items())))
     print(f"classes: {len(model.classes_)} ({', '.join(map(str, model.classes_[:10]))}"
           f"{', ...' if len(model.classes_) > 10 else ''})")
-    kind = "one model per class" if hasattr(model, "estimators_") else (
-        f"trees of depth {model.max_depth}" if getattr(model, "nodes_", None) is not None else "decision stumps")
-    print(f"rounds: {model.n_estimators_} ({kind}); stopped by the rule: {bool(getattr(model, 'stopped_by_rule_', 0))}"
-          f", early: {bool(getattr(model, 'stopped_early_', 0))}")
+    parts = getattr(model, "estimators_", None)
+    first = model if parts is None else parts[0]
+    kind = f"trees of depth {model.max_depth}" if getattr(first, "nodes_", None) is not None else "decision stumps"
+    if parts is None:
+        print(f"rounds: {model.n_estimators_} ({kind}); {_stops(model)}")
+    else:
+        print(f"rounds: {model.n_estimators_} ({kind}, one model per class)")
+        for c, part in zip(model.classes_, parts):
+            print(f"  class {c}: {part.n_estimators_} rounds; {_stops(part)}{_validation(part, '; validation: ')}")
     names = getattr(model, "feature_names_in_", None)
     imp = model.feature_importances_
     top = np.argsort(-imp, kind="stable")[:10]
     print("top features: " + ", ".join(f"{names[j] if names is not None else f'x{j}'} {imp[j]:.3f}"
                                         for j in top if imp[j] > 0))
-    val = getattr(model, "validation_errors_", None)
-    if val is not None and len(val):
-        best = int(np.argmin(val))
-        print(f"validation: {len(val)} rounds run, lowest error {val[best]:.4f} at round {best + 1} (kept), "
-              f"last {val[-1]:.4f}")
+    if parts is None and _validation(model):
+        print(_validation(model, "validation: "))
     return 0
+
+
+def _stops(model):
+    """How a (binary or per-class) model's boosting ended, for ``info``."""
+    return (f"stopped by the rule: {bool(getattr(model, 'stopped_by_rule_', 0))}, "
+            f"early: {bool(getattr(model, 'stopped_early_', 0))}")
+
+
+def _validation(model, prefix=""):
+    """The model's validation curve in a few words for ``info`` ("" without one)."""
+    val = getattr(model, "validation_errors_", None)
+    if val is None or not len(val):
+        return ""
+    best = int(np.argmin(val))
+    return (f"{prefix}{len(val)} rounds run, lowest error {val[best]:.4f} at round {best + 1} (kept), "
+            f"last {val[-1]:.4f}")
 
 
 def _bench(args):

@@ -185,6 +185,33 @@ def test_train_passes_the_leaf_and_loss_options(files, capsys):
     np.testing.assert_array_equal(model.nodes_, ref.nodes_)
 
 
+def test_info_describes_each_class_model_of_one_vs_rest(tmp_path, capsys):
+    """info on a one-vs-rest model gives each class's rounds, how it stopped and its validation curve (it printed
+    "early: False" and no validation for classes that all stopped early)."""
+    from fastboost.datasets import make_waveform
+
+    X, y = make_waveform(900, random_state=0)
+    frame = pd.DataFrame(X, columns=[f"w{j}" for j in range(X.shape[1])])
+    frame["cls"] = np.array(list("abc"))[np.unique(y, return_inverse=True)[1]]
+    frame.iloc[:600].to_csv(tmp_path / "train.csv", index=False)
+    frame.iloc[600:].to_csv(tmp_path / "valid.csv", index=False)
+    assert main(["train", str(tmp_path / "train.csv"), "--target", "cls", "--algorithm", "vadaboost", "--n-estimators",
+                 "300", "--n-iter-no-change", "3", "--valid", str(tmp_path / "valid.csv"), "-o",
+                 str(tmp_path / "m.fbm")]) == 0
+    capsys.readouterr()
+    assert main(["info", str(tmp_path / "m.fbm")]) == 0
+    out = capsys.readouterr().out
+    import fastboost
+
+    model = fastboost.load(tmp_path / "m.fbm")
+    for c, part in zip(model.classes_, model.estimators_):
+        best = int(np.argmin(part.validation_errors_))
+        assert (f"  class {c}: {part.n_estimators_} rounds; stopped by the rule: {bool(part.stopped_by_rule_)}, "
+                f"early: {bool(part.stopped_early_)}; validation: {len(part.validation_errors_)} rounds run, lowest "
+                f"error {part.validation_errors_[best]:.4f} at round {best + 1}") in out
+    assert any(part.stopped_early_ for part in model.estimators_)
+
+
 def test_train_prints_the_fits_warnings_and_keeps_the_model(files, capsys):
     """A fit that warns (overshooting steps here) still saves its model, and says why on stderr, a line each
     (the command line hid them: a degenerate LP or an empty ensemble was saved without a word)."""
