@@ -182,6 +182,8 @@ def _check_output(path, inputs=()):
     ``path``. Returns the temporary name beside it to write to (created empty, as the check of the directory)."""
     if not path:
         raise UserError("the output path (-o) is empty")
+    if path == "-":
+        raise UserError("-o - (standard output) is for the rows of fastboost predict; give a file name")
     for given in inputs:
         for f in _input_files(given):
             if os.path.abspath(path) == os.path.abspath(f) or (
@@ -288,6 +290,7 @@ def train(args):
         check_codes_path(cache, args.data, _input_files(args.data), label=f"--codes-cache {cache}")
     if not stream:
         X, y, _ = read_table(args.data, args.target)
+        _check_target(y, args.data, args.target)
     cls = getattr(fastboost, ALGORITHMS[args.algorithm])
     given = {name: getattr(args, name) for name in TRAIN_PARAMS if getattr(args, name) is not None}
     if given.get("penalty") == "none":
@@ -341,6 +344,17 @@ def _features(model, X, names, path):
     if X.shape[1] != model.n_features_in_:
         raise UserError(f"{path}: has {X.shape[1]} feature columns; the model takes {model.n_features_in_}")
     return np.asarray(X, dtype=np.float64) if hasattr(X, "columns") else X
+
+
+def _check_target(y, path, target):
+    """A target column of numbers that are not whole (a regression target): an error naming the column, not
+    scikit-learn's "Unknown label type"."""
+    values = np.asarray(y)
+    if values.dtype.kind == "f":
+        frac = np.flatnonzero(np.isfinite(values) & (values != np.round(values)))
+        if frac.size:
+            raise UserError(f"{path}: the target column {target!r} holds values that are not classes, such as "
+                            f"{values[frac[0]]!r} in row {frac[0] + 1}; fastboost's estimators are classifiers")
 
 
 def _text_columns(names, categories):
@@ -452,10 +466,12 @@ def export(args):
     """Export a saved model to ONNX or Treelite (the onnx / treelite extras)."""
     import fastboost
 
+    if args.dtype is not None and args.to != "onnx":
+        raise UserError(f"--dtype is the ONNX input type; --to {args.to} takes none")
     model = fastboost.load(args.model)
     with _replacing(args.output, (args.model, getattr(args, "data", None))) as tmp:
         if args.to == "onnx":
-            onnx_model = fastboost.to_onnx(model, dtype=np.dtype(args.dtype))
+            onnx_model = fastboost.to_onnx(model, dtype=np.dtype(args.dtype or "float32"))
             with open(tmp, "wb") as f:
                 f.write(onnx_model.SerializeToString())
         else:
@@ -555,7 +571,7 @@ def build_parser():
     p.add_argument("--n-test", type=positive_int, default=20_000)
     p.add_argument("--rounds", type=positive_int, default=300)
     p.add_argument("--n-jobs", type=int, default=None)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
     p.set_defaults(func=demo)
     p = sub.add_parser("compile", help=compile_kernels.__doc__, description=compile_kernels.__doc__)
     p.add_argument("--jobs", type=positive_int, default=None,
@@ -565,7 +581,7 @@ def build_parser():
     p = sub.add_parser("train", help=train.__doc__, description=train.__doc__)
     p.add_argument("data", help="training data: .csv, .npy, or parquet (a file, a directory or a quoted glob "
                                 "pattern such as 'data/*.parquet', read in batches)")
-    p.add_argument("--target", required=True, help="the label column (a name, or an index for .npy)")
+    p.add_argument("--target", required=True, action=_Once, help="the label column (a name, or an index for .npy)")
     p.add_argument("--weight", default=None, help="parquet data: a column of sample weights")
     p.add_argument("--codes-cache", default=None, metavar="PATH",
                    help="parquet data: keep the binned codes in this file, and reuse them when it exists")
@@ -594,7 +610,8 @@ def build_parser():
     p.add_argument("model", help="a model saved by 'fastboost train' or estimator.save()")
     p.add_argument("--to", required=True, choices=["onnx", "treelite"], help="the format")
     p.add_argument("-o", "--output", required=True, help="the file to write (.onnx, or a Treelite checkpoint)")
-    p.add_argument("--dtype", choices=["float32", "float64"], default="float32", help="ONNX input type")
+    p.add_argument("--dtype", choices=["float32", "float64"], default=None,
+                   help="ONNX input type (default float32; --to onnx only)")
     p.set_defaults(func=export)
     p = sub.add_parser("info", help=info.__doc__, description=info.__doc__)
     p.add_argument("model")

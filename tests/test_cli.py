@@ -261,8 +261,13 @@ def test_a_solver_failure_and_an_interrupt_are_one_line(files, small_model, caps
     (["train", "train.txt", "--target", "label"], "no such file"),
     (["predict", "train.csv", "test.csv"], "not a fastboost model file"),
     (["info", "nothing.fbm"], "nothing.fbm"),
+    (["train", "train.csv", "--target", "f0"], "the target column 'f0' holds values that are not classes, such as"),
+    (["train", "train.csv", "--target", "label", "-o", "-"], "-o - (standard output) is for the rows of fastboost "
+                                                                "predict"),
+    (["export", "small.fbm", "--to", "treelite", "--dtype", "float64", "-o", "m.tl"], "--to treelite takes none"),
+    (["export", "small.fbm", "--to", "onnx", "-o", "-"], "-o - (standard output) is for the rows"),
 ])
-def test_user_errors_are_one_line_and_exit_2(files, argv, message, capsys, monkeypatch):
+def test_user_errors_are_one_line_and_exit_2(files, small_model, argv, message, capsys, monkeypatch):
     d, _, _ = files
     monkeypatch.chdir(d)
     assert main(argv) == 2
@@ -270,10 +275,19 @@ def test_user_errors_are_one_line_and_exit_2(files, argv, message, capsys, monke
     assert err.count("\n") == 1 and message in err and "Traceback" not in err, err
 
 
-def test_usage_errors_are_one_line_and_exit_2(files):
+def test_usage_errors_are_one_line_and_exit_2(files, capsys, monkeypatch):
     d, _, _ = files
     r = run("train", "train.csv", cwd=d)  # --target is required
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--target" in r.stderr, r.stderr
+    for argv, message in ((["train", "train.csv", "--target", "label", "--target", "f0"],
+                           "--target: given more than once"),
+                          (["demo", "--seed", "-5"], "--seed: expected an integer in [0, 2**32 - 1], got -5")):
+        monkeypatch.chdir(d)
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
     r = run("--version", cwd=d)
     assert r.returncode == 0 and r.stdout.startswith("fastboost ")
 
