@@ -23,6 +23,7 @@ from numba.core.typing.typeof import Purpose, typeof, typeof_impl
 from numba.experimental.function_type import _get_wrapper_address
 
 from ._cache import keyed_cache_files
+from ._validation import check_n_jobs
 
 FASTMATH = {"nsz", "arcp", "contract", "afn"}
 
@@ -550,9 +551,7 @@ def default_n_jobs():
 def resolve_n_jobs(n_jobs):
     """Number of numba threads for ``n_jobs`` (None: ``default_n_jobs()``; negative: joblib semantics; capped at
     the pool size). The value is checked here too, for one set on a fitted model before predicting."""
-    from ._params import NJobs  # (imports this module)
-
-    NJobs().check("n_jobs", n_jobs)
+    check_n_jobs("n_jobs", n_jobs)
     max_threads = numba.config.NUMBA_NUM_THREADS
     if n_jobs is None:
         return default_n_jobs()

@@ -28,7 +28,7 @@ import numpy as np
 
 from ._algorithms import PENALTIES, SCHEDULES
 from ._types import CRITERIA, LEAF_KINDS, MAX_BINS, MAX_BINS_EXACT
-from ._validation import plain
+from ._validation import check_n_jobs, plain
 
 MAX_DEPTH = 8  # deepest tree the weak learner grows
 
@@ -196,13 +196,7 @@ class NJobs(Constraint):
     doc_type = "int or None"
 
     def check(self, name, value, or_none=""):
-        if value is None:
-            return
-        if _is_bool(value) or not isinstance(value, numbers.Integral):
-            raise _type_error(name, "an int other than 0, or None", value)
-        if value == 0:
-            raise ValueError(f"{name} must be an int >= 1, a negative int (-1: all cores, -2: all but one, as "
-                             f"in joblib) or None (all cores), got {value}.")
+        check_n_jobs(name, value)
 
 
 @dataclass(frozen=True)

@@ -181,6 +181,19 @@ def as_distribution(sw):
     return p / p.sum()
 
 
+def check_n_jobs(name, value):
+    """joblib's n_jobs: None (all cores), an int >= 1, or a negative int (-1: all, -2: all but one, ...); a
+    TypeError or ValueError naming ``name`` otherwise (the parameter's check, and the thread count's at predict)."""
+    if value is None:
+        return
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int other than 0, or None, got {plain(value)} of type "
+                        f"{type(value).__name__}.")
+    if value == 0:
+        raise ValueError(f"{name} must be an int >= 1, a negative int (-1: all cores, -2: all but one, as in "
+                         f"joblib) or None (all cores), got {value}.")
+
+
 def plain(value):
     """How a value reads in an error message: NumPy scalars as plain Python values (``0``, not
     ``np.int64(0)``), strings quoted."""
