@@ -4,6 +4,7 @@ The kernel is checked against ``naive.grow_tree_naive`` (brute-force histograms 
 so the subtraction trick is checked too), and the estimators against scikit-learn where the
 settings coincide.
 """
+import numba
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits, load_wine
@@ -63,6 +64,14 @@ def random_problem(n, d, n_classes, max_bins, seed, nan_frac=0.1, zero_frac=0.1)
     return codes, y, u, n_value_bins.astype(np.int64), missing_code, thresholds
 
 
+@numba.njit(cache=True)
+def call_learn(learn, data, config, ws, model):
+    """Round 0 of a learn function, called as the loop calls it: through the address of the variant a fit
+    compiles (``typed.address``). Its variant for calls from Python (``typed.get``) would be compiled apart,
+    a learn function's whole body once more."""
+    learn(data, config, ws, model, 0)
+
+
 def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, criterion, depth, min_leaf=1,
                 min_weight_fraction=0.0, leaf_kind=LEAF_DISCRETE, leaf_scale=0.5, leaf_smoothing=1e-3, monotone=None,
                 q=None):
@@ -77,10 +86,11 @@ def kernel_tree(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, 
 def learn_tree_round(codes, y, u, n_value_bins, missing_code, thresholds, n_classes, criterion, depth, min_leaf=1,
                      min_weight_fraction=0.0, leaf_kind=LEAF_DISCRETE, leaf_scale=0.5, leaf_smoothing=1e-3,
                      monotone=None, q=None, hist_rebuild=0):
-    """One round of the tree learner as a fit runs it (the learn function a fit compiles for these codes, so
-    the test compiles no variant of its own): the node count, the tree and the fit's workspace (the learner's
-    scratch: each row's leaf, the leaves' sums). hist_rebuild > 1: the root's histograms are built apart
-    first (the carried-histogram path: the leaves' sums then come from the level histograms)."""
+    """One round of the tree learner as a fit runs it (the learn function a fit compiles for these codes, called
+    through its address as the loop calls it, so the test compiles no variant of its own): the node count, the
+    tree and the fit's workspace (the learner's scratch: each row's leaf, the leaves' sums). hist_rebuild > 1:
+    the root's histograms are built apart first (the carried-histogram path: the leaves' sums then come from the
+    level histograms)."""
     d, n = codes.shape
     config = make_config(max_depth=depth, criterion=criterion, min_samples_leaf=min_leaf,
                          min_weight_fraction_leaf=min_weight_fraction, n_classes=n_classes, leaf=leaf_kind,
@@ -92,7 +102,7 @@ def learn_tree_round(codes, y, u, n_value_bins, missing_code, thresholds, n_clas
         ws.rows.q[:] = u if q is None else q
     model = make_model(1, depth)
     data = TrainData(codes, np.asarray(y, Y_DTYPE), u, n_value_bins, thresholds, np.zeros(d, np.uint8))
-    pick_learner(config, categorical=False).learn.get(codes)(data, config[0], ws, model, 0)
+    call_learn(pick_learner(config, categorical=False).learn.address(codes), data, config[0], ws, model)
     tree = model.nodes[0]
     n_nodes, j = 1, 0  # the nodes are numbered level by level, a split's children next to each other
     while j < n_nodes:
