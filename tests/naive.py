@@ -273,6 +273,18 @@ def impurity_naive(c, criterion):
     return total - c.max()
 
 
+def impurities_naive(c, criterion):
+    """:func:`impurity_naive` of each row of c (class weights [candidates, n_classes])."""
+    total = c.sum(axis=1)
+    if criterion == CRITERION_GINI:
+        out = total - (c ** 2).sum(axis=1) / np.where(total > 0, total, 1.0)
+    elif criterion == CRITERION_Z:
+        out = 2.0 * np.sqrt(np.maximum(c[:, 0], 0) * np.maximum(c[:, 1], 0))
+    else:
+        out = total - c.max(axis=1)
+    return np.where(total > 0, out, 0.0)
+
+
 def node_histogram_naive(codes, y, u, rows, n_bins, n_classes):
     """Brute-force histogram of a node's rows: [f, b, class weights..., count of positive-weight rows]."""
     d = codes.shape[0]
@@ -324,20 +336,29 @@ def grow_tree_naive(codes, y, u, n_value_bins, missing_code, n_classes, criterio
                 fb = None
                 hf = hist[f]
                 nvb = int(n_value_bins[f])
-                for k in range(nvb):
+                mono = 0 if monotone is None else int(monotone[f])
+                # every candidate (bin k, missing left or right) at once: the sides' sums over bins <= k and > k
+                below = np.cumsum(hf[:nvb], axis=0)
+                above = np.zeros_like(below)
+                above[:-1] = np.cumsum(hf[nvb - 1:0:-1], axis=0)[::-1]
+                value = {}
+                for ml in (1, 0):
+                    left = below + hf[missing_code] * ml
+                    right = above + hf[missing_code] * (1 - ml)
+                    ok = np.ones(nvb, bool)
+                    for side in (left, right):
+                        w_side = side[:, :n_classes].sum(axis=1)
+                        ok &= (side[:, n_classes] >= max(1, min_leaf)) & (w_side >= min_weight) & (w_side > 0)
+                    if mono:
+                        ok &= mono * (np.argmax(right[:, :n_classes], axis=1)
+                                      - np.argmax(left[:, :n_classes], axis=1)) >= 0
+                    value[ml] = np.where(ok, impurities_naive(left[:, :n_classes], criterion)
+                                         + impurities_naive(right[:, :n_classes], criterion), np.nan)
+                for k in range(nvb):  # in the kernel's order, a later candidate winning by more than tol
                     for ml in (1, 0):
-                        if ml == 1 and k == nvb - 1:
+                        v = value[ml][k]
+                        if (ml == 1 and k == nvb - 1) or np.isnan(v):
                             continue
-                        left = hf[: k + 1].sum(axis=0) + (hf[missing_code] if ml else 0)
-                        right = hf[k + 1: nvb].sum(axis=0) + (0 if ml else hf[missing_code])
-                        ok = all(side[n_classes] >= max(1, min_leaf) and side[:n_classes].sum() >= min_weight
-                                 and side[:n_classes].sum() > 0 for side in (left, right))
-                        if not ok:
-                            continue
-                        mono = 0 if monotone is None else int(monotone[f])
-                        if mono and mono * (int(np.argmax(right[:n_classes])) - int(np.argmax(left[:n_classes]))) < 0:
-                            continue
-                        v = impurity_naive(left[:n_classes], criterion) + impurity_naive(right[:n_classes], criterion)
                         if fb is None or v < fb[0] - tol:
                             fb = (v, k, ml)
                 if fb is None:
