@@ -24,13 +24,14 @@ def as_pandas(X):
     return X
 
 
-def check_X(X, estimator_name, categorical=None):
+def check_X(X, estimator_name, categorical=None, fitted=False):
     """Return X as a 2-D numeric array or DataFrame without copying float data.
 
     NumPy arrays (any order, memmaps included) and DataFrames of numeric columns
     pass through unchanged; lists and object arrays are converted once.
     categorical: bool[n_features] or None; those columns may hold strings (DataFrame columns of any
-    dtype, object or string arrays), which ``fastboost._categorical.encode`` maps later.
+    dtype, object or string arrays), which ``fastboost._categorical.encode`` maps later. fitted: X is for a
+    fitted model (prediction), whose categorical features are fixed.
     """
     has_cat = categorical is not None and bool(np.any(categorical))
     if isinstance(X, (str, bytes, os.PathLike)):
@@ -44,6 +45,11 @@ def check_X(X, estimator_name, categorical=None):
     if is_dataframe(X):
         bad = [str(c) for f, (c, dt) in enumerate(zip(X.columns, X.dtypes))
                if not _numeric_dtype(dt) and not (has_cat and f < len(categorical) and categorical[f])]
+        if bad and fitted:
+            raise TypeError(f"X must contain only numeric columns besides the categorical ones; non-numeric "
+                            f"columns: {bad[:10]}. The model was fitted with them as numeric features: pass numbers "
+                            "(bool, int or float, NaN where a value is missing; a bool column with a missing value "
+                            "is an object column: cast it to float).")
         if bad:
             raise TypeError(f"X must contain only numeric columns besides the categorical ones; non-numeric "
                             f"columns: {bad[:10]}. Name them in categorical_features (the default, "

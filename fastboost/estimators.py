@@ -411,7 +411,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         X = v.as_pandas(X)
         cats = getattr(self, "categories_", None)
         if cats is None or isinstance(X, (str, bytes, os.PathLike)):
-            return v.check_X(X, name)
+            return v.check_X(X, name, fitted=True)
         if not v.is_dataframe(X) and not isinstance(X, np.ndarray) and not hasattr(X, "toarray"):
             X = np.asarray(X)
         names = getattr(self, "feature_names_in_", None)
@@ -419,7 +419,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             # columns missing or in another order: scikit-learn's error naming them, before the categorical
             # columns are looked for by position
             validate_data(self, X=X, reset=False, skip_check_array=True)
-        return v.check_X(X, name, categorical=self.is_categorical_)
+        return v.check_X(X, name, categorical=self.is_categorical_, fitted=True)
 
     def _class_weighted(self, sample_weight, y):
         """sample_weight times the weights ``class_weight`` gives each row's class (as scikit-learn)."""

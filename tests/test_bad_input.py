@@ -65,6 +65,25 @@ def test_dataframe_with_text_column(Est):
     assert Est(n_estimators=3).fit(df, y).is_categorical_.tolist() == [False, False, False, True]
 
 
+@pytest.mark.parametrize("categorical", [False, True], ids=["numeric", "with-categorical"])
+def test_text_in_a_numeric_column_at_predict_names_the_fit(categorical):
+    """A column fitted as numbers that comes as text at predict (a bool column with a missing value is an
+    object column): the error says the model reads it as numbers, not to name it in categorical_features, which
+    a fitted model cannot change."""
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(X, columns=["a", "b", "c"]).assign(flag=X[:, 0] > 0)
+    if categorical:
+        df = df.assign(s=np.array(["u", "v"])[(X[:, 1] > 0).astype(int)])
+    model = AdaBoostClassifier(3).fit(df, y)
+    bad = df.assign(flag=df["flag"].astype(object))
+    bad.loc[3, "flag"] = None
+    with pytest.raises(TypeError, match=r"non-numeric columns: \['flag'\]. The model was fitted with them as "
+                                        r"numeric features.*cast it to float") as err:
+        model.predict(bad)
+    assert "categorical_features" not in str(err.value)
+    assert model.predict(bad.assign(flag=bad["flag"].astype(float))).shape == (40,)
+
+
 @pytest.mark.parametrize(
     "y_bad, match",
     [
