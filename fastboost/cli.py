@@ -36,6 +36,8 @@ def demo(args):
 
     X, y = make_twonorm(args.n_train + args.n_test, random_state=args.seed)
     Xtr, ytr, Xte, yte = X[: args.n_train], y[: args.n_train], X[args.n_train:], y[args.n_train:]
+    if np.unique(ytr).size < 2:  # (before the table's header: the fits would fail)
+        raise ValueError(f"--n-train {args.n_train}: the training rows drawn hold one class only; take more rows.")
     print(f"twonorm: {args.n_train} training and {args.n_test} test rows, 20 features "
           f"(Bayes error 2.28%); {args.rounds} rounds of decision stumps, n_jobs={args.n_jobs}")
     print(f"{'model':<28}{'test error':>11}{'rounds':>8}{'fit time (s)':>14}")

@@ -311,6 +311,12 @@ def test_demo_sizes_must_be_positive_integers(option, capsys):
         assert out == "" and err.count("\n") == 1 and f"argument {option}: expected an integer >= 1" in err, err
 
 
+def test_demo_with_training_rows_of_one_class_is_one_line_before_any_output(capsys):
+    assert main(["demo", "--n-train", "1", "--n-test", "5"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "--n-train 1" in err and "one class" in err, (out, err)
+
+
 @pytest.fixture(scope="module")
 def small_model(files):
     """A model of 5 rounds trained on train.csv (it has feature names)."""
