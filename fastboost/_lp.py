@@ -476,9 +476,16 @@ def degenerate_by_ipm(M, caps):
     return sol.value <= DEGENERATE and sol.beta <= DEGENERATE
 
 
+#: a relative duality gap of L-BFGS-B's QP answer above this is not a certified optimum: a fit reports it, and
+#: ``C_errors`` scores no C on such an answer
+UNCONVERGED_GAP = 1e-6
+
+
 def C_errors(M_train, q, M_held, y_held, p_held, solver, grid=C_GRID):
     """As ``nu_errors`` for the regularised QP at every C of ``grid`` (C_i = C q_i n; L-BFGS-B starts from the
-    previous C's dual); NaN where its weights are all 0, or where HiGHS finds no optimum."""
+    previous C's dual, and from its own start again when that answer's gap is above ``UNCONVERGED_GAP``); NaN
+    where its weights are all 0, where L-BFGS-B's answer is still not certified, or where HiGHS finds no
+    optimum: such a C is no candidate."""
     grid = np.asarray(grid, dtype=np.float64)
     errors = np.full(grid.shape[0], np.nan)
     if M_train.shape[0] == 0:
@@ -490,7 +497,11 @@ def C_errors(M_train, q, M_held, y_held, p_held, solver, grid=C_GRID):
         caps = grid[g] * q * n
         if solver == "lbfgs":
             sol = solve_rqp_lbfgs(Mt, caps, u0=u)
+            if not sol.gap <= UNCONVERGED_GAP and u is not None:
+                sol = solve_rqp_lbfgs(Mt, caps)
             u = sol.u
+            if not sol.gap <= UNCONVERGED_GAP:
+                continue
         else:
             try:
                 sol = RQP_SOLVERS[solver](Mt, caps)

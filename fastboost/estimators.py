@@ -32,6 +32,7 @@ from ._lp import (
     NU_GRID,
     RQP_SOLVERS,
     SOFT_NU_GRID,
+    UNCONVERGED_GAP,
     C_errors,
     SoftMarginMaster,
     auto_seed,
@@ -1483,10 +1484,6 @@ def _top_stays_top(proba, margin):
 
 
 # ============================================================================ totally corrective fits
-#: a relative duality gap of L-BFGS-B's QP answer above this is reported (``_warn_unconverged``)
-UNCONVERGED_GAP = 1e-6
-
-
 def _warn_unconverged(est, sol):
     """Warn when L-BFGS-B stopped (at its iteration limit) with the QP's answer not certified optimal: at a large
     C its weights can then be far from the optimum's (a few voters where the optimum has many)."""

@@ -203,6 +203,34 @@ def test_C_auto_passes_over_a_C_highs_cannot_solve(monkeypatch):
     assert np.isnan(errors[0]) and np.all(np.isfinite(errors[1:]))
 
 
+def test_C_auto_scores_no_C_on_an_uncertified_lbfgs_answer(monkeypatch):
+    """C="auto" with L-BFGS-B: a warm-started answer whose duality gap is above UNCONVERGED_GAP is solved again
+    from L-BFGS-B's own start; a C still without a certified answer is no candidate (NaN), never scored on
+    weights far from the optimum's. Certified answers score as before."""
+    from fastboost import _lp
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    M = np.clip(rng.normal(0.3, 0.6, (6, 200)), -1.0, 1.0)  # confidence-rated margins: no tied held-out scores
+    q = np.full(150, 1 / 150)
+    args = (M[:, :150], q, M[:, 150:], y[150:], np.full(50, 1 / 50), "lbfgs")
+    reference = _lp.C_errors(*args)
+    assert np.all(np.isfinite(reference))
+    real, calls = _lp.solve_rqp_lbfgs, []
+
+    def short(M, caps, u0=None):  # stops after 2 iterations: at the C of index 3 always, at index 4 when warm
+        at = [np.isclose(caps[0], c) for c in _lp.C_GRID]
+        calls.append((at.index(True), u0 is not None))
+        return real(M, caps, u0=u0, max_iter=2 if at[3] or (at[4] and u0 is not None) else 15000)
+
+    monkeypatch.setattr(_lp, "solve_rqp_lbfgs", short)
+    errors = _lp.C_errors(*args)
+    assert np.isnan(errors[3])
+    keep = np.arange(errors.shape[0]) != 3
+    np.testing.assert_allclose(errors[keep], reference[keep])
+    assert [call for call in calls if call[0] in (3, 4)] == [(3, True), (3, False), (4, True), (4, False)]
+
+
 def test_lbfgs_short_of_the_optimum_warns(twonorm):
     """At a large C L-BFGS-B can stop at its iteration limit far from the QP's optimum (2 voters and 69 % training
     accuracy at C = 1e6 where HiGHS keeps 20 and 98.5 %): a warning naming C and the gap, in fit and in
