@@ -136,6 +136,7 @@ class Fit:
         self.why = RAN_ALL
         self.progress = None
         self.target = 0  # the rounds the current run goes up to
+        self.runs = 0  # the runs that ran rounds (one stopped part way, by Ctrl-C say, has changed the state in place)
         #: free for the estimator (the parameters a warm start must keep, the hook's own state)
         self.extra: dict[str, Any] = {}
 
@@ -164,6 +165,8 @@ class Fit:
         why = RAN_ALL
         if start and every and start % every == 0 and start < T:
             hook.between(self, kept_model(self.model, start))  # the pass a longer fit would have made here
+        if start < T:
+            self.runs += 1
         engine.start_run()
         while done < T:
             stop_at = min(T, engine.chunk_end(done))

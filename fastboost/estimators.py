@@ -1,4 +1,5 @@
 """scikit-learn estimators: validate, pick the rule, run the one compiled loop, wrap the result."""
+import copy
 import os
 import time
 import warnings
@@ -95,6 +96,22 @@ def _round_structure(est):
         out.append([rounds[t].tobytes() + (nodes[t].tobytes() if nodes is not None else b"")
                     for t in range(rounds.shape[0])])
     return out
+
+
+def _resume_runs(est):
+    """The runs of rounds of the fit a warm start would continue (None: none kept)."""
+    resume = est.__dict__.get("_resume")
+    return None if resume is None else resume.runs
+
+
+def _restore(est, state, runs):
+    """est's attributes as ``state`` after a failed fit; a warm start's working state that a run of rounds has
+    changed in place since (``_resume_runs`` was ``runs``) is dropped: a later warm start fits the rounds again
+    and checks them, as for a loaded model."""
+    est.__dict__.clear()
+    est.__dict__.update(state)
+    if _resume_runs(est) != runs:
+        del est.__dict__["_resume"]
 
 
 def _check_callbacks(callbacks):
@@ -270,7 +287,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         An interrupted fit (Ctrl-C, any exception) leaves the estimator as it was before.
         """
         callbacks = _check_callbacks(callbacks)
-        saved = dict(self.__dict__)
+        saved, runs = dict(self.__dict__), _resume_runs(self)
         # a model fitted in another process (loaded, unpickled) has no working state to continue from:
         # its rounds are fitted again (bit for bit the same on the same data) and checked
         replayed = (_round_structure(self) if self.warm_start and "_resume" not in self.__dict__
@@ -287,8 +304,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                     "the ones it was fitted on. Set warm_start=False to fit anew.")
             return self
         except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
+            _restore(self, saved, runs)
             raise
         finally:
             self.__dict__.pop("_callbacks", None)
@@ -500,15 +516,21 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             names = np.asarray(X_in.columns, dtype=object) if v.is_dataframe(X_in) else None
             per_class["interaction_constraints"] = [
                 [int(f) for f in np.flatnonzero(g)] for g in self._interaction_groups(X.shape[1], names)]
-        for k, c in enumerate(classes):
-            if previous is not None:  # each class's model continues its own fit
-                model = previous[k].set_params(**{**self.get_params(), **per_class})
-            else:
-                model = clone(self).set_params(**per_class)
-            fit_val = None if val is None else (val[0], np.where(val[1] == c, 1, 0), val[2])
-            model._shared_bins = shared
-            models.append(model.fit(X, np.where(y == c, 1, 0), sample_weight, eval_set=fit_val,
-                                    callbacks=self._callbacks))
+        saved = [] if previous is None else [(m, dict(m.__dict__), _resume_runs(m)) for m in previous]
+        try:
+            for k, c in enumerate(classes):
+                if previous is not None:  # each class's model continues its own fit
+                    model = previous[k].set_params(**{**self.get_params(), **per_class})
+                else:
+                    model = clone(self).set_params(**per_class)
+                fit_val = None if val is None else (val[0], np.where(val[1] == c, 1, 0), val[2])
+                model._shared_bins = shared
+                models.append(model.fit(X, np.where(y == c, 1, 0), sample_weight, eval_set=fit_val,
+                                        callbacks=self._callbacks))
+        except BaseException:  # every class's model as it was (those before the failure had continued their fits)
+            for m, state, runs in saved:
+                _restore(m, state, runs)
+            raise
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, attr)
         validate_data(self, X=X_in, reset=True, skip_check_array=True)
@@ -742,7 +764,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         result = fit.finish(keep_state=self.warm_start)
         self._check_overflow(result.model.rounds, float(fit.config[0]["learning_rate"]))
         if self.warm_start:  # the fit to continue from, untouched by the kept records
-            fit.extra["params"] = self.get_params()
+            fit.extra["params"] = copy.deepcopy(self.get_params())  # (a list edited in place later is a change)
             self._resume = fit
         self._apply_fit(result)
         return result.model

@@ -148,6 +148,73 @@ def test_warm_start_refuses_other_data_and_parameters(data):
     assert model.n_estimators_ == 20
 
 
+def test_a_refused_one_vs_rest_warm_start_keeps_every_class_model():
+    """One-vs-rest: a warm start refused for one class (labels swapped between two other classes leave the first
+    class's problem as it was) keeps every class's model as it was, its parameters included; the model then
+    saves and loads, and continues to the fit of 30 rounds at once."""
+    import io
+
+    from fastboost import load
+    from fastboost.datasets import make_waveform
+
+    X, y = make_waveform(300, random_state=1)
+    model = VadaBoostClassifier(10, warm_start=True).fit(X, y)
+    before = model.decision_function(X)
+    swapped = y.copy()
+    first, second = np.flatnonzero(y == 1)[:5], np.flatnonzero(y == 2)[:5]
+    swapped[first], swapped[second] = 2, 1
+    with pytest.raises(ValueError, match="same training data"):
+        model.set_params(n_estimators=30).fit(X, swapped)
+    with pytest.raises(ValueError):  # (the first class's rounds are fitted again and checked: they differ)
+        model.set_params(max_depth=2).fit(X, y)
+    model.set_params(n_estimators=10, max_depth=1)
+    assert [m.n_estimators_ for m in model.estimators_] == [10, 10, 10] and model.n_estimators_ == 30
+    assert [(m.n_estimators, m.max_depth) for m in model.estimators_] == [(10, 1)] * 3
+    np.testing.assert_array_equal(model.decision_function(X), before)
+    buf = io.BytesIO()
+    model.save(buf)
+    buf.seek(0)
+    np.testing.assert_array_equal(load(buf).decision_function(X), before)
+    model.set_params(n_estimators=30).fit(X, y)
+    once = VadaBoostClassifier(30).fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), once.decision_function(X))
+
+
+@pytest.mark.parametrize("make", [lambda: AdaBoostClassifier(10, warm_start=True),
+                                  lambda: VadaBoostClassifier(10, max_depth=2, warm_start=True)],
+                         ids=["stumps", "trees"])
+def test_a_warm_start_interrupted_part_way_continues_as_one_fit(data, make):
+    """Ctrl-C (here raised by a callback between chunks of rounds) part way through a warm start: the model is
+    the one before, and a later warm start gives the fit of 30 rounds at once, although the interrupted run had
+    advanced the weights it continues from."""
+    X, y = data
+    model = make().fit(X, y)
+    before = model.decision_function(X)
+
+    def interrupt(n_done, rounds):
+        if n_done > 10:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        model.set_params(n_estimators=30).fit(X, y, callbacks=[interrupt])
+    assert model.n_estimators_ == 10
+    np.testing.assert_array_equal(model.decision_function(X), before)
+    model.fit(X, y)
+    once = make().set_params(n_estimators=30, warm_start=False).fit(X, y)
+    same_model(once, model)
+
+
+def test_a_list_parameter_edited_in_place_is_a_change(data):
+    """A warm start compares the parameters of the fit it continues with a copy taken then: a constraints list
+    edited in place since is a changed parameter, not the same object compared with itself."""
+    X, y = data
+    constraints = [1] + [0] * (X.shape[1] - 1)
+    model = AdaBoostClassifier(10, warm_start=True, monotone_constraints=constraints).fit(X, y)
+    constraints[0] = -1
+    with pytest.raises(ValueError, match="monotone_constraints changed"):
+        model.set_params(n_estimators=20).fit(X, y)
+
+
 def test_warm_start_runs_only_the_new_rounds(data, monkeypatch):
     from fastboost._fit import Fit
 
