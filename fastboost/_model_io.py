@@ -862,6 +862,11 @@ def _check_trees(member, nodes, n_features, n_classes):
     _check_numbers(member, nodes, (), reachable & internal)
 
 
+#: the most the magnitudes of a model's steps may sum to (its scores, sums of steps times votes or leaves, then stay
+#: far from overflowing; a fit's steps sum to a few thousand at most: one whose weights overflow is refused)
+MAX_ALPHA_SUM = 1e300
+
+
 def _check_numbers(member, records, finite, split):
     """The fields ``finite`` of every record are finite, and the records where ``split`` holds that split a numeric
     feature have a threshold that is not NaN (a categorical split's is NaN; ±inf are thresholds like any other):
@@ -869,5 +874,8 @@ def _check_numbers(member, records, finite, split):
     for field in finite:
         if not np.all(np.isfinite(records[field])):
             raise _Invalid(f"{member}: the field {field!r} must be finite.")
+    if "alpha" in finite and not np.abs(records["alpha"]).sum() <= MAX_ALPHA_SUM:  # (the scores add steps up)
+        raise _Invalid(f"{member}: the steps' magnitudes 'alpha' sum to more than {MAX_ALPHA_SUM:g}: the model's "
+                       "scores would overflow (NaN).")
     if np.any(np.isnan(records["threshold"][split & (records["categorical"] == 0)])):
         raise _Invalid(f"{member}: a numeric split's threshold must not be NaN.")

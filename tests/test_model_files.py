@@ -672,6 +672,20 @@ def test_numbers_prediction_reads_must_be_numbers(samples, kind, member, field, 
     assert np.all(np.isfinite(loaded.decision_function(X)))
 
 
+@pytest.mark.parametrize("kind", ["stumps", "trees"])
+def test_steps_whose_sum_overflows_are_refused(samples, kind):
+    """Every step finite but their magnitudes summing near the largest float: the scores would overflow to NaN.
+    Up to MAX_ALPHA_SUM they are a model."""
+    from fastboost._model_io import MAX_ALPHA_SUM
+
+    est, data, X = samples[kind]
+    records = _npy(data, "rounds_.npy").copy()
+    records["alpha"][:] = 1e308
+    _refused(_with_member(data, "rounds_.npy", records), "sum to more than 1e+300")
+    records["alpha"][:] = MAX_ALPHA_SUM / records.shape[0]
+    assert not np.any(np.isnan(_load(_with_member(data, "rounds_.npy", records)).decision_function(X)))
+
+
 def test_trees_deeper_than_their_slots_and_stump_features_are_refused(samples):
     est, data, _ = samples["trees"]
 
