@@ -874,7 +874,9 @@ def _check_numbers(member, records, finite, split):
     for field in finite:
         if not np.all(np.isfinite(records[field])):
             raise _Invalid(f"{member}: the field {field!r} must be finite.")
-    if "alpha" in finite and not np.abs(records["alpha"]).sum() <= MAX_ALPHA_SUM:  # (the scores add steps up)
+    with np.errstate(over="ignore"):  # (an overflowing sum is inf: refused)
+        alpha_sum = np.abs(records["alpha"]).sum() if "alpha" in finite else 0.0
+    if not alpha_sum <= MAX_ALPHA_SUM:  # (the scores add the steps up)
         raise _Invalid(f"{member}: the steps' magnitudes 'alpha' sum to more than {MAX_ALPHA_SUM:g}: the model's "
                        "scores would overflow (NaN).")
     if np.any(np.isnan(records["threshold"][split & (records["categorical"] == 0)])):

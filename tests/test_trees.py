@@ -4,6 +4,8 @@ The kernel is checked against ``naive.grow_tree_naive`` (brute-force histograms 
 so the subtraction trick is checked too), and the estimators against scikit-learn where the
 settings coincide.
 """
+import warnings
+
 import numba
 import numpy as np
 import pytest
@@ -102,7 +104,9 @@ def learn_tree_round(codes, y, u, n_value_bins, missing_code, thresholds, n_clas
         ws.rows.q[:] = u if q is None else q
     model = make_model(1, depth)
     data = TrainData(codes, np.asarray(y, Y_DTYPE), u, n_value_bins, thresholds, np.zeros(d, np.uint8))
-    call_learn(pick_learner(config, categorical=False).learn.address(codes), data, config[0], ws, model)
+    with warnings.catch_warnings():  # first-class functions are "experimental" in numba (as the fit's loop says)
+        warnings.simplefilter("ignore", numba.NumbaExperimentalFeatureWarning)
+        call_learn(pick_learner(config, categorical=False).learn.address(codes), data, config[0], ws, model)
     tree = model.nodes[0]
     n_nodes, j = 1, 0  # the nodes are numbered level by level, a split's children next to each other
     while j < n_nodes:
