@@ -764,7 +764,9 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         result = fit.finish(keep_state=self.warm_start)
         self._check_overflow(result.model.rounds, float(fit.config[0]["learning_rate"]))
         if self.warm_start:  # the fit to continue from, untouched by the kept records
-            fit.extra["params"] = copy.deepcopy(self.get_params())  # (a list edited in place later is a change)
+            # (copies of the containers: a list edited in place later is a change; a RandomState stays itself)
+            fit.extra["params"] = {k: copy.deepcopy(p) if isinstance(p, (list, tuple, dict, set, np.ndarray)) else p
+                                   for k, p in self.get_params().items()}
             self._resume = fit
         self._apply_fit(result)
         return result.model

@@ -213,6 +213,9 @@ def test_a_list_parameter_edited_in_place_is_a_change(data):
     constraints[0] = -1
     with pytest.raises(ValueError, match="monotone_constraints changed"):
         model.set_params(n_estimators=20).fit(X, y)
+    # a RandomState is the same object, not a copy that would compare as another
+    model = AdaBoostClassifier(10, warm_start=True, subsample=0.5, random_state=np.random.RandomState(0)).fit(X, y)
+    assert model.set_params(n_estimators=20).fit(X, y).n_estimators_ == 20
 
 
 def test_warm_start_runs_only_the_new_rounds(data, monkeypatch):
