@@ -331,8 +331,7 @@ def load(path):
     and never executes anything from the file.
     """
     if hasattr(path, "read"):
-        where = "model file"
-        return _load_checked(path, where)
+        return _load_checked(path, "model file")
     where = f"model file {os.fspath(path)!r}"
     if os.path.isdir(path):
         raise ValueError(f"{where} is a directory, not a fastboost model file.")
@@ -457,6 +456,9 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
         est._check_params()
     except (TypeError, ValueError) as e:
         raise _Invalid(f"{where}: invalid parameter: {e}") from None
+    from ._params import fitted_params
+
+    est._fitted_params = fitted_params(est)  # (a warm start names a parameter changed since)
     if "notes" in rec and not (isinstance(rec["notes"], list) and all(isinstance(n, str) for n in rec["notes"])):
         raise _Invalid(f"{where}: notes must be a list of strings.")
     # ---- scalars

@@ -667,6 +667,40 @@ def check_params(estimator):
             param.constraint.check(name, getattr(estimator, name))
 
 
+#: parameters a warm start may change (the others must stay as they were)
+WARM_FREE = ("n_estimators", "warm_start", "verbose", "n_jobs")
+
+
+def _param_key(value):
+    """A parameter's value as a warm start compares it with the fit it continues: containers by their contents
+    (a tuple as the list a model file gives back, a NumPy number as the Python number), numbers, strings and
+    None by their ``repr`` (1 and 1.0 differ), any other object (a RandomState) as itself: another one is a
+    change, while a pickled model's record and parameter unpickle as one object."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, (list, tuple)):
+        return [_param_key(x) for x in value]
+    if isinstance(value, dict):
+        return {repr(_param_key(k)): _param_key(x) for k, x in value.items()}
+    if value is None or isinstance(value, (bool, numbers.Number, str)):
+        return repr(value)
+    return value
+
+
+def fitted_params(estimator):
+    """The record of the parameters a fit used, kept with the fitted model (and made again when a model file
+    loads), for a later warm start to name any parameter changed since."""
+    return {name: _param_key(value) for name, value in estimator.get_params(deep=False).items()}
+
+
+def changed_params(record, estimator):
+    """The parameters, other than ``WARM_FREE``'s, whose value differs from the fit ``record`` describes."""
+    now = fitted_params(estimator)
+    return sorted(k for k in now if k not in WARM_FREE and now[k] != record.get(k))
+
+
 def store_params(estimator, arguments):
     """The body of every ``__init__``: ``store_params(self, locals())`` stores each argument unchanged
     (scikit-learn's contract: no validation or conversion in ``__init__``)."""

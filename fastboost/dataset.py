@@ -1266,6 +1266,7 @@ def _fit(est, ds, y, sample_weight, eval_set):
         raise ValueError(f"{name} needs samples of at least 2 classes in y; got 1 class ({v.plain(classes[0])}).")
     if classes.shape[0] > MAX_CLASSES:
         raise ValueError(f"{name} takes at most {MAX_CLASSES} classes; y has {classes.shape[0]}.")
+    est._check_warm_classes(classes)
     val_ds = _eval_dataset(est, ds, eval_set)
     if val_ds is not None:
         val_ds._checked_codes()
@@ -1332,28 +1333,20 @@ def _fit_one_vs_rest(est, ds, labels, classes, val_ds):
     """K > 2 classes for the binary algorithms on a Dataset, as ``_fit_one_vs_rest`` in memory."""
     import time
 
-    from sklearn.base import clone
-
     if val_ds is not None:
         yv = v.check_y(val_ds.label, val_ds.n_rows, type(est).__name__)
         unknown = np.setdiff1d(np.unique(yv), classes)
         if unknown.size:
             raise ValueError(f"eval_set's y has labels not in the training y: {unknown[:5].tolist()}.")
-    previous = getattr(est, "estimators_", None) if est.warm_start else None
-    if previous is not None and not np.array_equal(getattr(est, "classes_", []), classes):
-        raise ValueError(f"{type(est).__name__}(warm_start=True) continues a fit on the same data; the "
-                         "classes of y differ. Set warm_start=False to start again.")
-    models = []
     t0 = time.perf_counter()
     per_class = {"class_weight": None, "categorical_features": [bool(c) for c in ds.is_categorical]}
-    for k, c in enumerate(classes):
-        if previous is not None:
-            model = previous[k].set_params(**{**est.get_params(), **per_class})
-        else:
-            model = clone(est).set_params(**per_class)
+
+    def fit_one(model, c):
         view = _class_view(ds, np.where(labels == c, 1, 0))
         fit_val = None if val_ds is None else (_class_view(val_ds, np.where(val_ds.label == c, 1, 0)),)
-        models.append(model.fit(view, None, None, eval_set=fit_val, callbacks=est._callbacks))
+        return model.fit(view, None, None, eval_set=fit_val, callbacks=est._callbacks)
+
+    models = est._fit_class_models(classes, per_class, fit_one)
     for attr in [a for a in vars(est) if a.endswith("_") and not a.startswith("_")]:
         delattr(est, attr)
     _set_input_attrs(est, ds)

@@ -1,5 +1,4 @@
 """scikit-learn estimators: validate, pick the rule, run the one compiled loop, wrap the result."""
-import copy
 import os
 import time
 import warnings
@@ -52,7 +51,7 @@ from ._lp import (
 )
 from ._model_io import register_model_class
 from ._model_io import save as save_model
-from ._params import ESTIMATOR_PARAMS, check_params, estimator_doc, store_params
+from ._params import ESTIMATOR_PARAMS, changed_params, check_params, estimator_doc, fitted_params, store_params
 from ._types import (
     CRITERIA,
     CRITERION_EB,
@@ -287,6 +286,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         An interrupted fit (Ctrl-C, any exception) leaves the estimator as it was before.
         """
         callbacks = _check_callbacks(callbacks)
+        self._check_warm_params()
         saved, runs = dict(self.__dict__), _resume_runs(self)
         # a model fitted in another process (loaded, unpickled) has no working state to continue from:
         # its rounds are fitted again (bit for bit the same on the same data) and checked
@@ -302,6 +302,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                     f"{type(self).__name__}(warm_start=True) continues the fit this model came from; fitted "
                     "again on this data its first rounds differ, so X, y, sample_weight or eval_set are not "
                     "the ones it was fitted on. Set warm_start=False to fit anew.")
+            self._fitted_params = fitted_params(self)
             return self
         except BaseException:
             _restore(self, saved, runs)
@@ -325,6 +326,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{name} needs samples of at least 2 classes in y; got 1 class ({v.plain(classes[0])}).")
         if classes.shape[0] > MAX_CLASSES:
             raise ValueError(f"{name} takes at most {MAX_CLASSES} classes; y has {classes.shape[0]}.")
+        self._check_warm_classes(classes)
         sample_weight = self._class_weighted(sample_weight, y)
         self._check_loss(classes.shape[0])
         if classes.shape[0] > 2 and not self._joint_multiclass():
@@ -456,17 +458,27 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
                              "finite): scale them down (only their ratios matter).")
         return weighted
 
-    #: parameters a warm start may change (the others must stay as they were)
-    _WARM_FREE = ("n_estimators", "warm_start", "verbose", "n_jobs")
+    def _check_warm_params(self):
+        """warm_start on a fitted model: the parameters of its fit (all but ``WARM_FREE``'s), or a clear
+        ValueError naming those changed; in this process or after a model file or pickle loads."""
+        record = self.__dict__.get("_fitted_params")
+        if not self.warm_start or record is None:
+            return
+        changed = changed_params(record, self)
+        if changed:
+            raise ValueError(f"{type(self).__name__}(warm_start=True) continues a fit with the same parameters; "
+                             f"{', '.join(changed)} changed. Set warm_start=False to start again.")
+
+    def _check_warm_classes(self, classes):
+        """warm_start on a fitted model: the classes it was fitted on, or a clear ValueError."""
+        if self.warm_start and hasattr(self, "classes_") and not np.array_equal(self.classes_, classes):
+            raise ValueError(f"{type(self).__name__}(warm_start=True) continues a fit on the same data; the "
+                             "classes of y differ. Set warm_start=False to start again.")
 
     def _check_resume(self, resume, codes, y_idx, p, val):
-        """warm_start: the same data and parameters as the fit it continues, or a clear ValueError."""
+        """warm_start: the same data as the fit it continues (its parameters are checked before), or a clear
+        ValueError."""
         name = type(self).__name__
-        old, new = resume.extra["params"], self.get_params()
-        changed = sorted(k for k in new if k not in self._WARM_FREE and repr(new[k]) != repr(old.get(k)))
-        if changed:
-            raise ValueError(f"{name}(warm_start=True) continues a fit with the same parameters; "
-                             f"{', '.join(changed)} changed. Set warm_start=False to start again.")
         data = resume.data
         same = (codes.shape == data.codes.shape and np.array_equal(codes, data.codes)
                 and np.array_equal(y_idx, data.y) and np.array_equal(p, data.p))
@@ -495,16 +507,10 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
         X: the kernels' X (category indices), X_in: as given (its feature names); the per-class models
         are fitted on X, with its category indices as their categories."""
-        from sklearn.base import clone
 
         self._check_params()
         v.check_sample_weight(sample_weight, X.shape[0])
         val = self._one_vs_rest_eval_set(eval_set, X, classes, X_in)
-        previous = getattr(self, "estimators_", None) if self.warm_start else None
-        if previous is not None and not np.array_equal(getattr(self, "classes_", []), classes):
-            raise ValueError(f"{type(self).__name__}(warm_start=True) continues a fit on the same data; the "
-                             "classes of y differ. Set warm_start=False to start again.")
-        models = []
         t0 = time.perf_counter()
         shared = {}  # the binned X (and eval_set), made by the first class's fit, read by the others'
         cats = self.__dict__.get("_cat")
@@ -516,21 +522,13 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             names = np.asarray(X_in.columns, dtype=object) if v.is_dataframe(X_in) else None
             per_class["interaction_constraints"] = [
                 [int(f) for f in np.flatnonzero(g)] for g in self._interaction_groups(X.shape[1], names)]
-        saved = [] if previous is None else [(m, dict(m.__dict__), _resume_runs(m)) for m in previous]
-        try:
-            for k, c in enumerate(classes):
-                if previous is not None:  # each class's model continues its own fit
-                    model = previous[k].set_params(**{**self.get_params(), **per_class})
-                else:
-                    model = clone(self).set_params(**per_class)
-                fit_val = None if val is None else (val[0], np.where(val[1] == c, 1, 0), val[2])
-                model._shared_bins = shared
-                models.append(model.fit(X, np.where(y == c, 1, 0), sample_weight, eval_set=fit_val,
-                                        callbacks=self._callbacks))
-        except BaseException:  # every class's model as it was (those before the failure had continued their fits)
-            for m, state, runs in saved:
-                _restore(m, state, runs)
-            raise
+
+        def fit_one(model, c):
+            fit_val = None if val is None else (val[0], np.where(val[1] == c, 1, 0), val[2])
+            model._shared_bins = shared
+            return model.fit(X, np.where(y == c, 1, 0), sample_weight, eval_set=fit_val, callbacks=self._callbacks)
+
+        models = self._fit_class_models(classes, per_class, fit_one)
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
             delattr(self, attr)
         validate_data(self, X=X_in, reset=True, skip_check_array=True)
@@ -541,6 +539,28 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_quantised_ = models[0].n_features_quantised_  # (every class's model bins X alike)
         self.fit_time_ = time.perf_counter() - t0
         return self
+
+    def _fit_class_models(self, classes, per_class, fit_one):
+        """One-vs-rest: each class's model, ``fit_one(model, label)`` fitting it; on a warm start each continues
+        its own fit. Parameters: the estimator's, with ``per_class``'s. If any fit fails, every class's model is
+        left as it was (those before the failure had continued their fits) and the error raised."""
+        from sklearn.base import clone
+
+        previous = getattr(self, "estimators_", None) if self.warm_start else None
+        saved = [] if previous is None else [(m, dict(m.__dict__), _resume_runs(m)) for m in previous]
+        models = []
+        try:
+            for k, c in enumerate(classes):
+                if previous is not None:
+                    model = previous[k].set_params(**{**self.get_params(), **per_class})
+                else:
+                    model = clone(self).set_params(**per_class)
+                models.append(fit_one(model, c))
+        except BaseException:
+            for m, state, runs in saved:
+                _restore(m, state, runs)
+            raise
+        return models
 
     def _one_vs_rest_eval_set(self, eval_set, X, classes, X_in=None):
         """A one-vs-rest fit's eval_set as (X_val for the kernels, y_val, sample_weight_val or None), checked;
@@ -764,9 +784,6 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         result = fit.finish(keep_state=self.warm_start)
         self._check_overflow(result.model.rounds, float(fit.config[0]["learning_rate"]))
         if self.warm_start:  # the fit to continue from, untouched by the kept records
-            # (copies of the containers: a list edited in place later is a change; a RandomState stays itself)
-            fit.extra["params"] = {k: copy.deepcopy(p) if isinstance(p, (list, tuple, dict, set, np.ndarray)) else p
-                                   for k, p in self.get_params().items()}
             self._resume = fit
         self._apply_fit(result)
         return result.model

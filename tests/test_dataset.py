@@ -186,6 +186,28 @@ def test_warm_start_continues_on_the_dataset(small_sample):
     same_model(AdaBoostClassifier(12, random_state=0).fit(frame, y, w), model)
 
 
+def test_a_refused_one_vs_rest_warm_start_on_a_dataset_keeps_every_class_model(small_sample):
+    """Labels swapped between the second and third classes: the first class's model continues, the second's is
+    refused; every class's model is then as before, and a warm start on the right data gives the longer fit."""
+    frame, _, w = table(300, 3, 5)
+    y = np.array(["p", "q", "r"], dtype=object)[np.random.default_rng(5).integers(0, 3, 300)]
+    ds = Dataset(frame, y, w, random_state=1, batch_rows=50)
+    model = VadaBoostClassifier(4, lam=0.5, warm_start=True, random_state=1).fit(ds)
+    before = model.decision_function(ds)
+    swapped = y.copy()
+    q, r = np.flatnonzero(y == "q")[:5], np.flatnonzero(y == "r")[:5]
+    swapped[q], swapped[r] = "r", "q"
+    done = []
+    with pytest.raises(ValueError, match="same training data"):
+        model.set_params(n_estimators=8).fit(Dataset(frame, swapped, w, reference=ds),
+                                             callbacks=[lambda n, rounds: done.append(n)])
+    assert done[-1] == 8  # (the first class's model had continued)
+    assert [m.n_estimators_ for m in model.estimators_] == [4, 4, 4] and model.n_estimators_ == 12
+    assert np.array_equal(model.decision_function(ds), before)
+    model.fit(ds)
+    same_model(VadaBoostClassifier(8, lam=0.5, random_state=1).fit(ds), model)
+
+
 def write_parquet(tmp_path, frame, y, w, bounds):
     d = tmp_path / "data"
     d.mkdir()

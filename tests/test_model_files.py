@@ -756,6 +756,9 @@ def test_a_loaded_model_continues_training(make, data):
     other = _load(_save(est))
     with pytest.raises(ValueError, match="first rounds differ"):
         other.set_params(n_estimators=30).fit(X + 1e3 * (X > 0), y)  # the same order, other thresholds
+    with pytest.raises(ValueError, match="learning_rate changed"):  # named, before any round is fitted again
+        other.set_params(n_estimators=30, learning_rate=0.5).fit(X, y)
+    other.set_params(learning_rate=est.learning_rate)
     _same_fitted(est, other)  # a refused continuation leaves the loaded model as it was
 
 

@@ -21,10 +21,14 @@ KINDS = [{}, {"max_depth": 3}, {"max_depth": 2, "leaf": "real"}]
 
 
 def same_model(a, b):
-    assert a.rounds_.tobytes() == b.rounds_.tobytes()
-    assert (a.nodes_ is None) == (b.nodes_ is None)
-    if a.nodes_ is not None:
-        assert a.nodes_.tobytes() == b.nodes_.tobytes()
+    """Equal fitted records (rounds and trees), one-vs-rest models class by class."""
+    ma, mb = getattr(a, "estimators_", None) or [a], getattr(b, "estimators_", None) or [b]
+    assert len(ma) == len(mb)
+    for x, z in zip(ma, mb):
+        assert x.rounds_.tobytes() == z.rounds_.tobytes()
+        assert (x.nodes_ is None) == (z.nodes_ is None)
+        if x.nodes_ is not None:
+            assert x.nodes_.tobytes() == z.nodes_.tobytes()
 
 
 @pytest.fixture(scope="module")
@@ -160,12 +164,16 @@ def test_a_refused_one_vs_rest_warm_start_keeps_every_class_model():
     X, y = make_waveform(300, random_state=1)
     model = VadaBoostClassifier(10, warm_start=True).fit(X, y)
     before = model.decision_function(X)
+    assert model.classes_.tolist() == [1, 2, 3]
     swapped = y.copy()
-    first, second = np.flatnonzero(y == 1)[:5], np.flatnonzero(y == 2)[:5]
-    swapped[first], swapped[second] = 2, 1
+    first, second = np.flatnonzero(y == 2)[:5], np.flatnonzero(y == 3)[:5]
+    swapped[first], swapped[second] = 3, 2
+    done = []
     with pytest.raises(ValueError, match="same training data"):
-        model.set_params(n_estimators=30).fit(X, swapped)
-    with pytest.raises(ValueError):  # (the first class's rounds are fitted again and checked: they differ)
+        model.set_params(n_estimators=30).fit(X, swapped, callbacks=[lambda n, rounds: done.append(n)])
+    assert done[-1] == 30  # (the first class's model had continued to 30 rounds)
+    assert "_resume" not in vars(model.estimators_[0])  # (its working state had advanced: dropped)
+    with pytest.raises(ValueError, match="max_depth changed"):  # (named before its rounds are fitted again)
         model.set_params(max_depth=2).fit(X, y)
     model.set_params(n_estimators=10, max_depth=1)
     assert [m.n_estimators_ for m in model.estimators_] == [10, 10, 10] and model.n_estimators_ == 30
@@ -178,6 +186,88 @@ def test_a_refused_one_vs_rest_warm_start_keeps_every_class_model():
     model.set_params(n_estimators=30).fit(X, y)
     once = VadaBoostClassifier(30).fit(X, y)
     np.testing.assert_array_equal(model.decision_function(X), once.decision_function(X))
+
+
+def _three_classes(X, y):
+    return y + (X[:, 0] > 1)
+
+
+@pytest.mark.parametrize("case", ["binary-to-three", "three-to-binary", "samme-to-ovr", "ovr-to-samme",
+                                  "samme-real-to-mh"])
+def test_a_warm_start_refuses_another_class_layout(data, case):
+    """The classes of y, and how K classes are fitted (one model, or one per class), are those of the fit a warm
+    start continues; a change is refused, naming it, before anything is fitted, and the model stays as it was
+    (it used to start a new fit silently)."""
+    X, y = data
+    y3 = _three_classes(X, y)
+    first_y, then_y, change, match = {
+        "binary-to-three": (y, y3, {}, "classes of y differ"),
+        "three-to-binary": (y3, y, {}, "classes of y differ"),
+        "samme-to-ovr": (y3, y3, {"multiclass": "ovr"}, "multiclass changed"),
+        "ovr-to-samme": (y3, y3, {"multiclass": "auto"}, "multiclass changed"),
+        "samme-real-to-mh": (y3, y3, {"multiclass": "mh"}, "multiclass changed"),
+    }[case]
+    params = {"multiclass": "ovr"} if case == "ovr-to-samme" else {}
+    if case == "samme-real-to-mh":
+        params = {"leaf": "real", "multiclass": "joint"}
+    Est = VadaBoostClassifier if case.startswith(("binary", "three")) else AdaBoostClassifier
+    model = Est(5, warm_start=True, **params).fit(X, first_y)
+    before, state, n_rounds, fitted = (model.decision_function(X), sorted(vars(model)), model.n_estimators_,
+                                       model.get_params())
+    with pytest.raises(ValueError, match=match):
+        model.set_params(n_estimators=10, **change).fit(X, then_y)
+    assert sorted(vars(model)) == state and model.n_estimators_ == n_rounds
+    np.testing.assert_array_equal(model.decision_function(X), before)
+    model.set_params(**fitted).set_params(n_estimators=10).fit(X, first_y)  # continues as before
+    same_model(Est(10, **params).fit(X, first_y), model)
+
+
+@pytest.mark.parametrize("change, match", [({"max_depth": 2}, "max_depth changed"),
+                                           ({"learning_rate": 0.5}, "learning_rate changed"),
+                                           ({"categorical_features": [0]}, "categorical_features changed")])
+@pytest.mark.parametrize("how", ["pickled", "interrupted"])
+def test_a_warm_start_names_the_changed_parameter_without_its_working_state(data, change, match, how):
+    """A model without the working state of its fit (unpickled, or after an interrupted warm start) is fitted
+    again to continue; a changed parameter is named before that, as in the process of the fit, not reported as
+    first rounds that differ."""
+    import pickle
+
+    X, y = data
+    model = AdaBoostClassifier(10, warm_start=True).fit(X, y)
+    fitted = model.get_params()
+    if how == "pickled":
+        model = pickle.loads(pickle.dumps(model))
+    else:
+        def interrupt(n_done, rounds):
+            raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            model.set_params(n_estimators=30).fit(X, y, callbacks=[interrupt])
+    assert "_resume" not in vars(model)
+    with pytest.raises(ValueError, match=match):
+        model.set_params(n_estimators=20, **change).fit(X, y)
+    model.set_params(**fitted).set_params(n_estimators=20).fit(X, y)  # as it was: continues
+    same_model(AdaBoostClassifier(20).fit(X, y), model)
+
+
+def test_a_warm_start_compares_parameters_by_value():
+    """A tuple is the list a model file gives back and a NumPy integer is the number: neither is a change."""
+    X, y = make_twonorm(300, random_state=2)
+    y = (y == y.max()).astype(int)
+    model = AdaBoostClassifier(5, warm_start=True, random_state=np.int64(3), subsample=0.5,
+                               monotone_constraints=(1,) + (0,) * (X.shape[1] - 1)).fit(X, y)
+    model.set_params(n_estimators=8, random_state=3, monotone_constraints=[1] + [0] * (X.shape[1] - 1)).fit(X, y)
+    assert model.n_estimators_ == 8
+    with pytest.raises(ValueError, match="random_state changed"):
+        model.set_params(n_estimators=9, random_state=4).fit(X, y)
+    # a RandomState: an unpickled model's is its own; another one is a change
+    import pickle
+
+    model = pickle.loads(pickle.dumps(AdaBoostClassifier(5, warm_start=True,
+                                                         random_state=np.random.RandomState(0)).fit(X, y)))
+    assert model.set_params(n_estimators=8).fit(X, y).n_estimators_ == 8
+    with pytest.raises(ValueError, match="random_state changed"):
+        model.set_params(n_estimators=9, random_state=np.random.RandomState(0)).fit(X, y)
 
 
 @pytest.mark.parametrize("make", [lambda: AdaBoostClassifier(10, warm_start=True),
