@@ -138,6 +138,7 @@ def save(estimator, path):
     header["model"] = model
     data = json.dumps(header, indent=1, allow_nan=False).encode("utf-8")
     if hasattr(path, "write"):
+        _check_binary(path, "save", "wb")
         _write_zip(path, data, members)
         return
     path = os.fspath(path)
@@ -157,6 +158,13 @@ def save(estimator, path):
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _check_binary(f, verb, mode):
+    """TypeError for a file object opened in text mode (a model file is bytes)."""
+    if isinstance(f, io.TextIOBase):
+        raise TypeError(f"{verb} needs a file opened in binary mode (open(path, {mode!r}) or io.BytesIO); got "
+                        f"a text-mode {type(f).__name__}.")
 
 
 def _write_zip(f, header, members):
@@ -331,6 +339,7 @@ def load(path):
     and never executes anything from the file.
     """
     if hasattr(path, "read"):
+        _check_binary(path, "load", "rb")
         return _load_checked(path, "model file")
     where = f"model file {os.fspath(path)!r}"
     if os.path.isdir(path):
@@ -600,6 +609,15 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
                                   and np.isnan(c).any()):
                 raise _Invalid(f"{prefix}categories_{f}.npy: the categories must be unique, sorted and not NaN.")
         state["categories_"] = cats
+    if n_classes > 2 and parent is None and cls._samme:  # one model per class, or one for all, as its parameters say
+        try:
+            joint = est._joint_multiclass()
+        except ValueError as e:
+            raise _Invalid(f"{where}: invalid parameter: {e}") from None
+        if joint == ovr:
+            raise _Invalid(f"{where}: its parameters (multiclass={est.multiclass!r}, leaf={est.leaf!r}) fit "
+                           + ("one model for all classes, but it holds one per class." if joint else
+                              "one model per class, but it holds one for all."))
     if ovr:
         subs = rec["estimators"]
         if not isinstance(subs, list) or len(subs) != n_classes or n_classes < 3:
@@ -629,6 +647,10 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
             _check_trees(f"{prefix}nodes_.npy", nodes, n_features, n_classes)
         elif n_classes > 2:
             raise _Invalid(f"{where}: a model of {n_classes} classes (SAMME) needs its trees (nodes_).")
+        depth = 1 if nodes is None else _tree_depth(nodes.shape[1])
+        if depth != est.max_depth:
+            raise _Invalid(f"{where}: its parameter max_depth = {est.max_depth} does not match its " + (
+                "decision stumps (max_depth = 1)." if nodes is None else f"trees of depth {depth} (nodes_)."))
         for key, recs in (("rounds_", rounds), ("nodes_", nodes)):
             if recs is not None:
                 _check_categorical(f"{prefix}{key}.npy", recs, state["is_categorical_"])

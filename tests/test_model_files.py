@@ -436,6 +436,23 @@ def test_foreign_files_are_refused(tmp_path, samples):
         fastboost.load(path)
 
 
+def test_text_mode_files_are_a_type_error(tmp_path, samples):
+    """A model file is bytes: a file object opened in text mode is a TypeError saying so (it was Python's own
+    error about str and bytes from inside zipfile), and nothing is written."""
+    est = samples["stumps"][0]
+    path = tmp_path / "model.fbm"
+    with open(path, "w") as f, pytest.raises(TypeError, match=r"binary mode \(open\(path, 'wb'\)"):
+        est.save(f)
+    assert path.read_bytes() == b""
+    est.save(path)
+    with open(path) as f, pytest.raises(TypeError, match=r"binary mode \(open\(path, 'rb'\)"):
+        fastboost.load(f)
+    with pytest.raises(TypeError, match="text-mode StringIO"):
+        est.save(io.StringIO())
+    with open(path, "rb") as f:  # binary: loads
+        _same_fitted(est, fastboost.load(f))
+
+
 class _Marker:
     """Unpickling this creates the file ``path``: proof that something was unpickled."""
 
@@ -571,6 +588,31 @@ def test_a_single_model_of_k_classes_is_refused_for_a_one_vs_rest_class(samples)
 def test_wrong_header_fields_are_refused(samples, path, value, match):
     _, data, _ = samples["trees"]
     _refused(_with_header(data, _set(path, value)), match)
+
+
+LAYOUT_CHANGES = [
+    ("trees", M + ("params", "multiclass"), "ovr", "fit one model per class, but it holds one for all"),
+    ("trees", M + ("params", "leaf"), "real", "(multiclass='auto', leaf='real') fit one model per class"),
+    ("trees", M + ("params", "max_depth"), 3, "max_depth = 3 does not match its trees of depth 2"),
+    ("trees", M + ("params", "max_depth"), 1, "max_depth = 1 does not match its trees of depth 2"),
+    ("stumps", M + ("params", "max_depth"), 2, "max_depth = 2 does not match its decision stumps"),
+    ("ovr", ("model", "estimators", 1, "params", "max_depth"), 3, "max_depth = 3 does not match its decision"),
+    ("samme-ovr", M + ("params", "multiclass"), "auto", "fit one model for all classes, but it holds one per"),
+]
+
+
+@pytest.mark.parametrize("kind, path, value, match", LAYOUT_CHANGES,
+                         ids=[f"{k}-{p[-1]}={v!r}" for k, p, v, _ in LAYOUT_CHANGES])
+def test_parameters_that_contradict_the_arrays_are_refused(samples, data, kind, path, value, match):
+    """A header's parameters describe the model get_params reports and a warm start continues: parameters that
+    say another kind of model than the arrays hold (it would predict by the arrays) are refused."""
+    if kind == "samme-ovr":
+        X, _, y4 = data
+        file = _save(AdaBoostClassifier(3, multiclass="ovr").fit(X[:, :4], y4))
+    else:
+        file = samples[kind][1]
+    _load(file)  # as saved: loads
+    _refused(_with_header(file, _set(path, value)), match)
 
 
 OVR = ("model", "estimators")
