@@ -191,6 +191,17 @@ def indices(values, cats, unknown=None):
     return out
 
 
+def fitted_indices(values, cats, name):
+    """``indices`` of a column to predict; TypeError when the feature was fitted on strings and holds numbers
+    (none would match: every row would read as missing). name: the feature as an error message names it."""
+    if cats.dtype.kind == "U" and values.dtype.kind in "iufb" and not np.isnan(values.astype(np.float64)).all():
+        shown = ", ".join(repr(str(c)) for c in cats[:4])
+        more = ", ..." if cats.shape[0] > 4 else ""
+        raise TypeError(f"categorical feature {name} was fitted on strings ({shown}{more}) but holds numbers here, "
+                        "which match none of them; give it as text (X[column].astype(str), say).")
+    return indices(values, cats)
+
+
 def encode(X, categories):
     """X as float64 [n_samples, n_features], C-ordered, with category indices in the categorical columns."""
     n, d = X.shape
@@ -198,13 +209,7 @@ def encode(X, categories):
     for f in range(d):
         col = _column(X, f)
         if categories[f] is not None:
-            values = _raw_values(col)
-            if categories[f].dtype.kind == "U" and values.dtype.kind == "f" and not np.isnan(values).all():
-                shown = ", ".join(repr(str(c)) for c in categories[f][:4])
-                raise TypeError(f"categorical feature {feature_name(X, f)} was fitted on strings ({shown}"
-                                f"{', ...' if categories[f].shape[0] > 4 else ''}) but holds numbers here, which "
-                                "match none of them; give it as text (X[column].astype(str), say).")
-            out[:, f] = indices(values, categories[f])
+            out[:, f] = fitted_indices(_raw_values(col), categories[f], feature_name(X, f))
             continue
         try:
             if hasattr(col, "to_numpy"):

@@ -17,11 +17,35 @@ def as_pandas(X):
     text and categorical columns by their types, its column names kept, as a Dataset reads it), else X."""
     if type(X).__module__.split(".")[0] in ("polars", "pyarrow") and hasattr(X, "to_pandas"):
         try:
-            return X.to_pandas()
+            if type(X).__module__.startswith("polars"):
+                X = X.to_arrow()
+            return _decimals_as_float(X).to_pandas(types_mapper=_nullable_bool)
         except ImportError as e:
             raise TypeError(f"X is a {type(X).__name__}, read through pandas, which needs {e.name or 'pandas'}: "
                             f"pip install pandas pyarrow (or pass a NumPy array).") from None
     return X
+
+
+def _decimals_as_float(table):
+    """An Arrow table (or record batch) with its decimal columns as float64, numeric as a Dataset reads them
+    (pandas makes them object columns of Decimal values, which would be categorical)."""
+    import pyarrow as pa
+
+    if not any(pa.types.is_decimal(t) for t in table.schema.types):
+        return table
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    return table.cast(pa.schema([f.with_type(pa.float64()) if pa.types.is_decimal(f.type) else f
+                                 for f in table.schema]))
+
+
+def _nullable_bool(t):
+    """Arrow boolean columns as pandas' nullable boolean ones: numeric, as a Dataset reads them (pandas makes a
+    boolean column with a missing value an object column, which would be categorical)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    return pd.BooleanDtype() if pa.types.is_boolean(t) else None
 
 
 def check_X(X, estimator_name, categorical=None, fitted=False):
@@ -35,6 +59,9 @@ def check_X(X, estimator_name, categorical=None, fitted=False):
     """
     has_cat = categorical is not None and bool(np.any(categorical))
     if isinstance(X, (str, bytes, os.PathLike)):
+        if not fitted:  # fit reads parquet files through a Dataset
+            raise TypeError(f"{estimator_name}: X is {os.fspath(X)!r}, a path or text, not an array: to fit parquet "
+                            "files, pass fastboost.Dataset.from_parquet(path, target=...).")
         raise TypeError(f"{estimator_name}: X is {os.fspath(X)!r}, a path or text, not an array: a path must name "
                         "parquet files (a .parquet or .pq file, a directory or a glob pattern) that exist.")
     if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):

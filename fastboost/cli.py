@@ -187,10 +187,18 @@ def _check_output(path, inputs=()):
     if path == "-":
         raise UserError("-o - (standard output) is for the rows of fastboost predict; give a file name")
     for given in inputs:
-        for f in _input_files(given):
+        files = _input_files(given)
+        for f in files:
             if os.path.abspath(path) == os.path.abspath(f) or (
                     os.path.isfile(path) and os.path.isfile(f) and os.path.samefile(path, f)):
                 raise UserError(f"{path}: the output would replace the input {f}; write it to another file")
+        if given is not None and files and files != [str(given)]:  # parquet data: a directory or a pattern
+            from .dataset import check_codes_path
+
+            try:
+                check_codes_path(path, given, files, label=f"-o {path}", what="the output")
+            except ValueError as e:
+                raise UserError(str(e).rstrip(".")) from None
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     tmp = f"{path}.tmp-{os.getpid()}"

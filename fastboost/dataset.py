@@ -168,7 +168,8 @@ class _ArrowFrame(_Frame):
         if pa.types.is_dictionary(col.type):
             col = pc.cast(col, col.type.value_type)
         if pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_boolean(col.type):
-            return self.numeric(f, start, stop)
+            return np.asarray(pc.cast(col, pa.float64(), safe=False).to_numpy(zero_copy_only=False),
+                              dtype=np.float64)
         return np.asarray(col.to_numpy(zero_copy_only=False), dtype=object)
 
     def select(self, names):
@@ -241,6 +242,10 @@ class _Source:
     def describe(self):
         return None
 
+    def changed(self):
+        """What has changed since the rows were first read (None: nothing known to)."""
+        return None
+
 
 class _TableSource(_Source):
     """An in-memory table (NumPy, pandas, polars, Arrow) read in slices."""
@@ -248,6 +253,13 @@ class _TableSource(_Source):
     def __init__(self, X, y, w, batch_rows):
         if _is_polars(X):
             X = X.to_arrow()
+        if isinstance(X, (str, bytes, os.PathLike)):
+            raise TypeError(f"Dataset(data) takes a table in memory; {os.fspath(X)!r} is a path or text: for parquet "
+                            "files use Dataset.from_parquet(path, target=...).")
+        if X is None or np.ndim(X) != 2 and not (v.is_dataframe(X) or _is_arrow(X)):
+            raise TypeError(f"Dataset(data) takes a 2-D table (a NumPy array, a pandas or polars DataFrame, an Arrow "
+                            f"table); got {type(X).__name__}" + (f" of {np.ndim(X)} dimension(s)." if X is not None
+                                                                  else "."))
         if isinstance(y, str) or isinstance(w, str):
             if not (v.is_dataframe(X) or _is_arrow(X)):
                 raise ValueError("label and weight name columns only of a DataFrame or Arrow table.")
@@ -317,7 +329,13 @@ def parquet_files(path):
     underscore names skipped, as pyarrow does) or a list of these; sorted within each; ValueError when
     one does not exist or none is found. An existing path is taken as it is, even with ``*?[`` in its name; a
     pattern that matches only directories stands for the files below them."""
-    items = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    if isinstance(path, (str, os.PathLike)):
+        items = [path]
+    elif isinstance(path, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in path):
+        items = list(path)
+    else:
+        raise TypeError(f"a parquet path is a file, a directory or a glob pattern (str or os.PathLike), or a list "
+                        f"of them; got {type(path).__name__}.")
     if not items:
         raise ValueError("no parquet path given.")
     files = []
@@ -356,15 +374,15 @@ def _same_file(a, b):
     return os.path.isfile(a) and os.path.isfile(b) and os.path.samefile(a, b)
 
 
-def check_codes_path(codes_path, path, files, label=None):
-    """ValueError (naming codes_path as ``label``, by default ``codes_path=...``) when a codes file at codes_path
-    would replace one of the source ``files`` (those of ``path``, as ``parquet_files`` reads it), or would be
-    among the files a later reading of ``path`` finds (inside a source directory, or matching a source
-    pattern): that reading would take it for data."""
+def check_codes_path(codes_path, path, files, label=None, what="the codes"):
+    """ValueError (naming codes_path as ``label``, by default ``codes_path=...``) when a codes file (or another
+    output: ``what`` names it) at codes_path would replace one of the source ``files`` (those of ``path``, as
+    ``parquet_files`` reads it), or would be among the files a later reading of ``path`` finds (inside a source
+    directory, or matching a source pattern): that reading would take it for data."""
     label = label or f"codes_path={codes_path!r}"
     for f in files:
         if _same_file(codes_path, f):
-            raise ValueError(f"{label} is the data file {f!r}: the codes would replace it; give another path.")
+            raise ValueError(f"{label} is the data file {f!r}: {what} would replace it; give another path.")
     target = Path(os.path.abspath(codes_path))
     items = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     for item in items:
@@ -379,8 +397,24 @@ def check_codes_path(codes_path, path, files, label=None):
                       and fnmatch.fnmatch(str(target), pattern))
         if inside:
             raise ValueError(f"{label} is among the data files of {text!r}: the next reading of "
-                             f"{text!r} would take the codes for data. Put them elsewhere, or start the file name "
+                             f"{text!r} would take {what} for data. Put it elsewhere, or start the file name "
                              "with '_' or '.' (such names are skipped).")
+
+
+def _fragment_rows(frag):
+    """A parquet file's rows, from its footer; ValueError naming it when it cannot be read."""
+    try:
+        return frag.metadata.num_rows
+    except Exception as e:  # pyarrow's own errors (truncated, not parquet)
+        raise ValueError(f"{frag.path}: not a readable parquet file ({e}).") from None
+
+
+def _fragment_schema(frag):
+    """A parquet file's schema; ValueError naming it when it cannot be read."""
+    try:
+        return frag.physical_schema
+    except Exception as e:
+        raise ValueError(f"{frag.path}: not a readable parquet file ({e}).") from None
 
 
 class ParquetSource(_Source):
@@ -393,6 +427,10 @@ class ParquetSource(_Source):
         if target is not None and target == weight:
             raise ValueError(f"the target and the weight are one column, {target!r}; name another weight column.")
         if columns is not None:
+            if isinstance(columns, (str, bytes)) or not hasattr(columns, "__iter__"):
+                raise TypeError(f"columns must be a list of column names; got {columns!r}"
+                                + (f" (one column: [{columns!r}])." if isinstance(columns, str) else "."))
+            columns = list(columns)
             for what, name in (("target", target), ("weight", weight)):
                 if name is not None and name in columns:
                     raise ValueError(f"columns lists the {what} column {name!r}; the features are the other "
@@ -402,6 +440,7 @@ class ParquetSource(_Source):
                 raise ValueError(f"columns lists {twice[0]!r} twice.")
         self.path = path
         self.files = parquet_files(path)
+        self.stamps = self._stamps()  # (a Dataset reading its rows again checks them: changed())
         self.target, self.weight, self.batch_rows = target, weight, batch_rows
         self.has_labels = target is not None
         try:
@@ -409,9 +448,10 @@ class ParquetSource(_Source):
         except Exception as e:  # pyarrow's own errors (not a parquet file, unreadable)
             raise ValueError(f"{_first_named(e, self.files)}: not a readable parquet file ({e}).") from None
         self.fragments = list(self.dataset.get_fragments())
+        self.scan_options = pads.ParquetFragmentScanOptions(pre_buffer=False)
         # the column types of the first file with rows (an empty file's may be null placeholders)
-        ref = next((frag for frag in self.fragments if frag.metadata.num_rows), self.fragments[0])
-        schema = ref.physical_schema
+        ref = next((frag for frag in self.fragments if _fragment_rows(frag)), self.fragments[0])
+        schema = _fragment_schema(ref)
         self.schema = schema
         names = list(schema.names)
         first = ref.path
@@ -432,13 +472,27 @@ class ParquetSource(_Source):
         self.read = columns + [c for c in (target, weight) if c is not None]
         self.types = {name: schema.field(name).type for name in self.read}
 
+    def _stamps(self):
+        return [[f, os.path.getsize(f), os.path.getmtime(f)] for f in self.files]
+
     def describe(self):
+        """The files as they were when this source first listed them (sizes and modification times)."""
         return {"parquet": self.files, "target": self.target, "weight": self.weight, "columns": self.columns,
-                "batch_rows": self.batch_rows,
-                "files": [[f, os.path.getsize(f), os.path.getmtime(f)] for f in self.files]}
+                "batch_rows": self.batch_rows, "files": [list(f) for f in self.stamps]}
+
+    def changed(self):
+        """The first file whose size or modification time differs from the time the source listed it, or None."""
+        for was in self.stamps:
+            try:
+                now = [was[0], os.path.getsize(was[0]), os.path.getmtime(was[0])]
+            except OSError:
+                return was[0]
+            if now != was:
+                return was[0]
+        return None
 
     def check_fragment(self, frag):
-        schema = frag.physical_schema
+        schema = _fragment_schema(frag)
         for name in self.read:
             if name not in schema.names:
                 raise ValueError(f"{frag.path}: no column {name!r}, which the first file ({self.first}) has.")
@@ -449,17 +503,19 @@ class ParquetSource(_Source):
 
     def n_rows(self):
         """Rows of every file, from the files' metadata."""
-        return [frag.metadata.num_rows for frag in self.fragments]
+        return [_fragment_rows(frag) for frag in self.fragments]
 
     def batches(self):
         for frag in self.fragments:
-            if frag.metadata.num_rows == 0:  # an empty file's types may be placeholders (null)
+            if _fragment_rows(frag) == 0:  # an empty file's types may be placeholders (null)
                 continue
             self.check_fragment(frag)
             start = 0
-            # no read-ahead: one batch of raw values at a time
+            # no read-ahead and no pre-buffering (which would hold the whole file's column chunks): one batch of
+            # raw values at a time, and one row group's compressed pages
             for rb in frag.to_batches(columns=self.read, batch_size=self.batch_rows, use_threads=False,
-                                      batch_readahead=0, fragment_readahead=0):
+                                      batch_readahead=0, fragment_readahead=0,
+                                      fragment_scan_options=self.scan_options):
                 if rb.num_rows == 0:
                     continue
                 y = rb.column(self.target).to_numpy(zero_copy_only=False) if self.has_labels else None
@@ -800,7 +856,10 @@ class Dataset:
         frame = batch.frame
         for f, parts in cat_values.items():
             name = _categorical.feature_name(None, f, names)
-            cats = _categorical._sorted_categories(frame.raw(f), name)
+            try:
+                cats = _categorical._sorted_categories(frame.raw(f), name)
+            except TypeError as e:  # (values of a kind that cannot be categories)
+                raise TypeError(f"{batch.where}: {e}") from None
             parts.append(cats.astype(object) if cats.dtype.kind == "U" else cats)
             merged = _categorical._sorted_categories(np.concatenate(parts), name)
             parts[:] = [merged.astype(object) if merged.dtype.kind == "U" else merged]
@@ -994,7 +1053,7 @@ class Dataset:
         self._codes_checked = False  # (read in full by the first fit: _checked_codes)
         desc = header.get("source")
         self._source = None
-        self._source_problem = None  # why the rows cannot be read again (iter_frames says it)
+        self._source_problem = None  # why the rows cannot be read again (iter_batches says it)
         if desc and desc.get("parquet"):
             try:
                 source = ParquetSource(desc["parquet"], desc["target"], desc["weight"], desc["columns"],
@@ -1043,14 +1102,17 @@ class Dataset:
         w = self._fit_weight
         return v.as_distribution(w if w is not None else np.ones(self.n_rows))
 
-    def iter_frames(self):
-        """The Dataset's rows again, one batch of raw features at a time (to predict them)."""
+    def iter_batches(self):
+        """The Dataset's rows again, one batch at a time (to predict them)."""
         if self._source is None:
             raise ValueError(getattr(self, "_source_problem", None) or (
                 "this Dataset cannot read its rows again (it was loaded from codes of batches); predict the batches, "
                 "or a parquet path."))
-        for batch in self._source.batches():
-            yield batch.frame
+        changed = self._source.changed()
+        if changed is not None:  # its rows would stand beside the labels and codes of the old ones
+            raise ValueError(f"{changed}: changed (size or modification time) since the Dataset was built from it; "
+                             "build the Dataset again.")
+        return self._source.batches()
 
 
 def _offered(w, y, class_weight):
@@ -1385,25 +1447,23 @@ def _source_of(est, X, batch_rows=BATCH_ROWS):
     return ParquetSource(X, None, None, None if names is None else [str(c) for c in names], batch_rows)
 
 
-def _frames_of(est, X, batch_rows=BATCH_ROWS):
-    """The batches of features of a Dataset, a source or parquet paths (only the model's columns, by name)."""
+def _batches_of(est, X, batch_rows=BATCH_ROWS):
+    """The batches of a Dataset, a source or parquet paths (only the model's columns, by name)."""
     X = _source_of(est, X, batch_rows)
-    if isinstance(X, Dataset):
-        return X.iter_frames()
-    return (b.frame for b in X.batches())
+    return X.iter_batches() if isinstance(X, Dataset) else X.batches()
 
 
 def encoded_batches(est, X, batch_rows=BATCH_ROWS):
     """The rows of a Dataset or parquet paths, one batch at a time, as the prediction kernels read them
     (float64, categorical columns as category indices); empty batches skipped."""
-    for frame in _frames_of(est, X, batch_rows):
-        if frame.n:
-            yield _encoded(est, frame)
+    for batch in _batches_of(est, X, batch_rows):
+        if batch.frame.n:
+            yield _encoded(est, batch.frame, batch.where)
 
 
-def _encoded(est, frame):
+def _encoded(est, frame, where):
     """A batch as the prediction kernels' float64 rows: the model's columns (by name when it has names),
-    categorical columns as category indices."""
+    categorical columns as category indices. where: the batch's origin, as errors name it."""
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(est)
@@ -1412,19 +1472,27 @@ def _encoded(est, frame):
         names = [str(c) for c in frame.names]
         missing = [c for c in want if c not in names]
         if missing:
-            raise ValueError(f"the data lacks the model's feature column(s) {missing[:5]}.")
+            raise ValueError(f"{where}: the data lacks the model's feature column(s) {missing[:5]}.")
         if list(want) != names:
             frame = frame.select([frame.names[names.index(c)] for c in want])
     if frame.d != est.n_features_in_:
-        raise ValueError(f"X has {frame.d} features, but {type(est).__name__} is expecting {est.n_features_in_} "
-                         "features as input.")
+        raise ValueError(f"{where}: X has {frame.d} features, but {type(est).__name__} is expecting "
+                         f"{est.n_features_in_} features as input.")
     cats = getattr(est, "categories_", None)
     out = np.empty((frame.n, frame.d), dtype=np.float64)
     for f in range(frame.d):
+        name = repr(str(frame.names[f])) if frame.names is not None else str(f)
         if cats is not None and cats[f] is not None:
-            out[:, f] = _categorical.indices(frame.raw(f), cats[f])
-        else:
+            try:
+                out[:, f] = _categorical.fitted_indices(frame.raw(f), cats[f], name)
+            except TypeError as e:
+                raise TypeError(f"{where}: {e}") from None
+            continue
+        try:
             out[:, f] = frame.numeric(f)
+        except ValueError:  # text where the model was fitted on numbers
+            raise ValueError(f"{where}: feature {name} is not numeric, but the model was fitted with it as a numeric "
+                             "feature: give it as numbers (NaN where a value is missing).") from None
     return v.read_only(out)
 
 

@@ -225,9 +225,13 @@ def test_a_path_that_names_nothing_is_not_read_as_data(Est, tmp_path):
     dtype or a missing attribute."""
     model = Est(n_estimators=3).fit(X, y)
     for bad in (str(tmp_path / "no" / "such" / "dir/"), tmp_path / "missing"):
-        for call in (model.predict, model.decision_function, model.predict_contrib, lambda X: Est(3).fit(X, y)):
+        for call in (model.predict, model.decision_function, model.predict_contrib):
             with pytest.raises(TypeError, match="a path or text, not an array: a path must name parquet files"):
                 call(bad)
+        # fit reads parquet files only through a Dataset, which the message names (for a path that exists too)
+        with pytest.raises(TypeError, match=r"a path or text, not an array: to fit parquet files, pass "
+                                            r"fastboost.Dataset.from_parquet\(path"):
+            Est(3).fit(bad, y)
 
 
 def test_a_list_of_validation_sets_is_refused_as_such(Est):

@@ -218,6 +218,8 @@ def test_a_polars_frame_without_pandas_names_what_to_install():
         def to_pandas(self):
             raise ModuleNotFoundError("No module named 'pyarrow'", name="pyarrow")
 
+        to_arrow = to_pandas
+
     with pytest.raises(TypeError, match="X is a DataFrame, read through pandas, which needs pyarrow: pip install"):
         AdaBoostClassifier(n_estimators=3).fit(DataFrame(), np.arange(4) % 2)
 

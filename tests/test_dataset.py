@@ -472,6 +472,87 @@ def test_a_loaded_dataset_does_not_read_changed_files(tmp_path):
     AdaBoostClassifier(5).fit(Dataset.load(tmp_path / "c.codes"))  # (fitting reads only the codes and labels)
 
 
+def test_a_built_dataset_does_not_read_changed_files(tmp_path):
+    """A Dataset built in this process reads its parquet files again to predict: one changed since (here its rows
+    shuffled) is an error naming it, as for a loaded Dataset; the score was wrong without a word."""
+    frame, y, w = table(60, 2, 0)
+    path = write_parquet(tmp_path, frame, y, w, [(0, 30), (30, 60)])
+    ds = Dataset.from_parquet(path, target="target", weight="weight")
+    model = AdaBoostClassifier(5).fit(ds)
+    model.score(ds)
+    part = pq.read_table(path / "part-000.parquet").to_pandas().iloc[::-1]
+    os.utime(path / "part-000.parquet", ns=(0, 0))  # (a rewrite in the same clock tick still differs)
+    pq.write_table(pa.Table.from_pandas(part, preserve_index=False), path / "part-000.parquet")
+    for call in (lambda: model.score(ds), lambda: model.predict(ds)):
+        with pytest.raises(ValueError, match=r"part-000.parquet: changed \(size or modification time\) since the "
+                                             r"Dataset was built from it"):
+            call()
+
+
+def test_parquet_inputs_of_the_wrong_kind_are_named(tmp_path):
+    """A string as columns (it selected its letters), a path or None as a Dataset's table, a path that is not
+    one, and an unreadable file after the first: each a clear error, not a wrong selection or an IndexError."""
+    frame, y, w = table(60, 2, 0)
+    path = write_parquet(tmp_path, frame, y, w, [(0, 30), (30, 60)])
+    with pytest.raises(TypeError, match=r"columns must be a list of column names; got 'x0' \(one column: \['x0'\]\)"):
+        Dataset.from_parquet(path, target="target", columns="x0")
+    assert Dataset.from_parquet(path, target="target", columns=("x0",)).n_features == 1
+    for bad in (path, str(path / "part-000.parquet")):
+        with pytest.raises(TypeError, match="for parquet files use Dataset.from_parquet"):
+            Dataset(bad, y)
+    with pytest.raises(TypeError, match="takes a 2-D table .* got NoneType"):
+        Dataset(None, y)
+    with pytest.raises(TypeError, match="a parquet path is a file, a directory or a glob pattern"):
+        Dataset.from_parquet(None, target="target")
+    with pytest.raises(TypeError, match=r"to fit parquet files, pass fastboost.Dataset.from_parquet"):
+        AdaBoostClassifier(3).fit(str(path), y)
+    (path / "part-005.parquet").write_bytes(b"PAR1 truncated")
+    with pytest.raises(ValueError, match=r"part-005.parquet: not a readable parquet file"):
+        Dataset.from_parquet(path, target="target")
+
+
+def test_predicting_parquet_checks_the_types_the_model_was_fitted_on(tmp_path):
+    """A categorical feature fitted on strings that a file holds as numbers read as missing in every row (a
+    silently wrong prediction), and a numeric feature given as text: errors naming the file and the column, as
+    in memory."""
+    frame, y, w = table(60, 2, 0)
+    model = AdaBoostClassifier(3).fit(frame, y)
+    (tmp_path / "ints").mkdir()
+    pq.write_table(pa.table({"x0": frame["x0"], "x1": frame["x1"], "s": pa.array(np.arange(60) % 3)}),
+                   tmp_path / "ints" / "a.parquet")
+    with pytest.raises(TypeError, match=r"a.parquet: categorical feature 's' was fitted on strings \('a', 'b', "
+                                        r"'c'\) but holds numbers here"):
+        model.predict(tmp_path / "ints")
+    with pytest.raises(TypeError, match=r"categorical feature 's' was fitted on strings"):  # in memory, as before
+        model.predict(pd.DataFrame({"x0": frame["x0"], "x1": frame["x1"], "s": np.arange(60) % 3}))
+    (tmp_path / "text").mkdir()
+    pq.write_table(pa.table({"x0": frame["x0"].astype(str), "x1": frame["x1"], "s": frame["s"]}),
+                   tmp_path / "text" / "a.parquet")
+    with pytest.raises(ValueError, match=r"a.parquet: feature 'x0' is not numeric, but the model was fitted with it "
+                                         "as a numeric feature"):
+        model.predict(tmp_path / "text")
+
+
+def test_arrow_columns_read_alike_in_memory_and_in_a_dataset(small_sample):
+    """A boolean column with a missing value and a decimal column are numeric features in memory as in a Dataset
+    (pandas made them object columns, so categorical: another model), and a dictionary column of integers is a
+    categorical feature in a Dataset as in memory (it was an error)."""
+    import decimal
+
+    rng = np.random.default_rng(3)
+    n = 300
+    b = rng.random(n) < 0.5
+    c = rng.integers(0, 4, n)
+    table_ = pa.table({"b": pa.array(b, mask=rng.random(n) < 0.1),
+                       "d": pa.array([decimal.Decimal(f"{v:.2f}") for v in rng.normal(size=n)], pa.decimal128(6, 2)),
+                       "c": pa.array(c).dictionary_encode()})
+    y = (b ^ (c > 1) ^ (rng.random(n) < 0.1)).astype(np.int64)
+    memory = AdaBoostClassifier(6, random_state=0).fit(table_, y)
+    assert memory.is_categorical_.tolist() == [False, False, True]
+    same_model(memory, AdaBoostClassifier(6, random_state=0).fit(Dataset(table_, y, random_state=0)))
+    np.testing.assert_array_equal(memory.predict(Dataset(table_, y)), memory.predict(table_))
+
+
 def test_a_codes_path_that_cannot_be_written_is_named(tmp_path):
     X, y = np.zeros((10, 2)), np.arange(10) % 2
     with pytest.raises(ValueError, match=r"codes_path=.*: its directory .*missing.* does not exist"):
@@ -576,6 +657,10 @@ def test_command_line_guards_parquet_inputs(tmp_path, capsys):
     train = ["train", path, "--target", "target", "--weight", "weight"]
     for data in (path, path / "*.parquet"):
         refused(["predict", model, data, "-o", path / "part-001.parquet"], "the output would replace the input")
+        # a new file among those the next reading finds (it would be read as data, or refused as not parquet)
+        refused(["predict", model, data, "--drop", "target", "-o", path / "part-002.parquet"],
+                "is among the data files of")
+    refused(train + ["-o", path / "m.fbm"], "-o " + str(path / "m.fbm") + " is among the data files of")
     refused(train + ["--codes-cache", cache, "-o", cache], "the output would replace the input")
     refused(train + ["--codes-cache", path / "c.codes", "-o", model], "is among the data files of")
     refused(train + ["--codes-cache", cache, "-o", tmp_path / "no" / "m.fbm"], "No such file or directory")
