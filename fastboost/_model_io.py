@@ -674,6 +674,7 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
                                f"got {list(leaf_values.shape)}.")
             if not np.all(np.isfinite(leaf_values)):
                 raise _Invalid(f"{prefix}leaf_values_.npy: the leaf values must be finite.")
+        _check_score_bound(prefix, rounds, nodes, leaf_values, n_classes)
         state["leaf_values_"] = leaf_values
         if "validation_errors_" in values:
             state["validation_errors_"] = values["validation_errors_"]
@@ -889,6 +890,30 @@ def _check_trees(member, nodes, n_features, n_classes):
 #: the most the magnitudes of a model's steps may sum to (its scores, sums of steps times votes or leaves, then stay
 #: far from overflowing; a fit's steps sum to a few thousand at most: one whose weights overflow is refused)
 MAX_ALPHA_SUM = 1e300
+
+
+def _check_score_bound(prefix, rounds, nodes, leaf_values, n_classes):
+    """The most a score can reach, the sum over the rounds of |alpha| times the round's largest output (a stump's
+    sides, a tree's leaf values, 1 for a leaf that names a class), is at most ``MAX_ALPHA_SUM``: finite steps and
+    leaves of a huge size would overflow the scores to NaN."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if leaf_values is not None:
+            out = np.abs(leaf_values).max(axis=(1, 2), initial=0.0)
+            member = "leaf_values_.npy"
+        elif nodes is None:
+            out = np.maximum(np.abs(rounds["left"].astype(np.float64)), np.abs(rounds["right"].astype(np.float64)))
+            member = "rounds_.npy"
+        elif n_classes > 2:
+            out = np.ones(rounds.shape[0])
+            member = "nodes_.npy"
+        else:  # (unreachable leaves are not checked to be finite, and never read)
+            value = nodes["value"]
+            out = np.where((nodes["left"] == -1) & np.isfinite(value), np.abs(value), 0.0).max(axis=1, initial=0.0)
+            member = "nodes_.npy"
+        bound = (np.abs(rounds["alpha"]) * out).sum()
+    if not bound <= MAX_ALPHA_SUM:
+        raise _Invalid(f"{prefix}{member}: the steps times their rounds' largest outputs sum to more than "
+                       f"{MAX_ALPHA_SUM:g}: the model's scores would overflow (NaN).")
 
 
 def _check_numbers(member, records, finite, split):

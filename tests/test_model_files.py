@@ -728,6 +728,23 @@ def test_steps_whose_sum_overflows_are_refused(samples, kind):
     assert not np.any(np.isnan(_load(_with_member(data, "rounds_.npy", records)).decision_function(X)))
 
 
+def test_leaves_whose_scores_overflow_are_refused(data):
+    """A finite step times a finite leaf value (or stump side) near the largest float: the scores would overflow
+    to NaN although each number is finite."""
+    X, y2, _ = data
+    trees = _save(AdaBoostClassifier(4, max_depth=2).fit(X, y2))
+    nodes = _npy(trees, "nodes_.npy").copy()
+    nodes["value"][0, nodes["left"][0] == -1] = 1e308
+    _refused(_with_member(trees, "nodes_.npy", nodes), "nodes_.npy: the steps times their rounds' largest outputs "
+                                                         "sum to more than 1e+300")
+    stumps = _save(AdaBoostClassifier(4).fit(X, y2))
+    rounds = _npy(stumps, "rounds_.npy").copy()
+    rounds["left"][0], rounds["alpha"][0] = 2 ** 62, 1e290
+    _refused(_with_member(stumps, "rounds_.npy", rounds), "rounds_.npy: the steps times their rounds' largest")
+    for file in (trees, stumps):
+        assert np.all(np.isfinite(_load(file).decision_function(X)))
+
+
 def test_trees_deeper_than_their_slots_and_stump_features_are_refused(samples):
     est, data, _ = samples["trees"]
 
