@@ -194,11 +194,17 @@ def indices(values, cats, unknown=None):
 def fitted_indices(values, cats, name):
     """``indices`` of a column to predict; TypeError when the feature was fitted on strings and holds numbers
     (none would match: every row would read as missing). name: the feature as an error message names it."""
+    more = ", ..." if cats.shape[0] > 4 else ""
     if cats.dtype.kind == "U" and values.dtype.kind in "iufb" and not np.isnan(values.astype(np.float64)).all():
         shown = ", ".join(repr(str(c)) for c in cats[:4])
-        more = ", ..." if cats.shape[0] > 4 else ""
         raise TypeError(f"categorical feature {name} was fitted on strings ({shown}{more}) but holds numbers here, "
                         "which match none of them; give it as text (X[column].astype(str), say).")
+    if cats.dtype.kind == "f" and values.dtype.kind in "OU":
+        present = values[~_missing(values)].tolist()
+        if present and all(isinstance(x, str) for x in present):
+            shown = ", ".join(f"{c:g}" for c in cats[:4])
+            raise TypeError(f"categorical feature {name} was fitted on numbers ({shown}{more}) but holds strings here, "
+                            "which match none of them; give it as numbers (X[column].astype(float), say).")
     return indices(values, cats)
 
 

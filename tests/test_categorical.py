@@ -224,6 +224,21 @@ def test_a_polars_frame_without_pandas_names_what_to_install():
         AdaBoostClassifier(n_estimators=3).fit(DataFrame(), np.arange(4) % 2)
 
 
+def test_numeric_categories_given_as_strings_are_a_type_error():
+    """A categorical feature fitted on numbers that holds only strings at prediction (a CSV read as text, say):
+    none would match, so every row would read as an unknown category; a TypeError says so, as for the reverse.
+    A column mixing numbers and strings still maps the strings to unknown categories."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"c": rng.integers(0, 3, 200).astype(float), "x": rng.normal(size=200)})
+    y = (df["c"] > 0).astype(int).to_numpy()
+    model = AdaBoostClassifier(5, categorical_features=["c"]).fit(df, y)
+    with pytest.raises(TypeError, match=r"categorical feature 'c' was fitted on numbers \(0, 1, 2\) but holds strings"):
+        model.predict(df.assign(c=df["c"].astype(int).astype(str)))
+    mixed = df.assign(c=df["c"].astype(object).where(df.index > 5, "zz"))
+    unknown = df.assign(c=df["c"].where(df.index > 5, 7.0))
+    np.testing.assert_array_equal(model.decision_function(mixed), model.decision_function(unknown))
+
+
 def test_validation_error_in_the_loop_equals_prediction():
     """The loop's validation margins (binned codes) and prediction (raw categories) agree."""
     df, y = frame(seed=3)
