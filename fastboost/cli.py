@@ -292,6 +292,9 @@ def train(args):
     if not stream and (args.codes_cache is not None or args.weight is not None):
         raise UserError("--codes-cache and --weight need parquet data (a file, directory or pattern)")
     cache = args.codes_cache
+    if cache is not None and os.path.isdir(cache):
+        raise UserError(f"--codes-cache {cache} is a directory; give a file name (the codes and {cache}.meta.npz "
+                        "beside them)")
     inputs = (args.data, args.valid) + (() if cache is None else (cache, f"{cache}.meta.npz"))
     os.remove(_check_output(args.output, inputs))  # a bad output path: an error before the data are read
     if cache is not None and not os.path.exists(cache):  # a new cache where the data are: refused before binning

@@ -352,8 +352,11 @@ def parquet_files(path):
         elif any(ch in text for ch in "*?["):
             found = sorted(glob.glob(text, recursive=True))
             matched = [f for f in found if os.path.isfile(f)]
-            if not matched:  # directories only: the files below them
-                matched = [f for d in found if os.path.isdir(d) for f in _directory_files(Path(d))]
+            if not matched:  # directories only: the files below them (as a directory's reading, hidden and
+                # underscore names skipped unless the pattern asks for them)
+                asked = Path(text).name.startswith(("_", "."))
+                matched = [f for d in found if os.path.isdir(d) and (asked or not Path(d).name.startswith(("_", ".")))
+                           for f in _directory_files(Path(d))]
             if not matched:
                 raise ValueError(f"{text}: no file matches this pattern" + (
                     " (it matches only directories without files)." if found else "."))
@@ -1322,7 +1325,15 @@ def _fit(est, ds, y, sample_weight, eval_set):
                          "sample_weight=None.")
     check_for_fit(est, ds)
     ds._checked_codes()
-    labels = v.check_y(ds.label, ds.n_rows, name)
+    try:
+        labels = v.check_y(ds.label, ds.n_rows, name)
+    except ValueError as e:  # (classes of a float target, say: named with where the labels came from)
+        desc = ds.source_description() or {}
+        files = desc.get("parquet") or []
+        where = (f"the target column {desc.get('target')!r} of {files[0]}" + (f" (and {len(files) - 1} more files)"
+                                                                              if len(files) > 1 else "")
+                 if files else "the Dataset's labels")
+        raise ValueError(f"{where}: {e}") from None
     classes, y_idx = np.unique(labels, return_inverse=True)
     if classes.shape[0] < 2:
         raise ValueError(f"{name} needs samples of at least 2 classes in y; got 1 class ({v.plain(classes[0])}).")

@@ -294,6 +294,10 @@ def test_parquet_bad_input(tmp_path):
     pq.write_table(pa.Table.from_pandas(bad, preserve_index=False), tmp_path / "nan" / "a.parquet")
     with pytest.raises(ValueError, match=r"a.parquet, row 3: the target is inf \(not a class\)"):
         Dataset.from_parquet(tmp_path / "nan", target="target")
+    bad["target"] = np.r_[0.5, 1.5, 0.5, 2.5, 0.5]  # (a regression target: the fit names where it came from)
+    pq.write_table(pa.Table.from_pandas(bad, preserve_index=False), tmp_path / "nan" / "a.parquet")
+    with pytest.raises(ValueError, match=r"the target column 'target' of .*a.parquet: Unknown label type"):
+        AdaBoostClassifier(2).fit(Dataset.from_parquet(tmp_path / "nan", target="target"))
     # an empty dataset
     (tmp_path / "empty").mkdir()
     pq.write_table(pa.Table.from_pandas(frame.iloc[:0].assign(target=y[:0]), preserve_index=False),
@@ -428,6 +432,12 @@ def test_parquet_paths_columns_and_codes_path(tmp_path):
             assert np.array_equal(ds.label, y[:30]) and ds.n_rows == 30
         else:
             assert np.array_equal(np.asarray(ds.codes), np.asarray(whole.codes))
+    # a pattern of directories skips those a directory's reading skips (a writer's _temporary, say)
+    days = tmp_path / "days"
+    shutil.copytree(path, days / "d1")
+    shutil.copytree(path, days / "_tmp")
+    assert Dataset.from_parquet(str(days / "*"), target="target").n_rows == 60
+    assert Dataset.from_parquet(str(days / "_*"), target="target").n_rows == 60  # (asked for by name)
     with pytest.raises(ValueError, match=r"no file matches this pattern \(it matches only directories without"):
         (tmp_path / "empty-dir").mkdir()
         Dataset.from_parquet(str(tmp_path / "empty-d*"), target="target")
@@ -663,6 +673,7 @@ def test_command_line_guards_parquet_inputs(tmp_path, capsys):
     refused(train + ["-o", path / "m.fbm"], "-o " + str(path / "m.fbm") + " is among the data files of")
     refused(train + ["--codes-cache", cache, "-o", cache], "the output would replace the input")
     refused(train + ["--codes-cache", path / "c.codes", "-o", model], "is among the data files of")
+    refused(train + ["--codes-cache", tmp_path, "-o", model], f"--codes-cache {tmp_path} is a directory")
     refused(train + ["--codes-cache", cache, "-o", tmp_path / "no" / "m.fbm"], "No such file or directory")
     assert not cache.exists() and not (tmp_path / "c.codes.meta.npz").exists()
     refused(["predict", model, path, "--drop", "nope", "-o", tmp_path / "p.csv"], "no column 'nope' to drop")
