@@ -781,8 +781,13 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         fit.verbose = self.verbose
         self._fitting = fit  # (the fit in progress, for callbacks that read its working state; gone after fit)
         fit.run(self.n_estimators, self.__dict__.get("_callbacks", ()))
+        # the rounds as run, before a corrective finish (LP, QP) revises their steps: voters fitted on overflowed
+        # weights are no model to re-weight
+        self._check_overflow(fit.model.rounds[:fit.kept], float(fit.config[0]["learning_rate"]))
         result = fit.finish(keep_state=self.warm_start)
-        self._check_overflow(result.model.rounds, float(fit.config[0]["learning_rate"]))
+        if not np.all(np.isfinite(result.model.rounds["alpha"])):
+            raise ValueError(f"{self._owner_name()}: the fit's revised steps are not finite numbers, so the model "
+                             "would be meaningless.")
         if self.warm_start:  # the fit to continue from, untouched by the kept records
             self._resume = fit
         self._apply_fit(result)
@@ -792,12 +797,17 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         """What sets the size of a round's step, as an overflow error names it."""
         return f"learning_rate={rate:g}"
 
+    def _owner_name(self):
+        """The estimator a message names: this one, or the one whose fit runs it (``_owner``: the AdaBoost of an
+        LP or QP estimator's held-out folds)."""
+        return self.__dict__.get("_owner") or type(self).__name__
+
     def _check_overflow(self, rounds, rate):
         """ValueError when the fit's numbers overflowed (a step too large for the algorithm: the weights went to
         inf or NaN, and the training cost, the log of its monotone quantity, with them; the model would predict
         NaN or one class); a warning when a learning_rate above 1 made that cost rise, which it never does with
         steps of the algorithm's own size. rate: the fit's learning rate ("auto" resolved)."""
-        name = type(self).__name__
+        name = self._owner_name()
         cost = rounds["log_cost"]
         bad = np.flatnonzero(np.isnan(cost) | (cost == np.inf) | ~np.isfinite(rounds["alpha"]))
         if bad.size:
@@ -1592,6 +1602,7 @@ def _held_out_fold_errors(est, codes, y_idx, p, mapper, score):
                              min_weight_fraction_leaf=est.min_weight_fraction_leaf, max_bins=est.max_bins,
                              feature_rank=est.feature_rank, n_jobs=est.n_jobs,
                              monotone_constraints=None if direction is None else direction.tolist())
+    ada._owner = type(est).__name__  # (its errors and warnings are the estimator's)
     out = []
     for train, held in held_out_folds(y, auto_seed(est.random_state)):
         pf = np.zeros_like(p)

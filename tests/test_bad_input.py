@@ -12,6 +12,8 @@ from fastboost import (
     EBBoostClassifier,
     LazyBoostClassifier,
     QuadBoostClassifier,
+    RLPBoostClassifier,
+    RQPBoostClassifier,
     SABoostClassifier,
     VadaBoostClassifier,
 )
@@ -280,12 +282,18 @@ def test_failed_first_fit_leaves_an_unfitted_model(Est):
     (lambda: VadaBoostClassifier(20, learning_rate=1e308), y),
     (lambda: QuadBoostClassifier(20, learning_rate=1e308), y),
     (lambda: SABoostClassifier(20, learning_rate=1e307), y),
-], ids=["adaboost", "vadaboost", "quadboost", "saboost"])
+    (lambda: RQPBoostClassifier(20, C=1.0, learning_rate=1e308), y),
+    (lambda: RQPBoostClassifier(20, learning_rate=1e308), y),
+    (lambda: RLPBoostClassifier(20, nu=0.2, learning_rate=1e308), y),
+], ids=["adaboost", "vadaboost", "quadboost", "saboost", "rqpboost", "rqpboost-auto", "rlpboost"])
 def test_a_fit_whose_weights_overflow_is_refused(make, y_fit):
     """A step so large that the weights overflow (the model would predict NaN or one class): ValueError naming
-    learning_rate, and the estimator stays as it was."""
+    the estimator and learning_rate, and the estimator stays as it was. RQP-Boost re-weighted the voters fitted
+    on overflowed weights into a poor model without a word; with C="auto" the error named the AdaBoost of its
+    held-out folds."""
     model = make()
-    with pytest.raises(ValueError, match=r"overflowed in round \d+: .* learning_rate=1e\+30[78]\)? is too large"):
+    with pytest.raises(ValueError, match=rf"^{type(model).__name__}: the fit overflowed in round \d+: .* "
+                                         r"learning_rate=1e\+30[78]\)? is too large"):
         model.fit(X, y_fit)
     with pytest.raises(NotFittedError):
         model.predict(X)
