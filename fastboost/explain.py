@@ -147,7 +147,12 @@ def fit_cover(est, codes, missing_code, sample_weight):
 
     est: a fitted single model (not one-vs-rest); codes: the training rows' bin codes (a ``Dataset``'s or the
     in-memory fit's, the same for the same rows); sample_weight: the rows' (class-)weighted sample weights.
-    Runs on the threads of the caller's ``n_threads`` block (the fit's)."""
+    Runs on the threads of the caller's ``n_threads`` block (the fit's). Weights whose sum would overflow (each
+    finite, near the largest float) are scaled by a power of two first, exactly: only the cover's ratios are read."""
+    with np.errstate(over="ignore"):
+        total = sample_weight.sum()
+    if not np.isfinite(total):
+        sample_weight = sample_weight * 2.0 ** -np.ceil(np.log2(sample_weight.max()))
     return ordered_sum(cover_parts(est.rounds_, est.nodes_, codes, missing_code, sample_weight))
 
 

@@ -280,6 +280,24 @@ def test_cover_counts_training_rows_with_class_weights_and_categories():
     np.testing.assert_allclose(stumps.cover_.sum(axis=1), 150.0)
 
 
+@pytest.mark.parametrize("max_depth", [1, 2])
+def test_weights_summing_past_the_largest_float_give_a_finite_cover(max_depth):
+    """Weights of 1e307 each (the fit takes them: only their ratios matter) summed to inf in the cover: NaN
+    contributions, and a model file that save wrote and load refused. The cover is now that of unit weights
+    times a power of two."""
+    X, y = _data(n=300)
+    huge = fastboost.AdaBoostClassifier(5, max_depth=max_depth).fit(X, y, sample_weight=np.full(300, 1e307))
+    unit = fastboost.AdaBoostClassifier(5, max_depth=max_depth).fit(X, y)
+    assert huge.rounds_.tobytes() == unit.rounds_.tobytes()
+    assert np.all(np.isfinite(huge.cover_))
+    np.testing.assert_allclose(huge.cover_ / huge.cover_[:, :1], unit.cover_ / unit.cover_[:, :1], rtol=1e-12)
+    np.testing.assert_allclose(huge.predict_contrib(X), unit.predict_contrib(X), rtol=1e-9, atol=1e-12)
+    buf = io.BytesIO()
+    huge.save(buf)
+    buf.seek(0)
+    np.testing.assert_array_equal(fastboost.load(buf).predict_contrib(X), huge.predict_contrib(X))
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_depth_one_trees_cover_is_the_row_walks(seed):
     """Trees of depth 1 (confidence-rated stumps) take their cover from each split feature's histogram of the
