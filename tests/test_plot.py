@@ -459,3 +459,19 @@ def test_plots_script(tmp_path):
     for name in ("margins.png", "cost.png"):
         data = (tmp_path / name).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and 5_000 < len(data) < 100_000
+
+
+def test_the_plot_module_is_reached_from_the_package():
+    """``fastboost.plot.plot_importance(...)`` after ``import fastboost`` alone, as the pages write it (it was an
+    AttributeError in a new process): the submodule is imported on first use."""
+    import subprocess
+
+    code = ("import sys, fastboost; assert 'fastboost.plot' not in sys.modules; "
+            "print(fastboost.plot.plot_importance.__module__, fastboost.datasets.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["fastboost.plot", "fastboost.datasets"]
+    import fastboost
+
+    with pytest.raises(AttributeError, match="has no attribute 'plots'"):
+        fastboost.plots  # noqa: B018
