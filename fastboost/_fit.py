@@ -185,8 +185,9 @@ class Fit:
                 cost = np.exp(model.rounds[done - 1]["log_cost"]) if done else self.initial_cost
                 verr = float(model.rounds[done - 1]["val_error"]) if done and self.has_validation else None
                 progress.report(done, cost, verr, model)
-            # every callback sees the last rounds too; True after the last round stops nothing
-            if why == RAN_ALL and callbacks and _callbacks_stop(callbacks, done, self.model.rounds) and done < T:
+            # every callback sees the last rounds too, however the fit ends (its stop rule, early stopping, the
+            # hook); True after the last round stops nothing
+            if callbacks and _callbacks_stop(callbacks, done, self.model.rounds) and why == RAN_ALL and done < T:
                 why = STOPPED_BY_CALLBACK
             if why != RAN_ALL:
                 break

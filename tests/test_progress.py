@@ -143,6 +143,20 @@ def test_every_callback_is_called_and_any_true_stops(data):
     assert seen == {"a": 1, "b": 1} and est.stopped_by_callback_
 
 
+def test_callbacks_see_the_last_rounds_however_the_fit_ends(data):
+    """Early stopping and the stop rule end a fit too: every callback sees its last rounds (it was never called
+    when the fit ended within its first chunk, and missed the rounds after the last chunk's end)."""
+    X, y, _ = data
+    calls = []
+    est = AdaBoostClassifier(500, n_iter_no_change=2, random_state=0).fit(
+        X, y, callbacks=[lambda done, rounds: calls.append((done, rounds.shape[0]))])
+    assert est.stopped_early_ and calls[-1] == (est.validation_errors_.shape[0],) * 2
+    calls.clear()
+    est = QuadBoostClassifier(500, penalty="l1", lam=0.2).fit(
+        X, y, callbacks=[lambda done, rounds: calls.append((done, rounds.shape[0]))])
+    assert est.stopped_by_rule_ and calls[-1] == (est.n_estimators_,) * 2
+
+
 def test_warm_start_continues_after_a_callback_stop(data):
     X, y, _ = data
     # stop at the first call, wherever it falls: the chunks' sizes follow the machine's load and speed
