@@ -311,6 +311,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             self.__dict__.pop("_callbacks", None)
             self.__dict__.pop("_fitting", None)
             self.__dict__.pop("_shared_bins", None)
+            self.__dict__.pop("_held_seed", None)
 
     def _fit(self, X, y, sample_weight, eval_set):
         self._check_params()
@@ -485,14 +486,12 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         vcodes = resume.valid.codes
         if val is None:
             same = same and vcodes.shape[1] == 0
-        else:
-            same = same and val[0].shape == vcodes.shape and np.array_equal(val[0], vcodes)
+        else:  # (its rows, labels and weights: the loop keeps validating on those it was given first)
+            same = (same and val[0].shape == vcodes.shape and np.array_equal(val[0], vcodes)
+                    and np.array_equal(val[1], resume.valid.y) and np.array_equal(val[2], resume.valid.p))
         if not same:
             raise ValueError(f"{name}(warm_start=True) continues a fit on the same training data (and "
-                             "validation set); these differ. Set warm_start=False to fit new data"
-                             + (", or fix random_state so validation_fraction holds out the same rows"
-                                if self._held_out_fraction(None) is not None and self.random_state is None else "")
-                             + ".")
+                             "validation set); these differ. Set warm_start=False to fit new data.")
         if self.n_estimators < resume.done:
             raise ValueError(f"n_estimators={self.n_estimators} must be >= the {resume.done} rounds already "
                              f"fitted when warm_start=True.")
@@ -632,10 +631,13 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         from sklearn.model_selection import train_test_split
 
         rows = np.arange(y_idx.shape[0])
+        resume = self.__dict__.get("_resume") if self.warm_start else None
+        seed = None if resume is None else resume.extra.get("held_seed")
+        if seed is None:  # (a warm start holds out the rows of the fit it continues: a RandomState has moved on)
+            seed = check_random_state(self.random_state).randint(2 ** 31 - 1)
+        self._held_seed = seed  # (kept with the fit: ``_boost``)
         try:
-            tr, va = train_test_split(rows, test_size=fraction, stratify=y_idx,
-                                      random_state=check_random_state(self.random_state).randint(2 ** 31 - 1)
-                                      if self.random_state is not None else None)
+            tr, va = train_test_split(rows, test_size=fraction, stratify=y_idx, random_state=seed)
         except ValueError as e:
             raise ValueError(f"{self._held_out_name(fraction)} cannot hold out a stratified validation set from "
                              f"{y_idx.shape[0]} samples: {e}") from None
@@ -777,7 +779,11 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
         resume: the fit (a ``_fit.Fit``) a warm start continues."""
         self._n_classes = n_classes
-        fit = self._new_fit(codes, y_idx, p, mapper, val, n_classes) if resume is None else resume
+        if resume is None:
+            fit = self._new_fit(codes, y_idx, p, mapper, val, n_classes)
+            fit.extra["held_seed"] = self.__dict__.pop("_held_seed", None)  # (the seed of the held-out rows)
+        else:
+            fit = resume
         fit.verbose = self.verbose
         self._fitting = fit  # (the fit in progress, for callbacks that read its working state; gone after fit)
         fit.run(self.n_estimators, self.__dict__.get("_callbacks", ()))

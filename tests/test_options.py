@@ -188,6 +188,39 @@ def test_a_refused_one_vs_rest_warm_start_keeps_every_class_model():
     np.testing.assert_array_equal(model.decision_function(X), once.decision_function(X))
 
 
+def test_warm_start_refuses_other_validation_labels_or_weights(data):
+    """The same X_val with other labels or weights, or a held-out share whose weights changed: the loop would go
+    on validating on those of the first fit (a wrong kept round), so it is refused as other data."""
+    X, y = data
+    Xt, yt, Xv, yv = X[:450], y[:450], X[450:], y[450:]
+    for other in ((Xv, 1 - yv), (Xv, yv, np.where(yv == 1, 5.0, 0.2))):
+        model = AdaBoostClassifier(10, warm_start=True).fit(Xt, yt, eval_set=(Xv, yv))
+        with pytest.raises(ValueError, match="same training data \\(and validation set\\); these differ"):
+            model.set_params(n_estimators=20).fit(Xt, yt, eval_set=other)
+    model = AdaBoostClassifier(10, warm_start=True, validation_fraction=0.25, random_state=1).fit(X, y)
+    heavy = np.where(y == 1, 9.0, 1.0)
+    with pytest.raises(ValueError, match="these differ"):  # (the held-out rows' weights among them)
+        model.set_params(n_estimators=20).fit(X, y, sample_weight=heavy)
+
+
+@pytest.mark.parametrize("random_state", ["RandomState", None])
+def test_warm_start_holds_out_the_rows_of_the_fit_it_continues(data, random_state):
+    """validation_fraction with a RandomState (which the first fit moved on) or no seed: a warm start holds out
+    the rows its first fit held out, and continues (it was refused as other data); with a RandomState, to the fit
+    of all the rounds at once from a RandomState seeded alike."""
+    X, y = data
+
+    def make(n, **kw):
+        rs = np.random.RandomState(0) if random_state else None
+        return AdaBoostClassifier(n, validation_fraction=0.25, random_state=rs, **kw)
+
+    model = make(10, warm_start=True).fit(X, y)
+    model.set_params(n_estimators=20).fit(X, y)
+    assert model.validation_errors_.shape == (20,)
+    if random_state:
+        same_model(make(20).fit(X, y), model)
+
+
 def _three_classes(X, y):
     return y + (X[:, 0] > 1)
 
