@@ -682,6 +682,8 @@ def _param_key(value):
         value = value.item()
     if isinstance(value, (list, tuple)):
         return [_param_key(x) for x in value]
+    if isinstance(value, (set, frozenset)):  # (by its items: a set's order differs between processes)
+        return sorted(repr(_param_key(x)) for x in value)
     if isinstance(value, dict):
         return {repr(_param_key(k)): _param_key(x) for k, x in value.items()}
     if value is None or isinstance(value, (bool, numbers.Number, str)):

@@ -293,6 +293,10 @@ def test_a_warm_start_compares_parameters_by_value():
     assert model.n_estimators_ == 8
     with pytest.raises(ValueError, match="random_state changed"):
         model.set_params(n_estimators=9, random_state=4).fit(X, y)
+    # a set by its items (their order in a set differs between processes, as for strings)
+    from fastboost._params import _param_key
+
+    assert _param_key([{"x1", "x0"}]) == _param_key([frozenset(["x0", "x1"])]) != _param_key([{"x0"}])
     # a RandomState: an unpickled model's is its own; another one is a change
     import pickle
 
