@@ -255,6 +255,17 @@ def assert_rounds_equal(a, b, err_msg=""):
         np.testing.assert_array_equal(a[name], b[name], err_msg=f"{err_msg} field {name}")
 
 
+def assert_same_models(a, b):
+    """Two fitted models' records (rounds and trees) are the same bytes, one-vs-rest models class by class."""
+    ma, mb = getattr(a, "estimators_", None) or [a], getattr(b, "estimators_", None) or [b]
+    assert len(ma) == len(mb)
+    for x, z in zip(ma, mb):
+        assert x.rounds_.tobytes() == z.rounds_.tobytes()
+        assert (x.nodes_ is None) == (z.nodes_ is None)
+        if x.nodes_ is not None:
+            assert x.nodes_.tobytes() == z.nodes_.tobytes()
+
+
 # ----------------------------------------------------------------------------- trees
 CRITERION_Z = 3
 TIE_RTOL = 1e-12  # fastboost._kernels.split: candidates within this fraction of the node weight are tied

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from naive import assert_same_models
 
 from fastboost import (
     AdaBoostClassifier,
@@ -24,16 +25,11 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 
 def same_model(a, b):
-    """Equal fitted records (rounds and trees) of two models, one-vs-rest ones class by class."""
-    ma = getattr(a, "estimators_", None) or [a]
-    mb = getattr(b, "estimators_", None) or [b]
-    assert len(ma) == len(mb)
-    for x, z in zip(ma, mb):
-        assert x.rounds_.tobytes() == z.rounds_.tobytes()
-        assert (x.nodes_ is None) == (z.nodes_ is None)
-        if x.nodes_ is not None:
-            assert x.nodes_.tobytes() == z.nodes_.tobytes()
-        assert x.cover_.tobytes() == z.cover_.tobytes()  # (predict_contrib's cover, from the codes)
+    """Equal fitted records (rounds and trees) of two models, one-vs-rest ones class by class, and the same
+    cover (predict_contrib's, from the codes) and classes."""
+    assert_same_models(a, b)
+    for x, z in zip(getattr(a, "estimators_", None) or [a], getattr(b, "estimators_", None) or [b]):
+        assert x.cover_.tobytes() == z.cover_.tobytes()
     assert np.array_equal(a.classes_, b.classes_)
 
 

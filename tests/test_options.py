@@ -1,6 +1,7 @@
 """Options users bring from scikit-learn: learning_rate and class_weight."""
 import numpy as np
 import pytest
+from naive import assert_same_models
 from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.class_weight import compute_sample_weight
@@ -20,15 +21,7 @@ ALL = [AdaBoostClassifier, VadaBoostClassifier, EBBoostClassifier, LazyBoostClas
 KINDS = [{}, {"max_depth": 3}, {"max_depth": 2, "leaf": "real"}]
 
 
-def same_model(a, b):
-    """Equal fitted records (rounds and trees), one-vs-rest models class by class."""
-    ma, mb = getattr(a, "estimators_", None) or [a], getattr(b, "estimators_", None) or [b]
-    assert len(ma) == len(mb)
-    for x, z in zip(ma, mb):
-        assert x.rounds_.tobytes() == z.rounds_.tobytes()
-        assert (x.nodes_ is None) == (z.nodes_ is None)
-        if x.nodes_ is not None:
-            assert x.nodes_.tobytes() == z.nodes_.tobytes()
+same_model = assert_same_models
 
 
 @pytest.fixture(scope="module")
