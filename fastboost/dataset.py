@@ -864,7 +864,10 @@ class Dataset:
             except TypeError as e:  # (values of a kind that cannot be categories)
                 raise TypeError(f"{batch.where}: {e}") from None
             parts.append(cats.astype(object) if cats.dtype.kind == "U" else cats)
-            merged = _categorical._sorted_categories(np.concatenate(parts), name)
+            try:
+                merged = _categorical._sorted_categories(np.concatenate(parts), name)
+            except TypeError as e:  # (strings here, numbers in an earlier batch, or the reverse)
+                raise TypeError(f"{batch.where}: {e}") from None
             parts[:] = [merged.astype(object) if merged.dtype.kind == "U" else merged]
             limit = MAX_BINS if self.max_bins is None else min(self.max_bins, MAX_BINS)
             if merged.shape[0] > limit:
@@ -1287,6 +1290,9 @@ def _eval_dataset(est, ds, eval_set):
         return val
     if len(eval_set) == 1:
         raise TypeError("eval_set must be (Dataset,), or (X_val, y_val) or (X_val, y_val, sample_weight_val).")
+    if isinstance(eval_set[0], (str, bytes, os.PathLike)):
+        raise TypeError(f"eval_set's X is {os.fspath(eval_set[0])!r}, a path or text: for parquet files pass "
+                        "eval_set=(Dataset.from_parquet(path, target=..., reference=train),).")
     try:
         return Dataset(eval_set[0], eval_set[1], eval_set[2] if len(eval_set) == 3 else None, reference=ds)
     except ValueError as e:  # (its rows are "the data" to the Dataset: here they are the validation set's)

@@ -512,6 +512,15 @@ def test_parquet_inputs_of_the_wrong_kind_are_named(tmp_path):
         Dataset.from_parquet(None, target="target")
     with pytest.raises(TypeError, match=r"to fit parquet files, pass fastboost.Dataset.from_parquet"):
         AdaBoostClassifier(3).fit(str(path), y)
+    train = Dataset.from_parquet(path, target="target")
+    with pytest.raises(TypeError, match=r"eval_set's X is .* a path or text: for parquet files pass "
+                                        r"eval_set=\(Dataset.from_parquet\(path, target=..., reference=train\),\)"):
+        AdaBoostClassifier(3).fit(train, eval_set=(str(path), y))
+    # strings in one batch, numbers in another, of a column read as categories: the error names the batch
+    mixed = pd.DataFrame({"x": np.arange(8.0), "k": pd.Series(["a", "b", "a", "b", 1, 2, 1, 2], dtype=object)})
+    with pytest.raises(TypeError, match=r"batch 1: categorical feature 'k' mixes strings and numbers"):
+        Dataset.from_batches(lambda: iter([(mixed.iloc[:4], np.arange(4) % 2), (mixed.iloc[4:], np.arange(4) % 2)]),
+                             categorical_features=["k"])
     (path / "part-005.parquet").write_bytes(b"PAR1 truncated")
     with pytest.raises(ValueError, match=r"part-005.parquet: not a readable parquet file"):
         Dataset.from_parquet(path, target="target")
