@@ -680,17 +680,19 @@ class WorkerShard:
             for j in range(rounds.shape[0]):
                 self.validate(self.valid, c, self.ws, model, j, rounds[j]["alpha"])
 
-    def cover(self, seq, rounds, nodes):
+    def cover(self, seq, rounds, nodes, scale=1.0):
         """The fitted model's cover on each of this shard's training partitions: [(partition id,
         float64[T, 2 or max_nodes])], each the blocks of that partition's rows added in order (as
-        ``fastboost.explain.fit_cover`` on its rows alone); the client adds the partitions in id order."""
+        ``fastboost.explain.fit_cover`` on its rows alone, the weights times ``scale``: ``cover_scale``); the
+        client adds the partitions in id order."""
         self._enter(seq)
         out = []
         start = 0
         with self._kernels():
             for part, size in zip(self.part_ids, self.part_sizes):
                 codes = np.ascontiguousarray(self.codes[:, start:start + size])
-                parts = cover_parts(rounds, nodes, codes, self.missing_code, self.sw[start:start + size])
+                sw = self.sw[start:start + size]
+                parts = cover_parts(rounds, nodes, codes, self.missing_code, sw if scale == 1.0 else sw * scale)
                 out.append((part, ordered_sum(parts)))
                 start += size
         return out

@@ -182,6 +182,7 @@ from .estimators import (
     VadaBoostClassifier,
     check_eval_set_names,
 )
+from .explain import cover_scale
 
 __all__ = ["DaskAdaBoostClassifier", "DaskEBBoostClassifier", "DaskLazyBoostClassifier", "DaskQuadBoostClassifier",
            "DaskSABoostClassifier", "DaskVadaBoostClassifier", "WorkerLostError"]
@@ -532,14 +533,15 @@ def _wait_done(futures, timeout=None):
             pass
 
 
-def _dask_cover(shards, model):
+def _dask_cover(shards, model, sw_max):
     """``cover_`` of a Dask fit's kept records (a ``Model``): each training partition's, from its bin codes on its
     worker, added in partition order. Per partition it is the cover the single-machine pass finds on those rows;
     the sum equals the single-machine cover where the weights' sums are exact (integer weights, or none)."""
     nodes = model.nodes if model.nodes.shape[0] else None
     if model.rounds.shape[0] == 0:
         return np.zeros((0, model.nodes.shape[1] if model.nodes.shape[1] > 1 else 2))
-    parts = sorted((p for shard in shards.call("cover", model.rounds, nodes) for p in shard), key=lambda p: p[0])
+    parts = sorted((p for shard in shards.call("cover", model.rounds, nodes, cover_scale(sw_max)) for p in shard),
+                   key=lambda p: p[0])
     return _ordered_sum([c for _, c in parts])
 
 
@@ -998,7 +1000,7 @@ class _DaskBoostMixin:
                     shards.call("target", None, config)
                     model = self._dask_boost(shards, mapper, n_nonzero, config, val is not None,
                                              self._interaction_groups(n_features))
-                    cover = _dask_cover(shards, model)
+                    cover = _dask_cover(shards, model, self._sw_max)
                 t2 = time.perf_counter()
             stats = {
                 "workers": list(shards.addresses), "partitions": [list(p) for p in shards.part_ids],
@@ -1094,7 +1096,7 @@ class _DaskBoostMixin:
             validate_data(sub, X=meta, reset=True, skip_check_array=True)
             sub.classes_ = np.array([0, 1])
             sub._set_rounds(model)
-            sub.cover_ = _dask_cover(shards, model)
+            sub.cover_ = _dask_cover(shards, model, self._sw_max)
             models.append(sub.to_local())
         self.estimators_ = models
         self.n_estimators_ = sum(m.n_estimators_ for m in models)
@@ -1160,6 +1162,7 @@ class _DaskBoostMixin:
                 raise ValueError("The validation set's sample weights sum to zero.")
         self._has_validation = has_validation
         self._n_rows = int(n_samples)
+        self._sw_max = sw_max  # (the cover pass's scale: ``explain.cover_scale``)
         return _Described(classes, sw_max, [p[5] for p in parts], class_weight, val_max, [p[1] for p in parts])
 
     def _dask_bin_edges(self, shards, described, bin_mapper):

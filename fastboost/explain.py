@@ -147,13 +147,24 @@ def fit_cover(est, codes, missing_code, sample_weight):
 
     est: a fitted single model (not one-vs-rest); codes: the training rows' bin codes (a ``Dataset``'s or the
     in-memory fit's, the same for the same rows); sample_weight: the rows' (class-)weighted sample weights.
-    Runs on the threads of the caller's ``n_threads`` block (the fit's). Weights whose sum would overflow (each
-    finite, near the largest float) are scaled by a power of two first, exactly: only the cover's ratios are read."""
-    with np.errstate(over="ignore"):
-        total = sample_weight.sum()
-    if not np.isfinite(total):
-        sample_weight = sample_weight * 2.0 ** -np.ceil(np.log2(sample_weight.max()))
+    Runs on the threads of the caller's ``n_threads`` block (the fit's). Weights near the largest float are scaled
+    by a power of two first (``cover_scale``): only the cover's ratios are read."""
+    scale = cover_scale(float(sample_weight.max()) if sample_weight.shape[0] else 0.0)
+    if scale != 1.0:
+        sample_weight = sample_weight * scale
     return ordered_sum(cover_parts(est.rounds_, est.nodes_, codes, missing_code, sample_weight))
+
+
+#: weights up to this are summed into the cover as they are (their sums stay far from overflowing for any
+#: number of rows); a larger largest weight scales them all by a power of two (``cover_scale``)
+COVER_WEIGHT_LIMIT = 2.0 ** 900
+
+
+def cover_scale(sw_max):
+    """The power of two the cover pass multiplies the weights by: 1 up to ``COVER_WEIGHT_LIMIT``, else the one
+    that brings the largest weight ``sw_max`` into (1/2, 1] (exact: the cover's ratios are unchanged). Fits on one
+    machine and on Dask scale alike, from the largest training weight alone."""
+    return 1.0 if sw_max <= COVER_WEIGHT_LIMIT else float(2.0 ** -np.ceil(np.log2(sw_max)))
 
 
 def _cover_of(model, name):

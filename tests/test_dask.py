@@ -539,6 +539,11 @@ def test_dataframe_input_sample_weights_and_given_bin_edges(client, data):
     np.testing.assert_array_equal(dask_model.predict(Xd).compute(), model.predict(frame.iloc[:, :10]))
     # integer weights: the cover sums are exact, so the cover is the single-machine one bit for bit
     assert_same_cover(dask_model, model, exact=True)
+    # weights near the largest float: both passes scale them by the same power of two (they summed to inf)
+    huge = fbd.DaskAdaBoostClassifier(n_estimators=30).fit(Xd, yd, sample_weight=swd * 2.0 ** 1016)
+    huge_local = AdaBoostClassifier(n_estimators=30).fit(frame.iloc[:, :10], labels, sample_weight=sw * 2.0 ** 1016)
+    assert_same_cover(huge, huge_local, exact=True)
+    assert huge.cover_.tobytes() == (model.cover_ / 2).tobytes()  # (weights times 2**1016, cover times 2**-1017)
     phi = dask_model.predict_contrib(Xd)
     assert isinstance(phi, da.Array) and phi.shape[1] == X.shape[1] + 1
     np.testing.assert_array_equal(phi.compute(), dask_model.predict_contrib(frame.iloc[:, :10]))
