@@ -1054,11 +1054,19 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         exponential loss's; 1 / (1 + exp(-F)) on the logistic loss."""
         return expit(margin if self._logistic() else 2.0 * margin)
 
+    def _unscaled_link(self):
+        """Two classes with confidence-rated leaves (``leaf="real"``): q = 1 / (1 + exp(-2 F)), F itself, not
+        F / sum |alpha|: Real AdaBoost's F estimates half the log-odds (Friedman, Hastie & Tibshirani 2000), and
+        each class's model of a one-vs-rest fit is read so; every step is 1, so dividing by the steps' total drew
+        the probabilities towards 1/2 as rounds were added."""
+        return getattr(self, "leaf", "discrete") == "real"
+
     def _margin_to_proba(self, margin, total):
         """Probabilities from the raw scores and the sum of |alpha| of the rounds behind them.
 
         Binary: q = 1 / (1 + exp(-2 F / sum |alpha|)), scikit-learn's AdaBoost formula (F / sum |alpha|
-        lies in [-1, 1] for +-1 hypotheses, so q does too in [0.12, 0.88]: never exactly 0 or 1).
+        lies in [-1, 1] for +-1 hypotheses, so q does too in [0.12, 0.88]: never exactly 0 or 1); with
+        confidence-rated leaves 1 / (1 + exp(-2 F)) (``_unscaled_link``).
         SAMME: the softmax of the symmetric scores / (K - 1), as scikit-learn. One-vs-rest: ``_link`` of each
         model's margin F_k (1 / (1 + exp(-2 F_k)), F_k rounded to 12 decimals), normalised to sum 1, so the top
         probability is the predicted class (``_top_stays_top``). On the logistic loss (``loss="logistic"``) the
@@ -1080,6 +1088,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             return softmax(self._scores(margin, total) / (margin.shape[1] - 1), axis=1)
         if self._logistic():  # the logistic loss's own: 1 / (1 + exp(-F))
             return np.column_stack([expit(-margin), expit(margin)])
+        if self._unscaled_link():
+            total = 1.0
         p1 = expit(2.0 * margin / total) if total > 0.0 else np.full(margin.shape, 0.5)
         return np.column_stack([1.0 - p1, p1])
 
@@ -1108,8 +1118,9 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """[1 - q, q] with q = 1 / (1 + exp(-2 F(x) / sum_t |alpha_t|)) (scikit-learn's AdaBoost formula;
-        ``loss="logistic"``: q = 1 / (1 + exp(-F(x)))); K > 2 classes: the softmax of SAMME's symmetric scores
-        / (K - 1), or the one-vs-rest models' (AdaBoost.MH's classes') probabilities normalised to sum 1."""
+        ``leaf="real"``: q = 1 / (1 + exp(-2 F(x))), Real AdaBoost's; ``loss="logistic"``: q = 1 / (1 + exp(-F(x))));
+        K > 2 classes: the softmax of SAMME's symmetric scores / (K - 1), or the one-vs-rest models' (AdaBoost.MH's
+        classes') probabilities normalised to sum 1."""
         if _dataset.is_batched(X):
             return _dataset.predict(self, X, "predict_proba")
         X = self._check_predict_X(X)

@@ -33,7 +33,7 @@ Ensemble = namedtuple("Ensemble", [
     "kind",       # "binary", "samme" or "ovr"
     "link",       # "expit" (AdaBoost's q = expit(2 F / total)), "logistic" (loss="logistic": q = expit(F)) or
                   # "clip" (QuadBoost's clip((1 + F) / 2, 0, 1)); one-vs-rest: each class's, with total 1
-    "total",      # sum_t |alpha_t| (binary and SAMME), 1 for one-vs-rest
+    "total",      # sum_t |alpha_t| (binary and SAMME), 1 for one-vs-rest and for two classes with leaf="real"
 ])
 
 
@@ -108,7 +108,7 @@ def ensemble(clf):
     kind = "ovr" if ovr else ("binary" if k == 2 else "samme")
     link = ("clip" if type(clf).__name__.startswith("QuadBoost") else
             "logistic" if getattr(clf, "loss", "exponential") == "logistic" else "expit")
-    total = 1.0 if ovr else clf._alpha_total()
+    total = 1.0 if ovr or clf._unscaled_link() else clf._alpha_total()
     return Ensemble(trees=trees, n_outputs=1 if k == 2 else k, kind=kind, link=link, total=total)
 
 
@@ -443,8 +443,8 @@ def to_treelite(clf):
     What ``gtil.predict(model, X, pred_margin=True)`` and ``gtil.predict(model, X)`` give, by kind:
 
     - two classes (AdaBoost's link): the margin is ``decision_function(X)``; the prediction the probability of
-      ``classes_[1]``, ``predict_proba(X)[:, 1]`` (sigmoid with alpha = 2 / sum |alpha_t|; on the logistic loss,
-      ``loss="logistic"``, alpha = 1);
+      ``classes_[1]``, ``predict_proba(X)[:, 1]`` (sigmoid with alpha = 2 / sum |alpha_t|; with confidence-rated
+      leaves, ``leaf="real"``, alpha = 2; on the logistic loss, ``loss="logistic"``, alpha = 1);
     - SAMME (K > 2 classes in one model): the margin is ``decision_function(X) / (K - 1)``, the prediction
       ``predict_proba(X)`` (Treelite's softmax has no scale of its own);
     - one-vs-rest: the margin is ``decision_function(X)``, the prediction each class's 1 / (1 + exp(-2 F_k))

@@ -180,6 +180,27 @@ def test_predict_proba(Est, data):
     np.testing.assert_allclose(np.log(proba), model.predict_log_proba(Xt))
 
 
+@pytest.mark.parametrize("Real", [AdaBoostClassifier, VadaBoostClassifier])
+def test_confidence_rated_leaves_give_real_adaboosts_probabilities(Real, data):
+    """leaf="real", two classes: q = 1 / (1 + exp(-2 F)), as each class's model of a one-vs-rest fit is read, not
+    F divided by the steps' total (every step is 1: the probabilities drew towards 1/2 as rounds were added, all
+    within [0.47, 0.56] at 200 rounds). Staged and batched probabilities follow, and more rounds sharpen them."""
+    from scipy.special import expit
+
+    X, y, Xt, yt = data
+    model = Real(n_estimators=60, max_depth=2, leaf="real").fit(X, y)
+    F = model.decision_function(Xt)
+    np.testing.assert_array_equal(model.predict_proba(Xt)[:, 1], expit(2.0 * F))
+    staged = list(model.staged_predict_proba(Xt))
+    np.testing.assert_allclose(staged[-1], model.predict_proba(Xt), rtol=1e-12, atol=1e-15)
+    spread = [np.abs(p[:, 1] - 0.5).mean() for p in staged]
+    assert spread[-1] > spread[5] > 0.05  # (with the steps' total the spread shrank)
+    three = Real(n_estimators=20, max_depth=2, leaf="real", **({"multiclass": "ovr"} if Real is AdaBoostClassifier
+                                                                else {})).fit(Xt, np.arange(Xt.shape[0]) % 3)
+    part = three.estimators_[0]
+    np.testing.assert_allclose(part.predict_proba(Xt)[:, 1], three._link(part.decision_function(Xt)), rtol=1e-15)
+
+
 def test_pickle_round_trip_is_exact(Est, data, tmp_path):
     X, y, Xt, _ = data
     model = Est(n_estimators=30).fit(X, y)
