@@ -295,6 +295,9 @@ def train(args):
     if cache is not None and os.path.isdir(cache):
         raise UserError(f"--codes-cache {cache} is a directory; give a file name (the codes and {cache}.meta.npz "
                         "beside them)")
+    if cache is not None and not os.path.isdir(os.path.dirname(os.path.abspath(cache))):
+        raise UserError(f"--codes-cache {cache}: its directory {os.path.dirname(os.path.abspath(cache))} does not "
+                        "exist")
     inputs = (args.data, args.valid) + (() if cache is None else (cache, f"{cache}.meta.npz"))
     os.remove(_check_output(args.output, inputs))  # a bad output path: an error before the data are read
     if cache is not None and not os.path.exists(cache):  # a new cache where the data are: refused before binning

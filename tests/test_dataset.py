@@ -679,6 +679,8 @@ def test_command_line_guards_parquet_inputs(tmp_path, capsys):
     refused(train + ["--codes-cache", cache, "-o", cache], "the output would replace the input")
     refused(train + ["--codes-cache", path / "c.codes", "-o", model], "is among the data files of")
     refused(train + ["--codes-cache", tmp_path, "-o", model], f"--codes-cache {tmp_path} is a directory")
+    refused(train + ["--codes-cache", tmp_path / "no" / "c.codes", "-o", model],
+            f"--codes-cache {tmp_path / 'no' / 'c.codes'}: its directory {tmp_path / 'no'} does not exist")
     refused(train + ["--codes-cache", cache, "-o", tmp_path / "no" / "m.fbm"], "No such file or directory")
     assert not cache.exists() and not (tmp_path / "c.codes.meta.npz").exists()
     refused(["predict", model, path, "--drop", "nope", "-o", tmp_path / "p.csv"], "no column 'nope' to drop")
