@@ -109,14 +109,27 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=Fa
             draw_round(config, ws.limits.sample, t, body != _TREE)
         m = round_rows(config, ws, t, ws.tree.rows if body == _TREE else ws.stump.kept) if trim else -1
         cats = data.categorical if categorical else None
-        if body == _STUMP:
-            _learn_stump(data, config, ws, model, t, m, cats, ws.limits.monotone if steps_back else None,
-                         None if plain else ws.stump, None if error_scan else True)
-        elif body == _STUMP_Q:
-            _learn_stump_q(data, config, ws, model, t, m, cats)
-        else:
-            _learn_tree(data, config, ws, model, t, m, cats, True if mh else None, None if plain else ws.limits,
-                        True if kclass else None, None if error_scan else True)
+        for _ in range(2 if trim and body != _TREE else 1):  # (the body is inlined once)
+            if body == _STUMP:
+                _learn_stump(data, config, ws, model, t, m, cats, ws.limits.monotone if steps_back else None,
+                             None if plain else ws.stump, None if error_scan else True)
+            elif body == _STUMP_Q:
+                _learn_stump_q(data, config, ws, model, t, m, cats)
+            else:
+                _learn_tree(data, config, ws, model, t, m, cats, True if mh else None, None if plain else ws.limits,
+                            True if kclass else None, None if error_scan else True)
+            if body == _TREE or m < 0 or config.trim_rate <= 0.0:
+                break
+            if not repeats_last_stump(data, config, model.rounds, t):
+                break
+            # a trimmed stump that is the last round's: its step was computed from every row, which the kept
+            # rows need not show (VadaBoost's step leaves it an edge over every row that shrinks about 5 times
+            # a round, so trimmed rounds kept taking it with steps near 0); learn again from every row, as the
+            # loop does for a rejected round
+            ws.state[0].untrimmed = 1
+            m = round_rows(config, ws, t, ws.stump.kept)
+            ws.state[0].untrimmed = 0
+            ws.sums[0].max_step = np.inf
 
     name = ("learn_stump", "learn_stump_q", "learn_tree")[body]
     back = ", steps_back=True" if steps_back else ""
@@ -125,6 +138,28 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=Fa
     back += ", kclass=True" if kclass else ""
     back += ", error_scan=True" if error_scan else ""
     return typed(LEARN_SIG, learn, name=f"{name}[trim={trim}, categorical={categorical}{back}]")
+
+
+@jit
+def repeats_last_stump(data, config, rounds, t):
+    """True when round t's stump splits the training rows as round t - 1's, with the same outputs: the same
+    feature, bin and categories, and the same side for missing values unless the feature has none."""
+    if t == 0:
+        return False
+    a = rounds[t]
+    b = rounds[t - 1]
+    if (a.feature != b.feature or a.bin != b.bin or a.left != b.left or a.right != b.right
+            or a.categorical != b.categorical):
+        return False
+    for w in range(a.cat_left.shape[0]):
+        if a.cat_left[w] != b.cat_left[w]:
+            return False
+    if a.missing_left != b.missing_left:
+        codes = data.codes[a.feature]
+        for i in range(codes.shape[0]):
+            if codes[i] == config.missing_code:
+                return False
+    return True
 
 
 @jit
