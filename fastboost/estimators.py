@@ -550,8 +550,10 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         models = []
         try:
             for k, c in enumerate(classes):
-                if previous is not None:
-                    model = previous[k].set_params(**{**self.get_params(), **per_class})
+                if previous is not None:  # (random_state: the class model's own, a copy of the estimator's made
+                    # by clone; the estimator's is checked against its fit before this, by identity for a RandomState)
+                    params = {key: value for key, value in self.get_params().items() if key != "random_state"}
+                    model = previous[k].set_params(**{**params, **per_class})
                 else:
                     model = clone(self).set_params(**per_class)
                 models.append(fit_one(model, c))
@@ -633,6 +635,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         rows = np.arange(y_idx.shape[0])
         resume = self.__dict__.get("_resume") if self.warm_start else None
         seed = None if resume is None else resume.extra.get("held_seed")
+        if seed is None and self.warm_start:  # a model loaded or unpickled: the seed its fit kept
+            seed = self.__dict__.get("validation_seed_")
         if seed is None:  # (a warm start holds out the rows of the fit it continues: a RandomState has moved on)
             seed = check_random_state(self.random_state).randint(2 ** 31 - 1)
         self._held_seed = seed  # (kept with the fit: ``_boost``)
@@ -797,6 +801,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         if self.warm_start:  # the fit to continue from, untouched by the kept records
             self._resume = fit
         self._apply_fit(result)
+        if fit.extra.get("held_seed") is not None:
+            self.validation_seed_ = int(fit.extra["held_seed"])
         return result.model
 
     def _step_size(self, rate):
@@ -1069,8 +1075,10 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         confidence-rated leaves 1 / (1 + exp(-2 F)) (``_unscaled_link``).
         SAMME: the softmax of the symmetric scores / (K - 1), as scikit-learn. One-vs-rest: ``_link`` of each
         model's margin F_k (1 / (1 + exp(-2 F_k)), F_k rounded to 12 decimals), normalised to sum 1, so the top
-        probability is the predicted class (``_top_stays_top``). On the logistic loss (``loss="logistic"``) the
-        loss's own link instead: q = 1 / (1 + exp(-F)), and 1 / (1 + exp(-F_k)) normalised.
+        probability is the predicted class (``_top_stays_top``); AdaBoost.MH the same of its K margins (two
+        margins above about 19 both give 1 before normalising: the top one is still the predicted class). On the
+        logistic loss (``loss="logistic"``) the loss's own link instead: q = 1 / (1 + exp(-F)), and
+        1 / (1 + exp(-F_k)) normalised.
         """
         if margin.ndim == 2:
             if hasattr(self, "estimators_"):  # monotone in each model's margin, as predict's argmax
@@ -1083,7 +1091,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             if getattr(self, "leaf_values_", None) is not None:
                 if self._mh():  # AdaBoost.MH: as one-vs-rest, _link(F_k) normalised (in logs: no 0 / 0 when
                     scale = 1.0 if self._logistic() else 2.0  # every F_k is very low)
-                    return softmax(-np.logaddexp(0.0, -scale * margin), axis=1)
+                    return _top_stays_top(softmax(-np.logaddexp(0.0, -scale * margin), axis=1), margin)
                 return softmax(margin / (margin.shape[1] - 1), axis=1)  # SAMME.R: p_k prop. to exp(F_k / (K - 1))
             return softmax(self._scores(margin, total) / (margin.shape[1] - 1), axis=1)
         if self._logistic():  # the logistic loss's own: 1 / (1 + exp(-F))

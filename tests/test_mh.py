@@ -218,6 +218,22 @@ def test_loss_falls_and_it_differs_from_samme_r():
     assert not np.allclose(samme_r.leaf_values_, model.leaf_values_)
 
 
+@pytest.mark.parametrize("loss", ["exponential", "logistic"])
+def test_the_top_probability_is_the_predicted_class_when_two_margins_are_large(loss):
+    """Two classes' margins above about 19 (37 on the logistic loss) both give 1 / (1 + exp(-2 F_k)) = 1 before
+    normalising: predict_proba tied them, and its argmax was the lower class where predict took the other."""
+    X, y = multiclass_problem(200, 4, 4, 3)
+    model = _mh(8, max_depth=2, loss=loss).fit(X, y)
+    model.leaf_values_ = model.leaf_values_ + 12.0  # (every class's margin up by 8 * 12: their order kept)
+    F = model.decision_function(X)
+    top2 = np.sort(F, axis=1)[:, -2:]
+    assert np.sum((top2[:, 0] > 40) & (top2[:, 0] < top2[:, 1])) >= 10
+    P = model.predict_proba(X)
+    np.testing.assert_array_equal(model.classes_[np.argmax(P, axis=1)], model.predict(X))
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(np.argmax(model.predict_log_proba(X), axis=1), np.argmax(F, axis=1))
+
+
 def test_staged_validation_and_warm_start():
     X, y = multiclass_problem(240, 4, 3, 4)
     Xv, yv = multiclass_problem(120, 4, 3, 5)

@@ -538,6 +538,8 @@ HEADER_CHANGES = [
     (M + ("attributes", "stopped_early_"), 1, "true or false"),
     (M + ("attributes", "fit_time_"), "soon", "must be a number"),
     (M + ("attributes", "secret_"), 1, "unknown fitted attribute"),
+    (M + ("attributes", "validation_seed_"), -1, "validation_seed_ must be in"),
+    (M + ("attributes", "validation_seed_"), 2 ** 31, "validation_seed_ must be in"),
     (M + ("classes",), {"kind": "pickle"}, "classes must be"),
     (M + ("classes", "kind"), "object-int", "cannot have dtype"),
     (M + ("arrays", "classes_", "dtype"), "|O", "cannot have dtype"),

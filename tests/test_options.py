@@ -208,10 +208,55 @@ def test_warm_start_holds_out_the_rows_of_the_fit_it_continues(data, random_stat
         return AdaBoostClassifier(n, validation_fraction=0.25, random_state=rs, **kw)
 
     model = make(10, warm_start=True).fit(X, y)
+    copies = _saved_and_pickled(model)
     model.set_params(n_estimators=20).fit(X, y)
     assert model.validation_errors_.shape == (20,)
     if random_state:
         same_model(make(20).fit(X, y), model)
+    for copy in copies:  # (the seed is kept with the model: a loaded or unpickled one holds out the same rows)
+        same_model(model, copy.set_params(n_estimators=20).fit(X, y))
+
+
+def _saved_and_pickled(model):
+    """A model loaded from its model file, and one unpickled."""
+    import io
+    import pickle
+
+    from fastboost import load
+
+    buf = io.BytesIO()
+    model.save(buf)
+    buf.seek(0)
+    return [load(buf), pickle.loads(pickle.dumps(model))]
+
+
+@pytest.mark.parametrize("random_state", ["RandomState", None])
+def test_a_one_vs_rest_warm_start_holds_out_the_rows_of_the_fit_it_continues(data, random_state):
+    """One-vs-rest: each class's model keeps its own copy of a RandomState; the estimator's own is checked
+    against its fit (a continued fit with the very object was refused as "random_state changed"). With
+    validation_fraction each class's model holds out its rows again, in this process, loaded or unpickled."""
+    X, y = data
+    y3 = _three_classes(X, y)
+
+    def make(n, **kw):
+        rs = np.random.RandomState(0) if random_state else None
+        return VadaBoostClassifier(n, validation_fraction=0.25, random_state=rs, **kw)
+
+    model = make(10, warm_start=True).fit(X, y3)
+    assert all(isinstance(m.validation_seed_, int) for m in model.estimators_)
+    copies = _saved_and_pickled(model)
+    model.set_params(n_estimators=20).fit(X, y3)
+    assert [m.validation_errors_.shape for m in model.estimators_] == [(20,)] * 3
+    if random_state:
+        once = make(20).fit(X, y3)
+        for a, b in zip(once.estimators_, model.estimators_):
+            same_model(a, b)
+    for copy in copies:
+        copy.set_params(n_estimators=20).fit(X, y3)
+        for a, b in zip(copy.estimators_, model.estimators_):
+            same_model(a, b)
+    with pytest.raises(ValueError, match="random_state changed"):  # (another object, even seeded alike)
+        model.set_params(n_estimators=30, random_state=np.random.RandomState(0)).fit(X, y3)
 
 
 def _three_classes(X, y):
