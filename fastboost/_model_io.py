@@ -81,6 +81,7 @@ SCALARS = {
     "bin_time_": "float",
     "n_features_quantised_": "int",
     "validation_seed_": "int",
+    "sampling_seed_": "int",
 }
 #: fitted array attributes (one ``.npy`` member each) and the dtype they must have (None: given by the header)
 ARRAYS = {
@@ -489,8 +490,9 @@ def _read_record(zf, rec, prefix, used, parent, version=FORMAT_VERSION):
         raise _Invalid(f"{where}: n_features_in_ must be >= 1, got {n_features}.")
     if n_rounds < 0:
         raise _Invalid(f"{where}: n_estimators_ must be >= 0, got {n_rounds}.")
-    if not 0 <= scalars.get("validation_seed_", 0) < 2 ** 31 - 1:
-        raise _Invalid(f"{where}: validation_seed_ must be in [0, 2**31 - 1), got {scalars['validation_seed_']}.")
+    for key in ("validation_seed_", "sampling_seed_"):  # (drawn below 2**31 - 1)
+        if not 0 <= scalars.get(key, 0) < 2 ** 31 - 1:
+            raise _Invalid(f"{where}: {key} must be in [0, 2**31 - 1), got {scalars[key]}.")
     # ---- which arrays follow, and their declared dtypes and shapes
     arrays = rec["arrays"]
     if not isinstance(arrays, dict):

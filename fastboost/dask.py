@@ -990,7 +990,9 @@ class _DaskBoostMixin:
                 first_rows = np.concatenate([[0], np.cumsum(d.n_rows)[:-1]]).astype(np.int64)
                 binned = shards.call("bin", mapper, q_sum, config, vq_sum, kwargs={"first_rows": first_rows})
                 n_nonzero = sum(b[0] for b in binned)
+                seed = config[0]["sample_seed"]  # (the row and feature draws' seed, drawn once, as in memory)
                 config = self._config(rule, mapper, fit_classes, n_features, n_nonzero)
+                config[0]["sample_seed"] = seed
                 shards.release_inputs()
                 t1 = time.perf_counter()
                 bytes_before = shards.bytes_received
@@ -1230,6 +1232,7 @@ class _DaskBoostMixin:
         result = fit.run(self.n_estimators).finish(keep_state=True)
         self._check_overflow(result.model.rounds, float(c["learning_rate"]))
         self._apply_fit(result)
+        self._keep_sampling_seed(config)
         return result.model
 
     # ------------------------------------------------------------------ prediction

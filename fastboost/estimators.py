@@ -292,6 +292,8 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         # its rounds are fitted again (bit for bit the same on the same data) and checked
         replayed = (_round_structure(self) if self.warm_start and "_resume" not in self.__dict__
                     and hasattr(self, "rounds_") else None)
+        if replayed is not None:  # (its rows and features are drawn again as its fit drew them)
+            self._replay_sampling_seed = self.__dict__.get("sampling_seed_")
         try:
             self._callbacks = callbacks
             self._fit(X, y, sample_weight, eval_set)
@@ -312,6 +314,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
             self.__dict__.pop("_fitting", None)
             self.__dict__.pop("_shared_bins", None)
             self.__dict__.pop("_held_seed", None)
+            self.__dict__.pop("_replay_sampling_seed", None)
 
     def _fit(self, X, y, sample_weight, eval_set):
         self._check_params()
@@ -712,11 +715,20 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         rows = self.subsample < 1.0 or self.bootstrap
         features = (self.interaction_constraints is not None or self.colsample_bytree < 1.0
                     or self.colsample_bynode < 1.0)
+        seed = 0
+        if rows or self.colsample_bytree < 1.0 or self.colsample_bynode < 1.0:
+            seed = self.__dict__.get("_replay_sampling_seed")  # (a loaded or unpickled model's, run again)
+            seed = sampling_seed(self.random_state) if seed is None else int(seed)
         return dict(sample_features=features, sample_rows=rows, colsample_bytree=float(self.colsample_bytree),
                     colsample_bynode=float(self.colsample_bynode), subsample=float(self.subsample),
-                    bootstrap=bool(self.bootstrap),
-                    sample_seed=sampling_seed(self.random_state) if (rows or self.colsample_bytree < 1.0
-                                                                     or self.colsample_bynode < 1.0) else 0)
+                    bootstrap=bool(self.bootstrap), sample_seed=seed)
+
+    def _keep_sampling_seed(self, config):
+        """``sampling_seed_``: the seed of a fit's row and feature draws (a model loaded or unpickled draws them
+        again with it when a warm start runs its rounds again); no attribute for a fit without draws."""
+        c = config[0]
+        if c["sample_rows"] or (c["sample_features"] and min(c["colsample_bytree"], c["colsample_bynode"]) < 1.0):
+            self.sampling_seed_ = int(c["sample_seed"])
 
     def _interaction_groups(self, n_features, names=None):
         """The interaction groups as a 0/1 array [n_groups, n_features] (None without constraints); names: the
@@ -803,6 +815,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         self._apply_fit(result)
         if fit.extra.get("held_seed") is not None:
             self.validation_seed_ = int(fit.extra["held_seed"])
+        self._keep_sampling_seed(fit.config)
         return result.model
 
     def _step_size(self, rate):

@@ -342,6 +342,14 @@ def test_dask_sampling_equals_single_machine(client, odd_data, case):
         boosting = stats["bytes_received"] - stats["bytes_received_binning"]
         every = 12 * len(stats["workers"]) * 10 * (dask_model.bin_mapper_.missing_code + 1) * 2 * 8
         assert 0.4 * every <= boosting < 0.6 * every
+        # a RandomState: the draws' seed is its first number, as in memory (the Dask fit took its second)
+        assert dask_model.sampling_seed_ == model.sampling_seed_
+        kw["random_state"] = np.random.RandomState(5)
+        model = getattr(fastboost, name)(**kw).fit(X, y, sample_weight=sw)
+        kw["random_state"] = np.random.RandomState(5)
+        dask_model = getattr(fbd, "Dask" + name)(**kw).fit(Xd, yd, sample_weight=swd)
+        assert dask_model.sampling_seed_ == model.sampling_seed_
+        assert_same_trees(dask_model, model)
 
 
 @needs_dask

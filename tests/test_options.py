@@ -217,6 +217,22 @@ def test_warm_start_holds_out_the_rows_of_the_fit_it_continues(data, random_stat
         same_model(model, copy.set_params(n_estimators=20).fit(X, y))
 
 
+@pytest.mark.parametrize("random_state", ["RandomState", None])
+def test_a_loaded_warm_start_draws_the_rows_and_features_its_fit_drew(data, random_state):
+    """Row and feature sampling with a RandomState or no seed: a model loaded or unpickled runs its rounds again
+    with the seed its fit drew (``sampling_seed_``), and continues as in this process (it drew another seed, and
+    the warm start was refused as one on other data)."""
+    X, y = data
+    rs = np.random.RandomState(0) if random_state else None
+    model = AdaBoostClassifier(10, warm_start=True, subsample=0.7, colsample_bytree=0.6, random_state=rs).fit(X, y)
+    assert isinstance(model.sampling_seed_, int)
+    copies = _saved_and_pickled(model)
+    model.set_params(n_estimators=20).fit(X, y)
+    for copy in copies:
+        same_model(model, copy.set_params(n_estimators=20).fit(X, y))
+    assert not hasattr(AdaBoostClassifier(5).fit(X, y), "sampling_seed_")  # (no draws)
+
+
 def _saved_and_pickled(model):
     """A model loaded from its model file, and one unpickled."""
     import io
