@@ -217,12 +217,15 @@ class WorkerShard:
 
     def replay(self, journal):
         """Rebuild this shard's state after its worker was lost: run every call of the fit so far, in order
-        (calls 1 .. len(journal)), without building the histograms the client already summed. The same
-        rows and calls give the same state, bit for bit."""
-        self._replaying = True
+        (calls 1 .. len(journal)), without building the histograms the client already summed, except the last
+        tree's: a tree's level takes the larger child's histograms as its parent's less the smaller child's, so
+        a fit that goes on within that tree needs them. The same rows and calls give the same state, bit for
+        bit."""
+        last_root = max((i for i, entry in enumerate(journal) if entry[0] == "tree_root"), default=len(journal))
         saved_children, self.children = self.children, []
         try:
             for seq, (method, args, each, kwargs) in enumerate(journal, start=1):
+                self._replaying = seq - 1 < last_root
                 extra = each[self.shard_index] if each is not None else ()
                 if method == "set_children":
                     self._enter(seq)

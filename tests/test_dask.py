@@ -779,12 +779,16 @@ LOSS_CASES = {"vada-stumps": (fbd.DaskVadaBoostClassifier if distributed else No
               # the journal's bootstrap calls (weight_sums) and drawn features replayed too
               "ada-depth2-bootstrap-colsample": (fbd.DaskAdaBoostClassifier if distributed else None,
                                                  {"max_depth": 2, "bootstrap": True, "subsample": 0.7,
-                                                  "colsample_bytree": 0.6, "random_state": 1}, False)}
+                                                  "colsample_bytree": 0.6, "random_state": 1}, False),
+              # killed within a tree, before a level: the rebuilt shard's parent histograms are built again
+              "ada-depth2-within-a-tree": (fbd.DaskAdaBoostClassifier if distributed else None, {"max_depth": 2},
+                                           False)}
 
 
 @needs_dask
-@pytest.mark.parametrize("case", some_slow({c: (c,) for c in LOSS_CASES}, quick=["ada-stumps-one-round-trip"]))
-def test_fit_survives_a_killed_worker(cluster3, case):
+@pytest.mark.parametrize("case", some_slow({c: (c,) for c in LOSS_CASES},
+                                           quick=["ada-stumps-one-round-trip", "ada-depth2-within-a-tree"]))
+def test_fit_survives_a_killed_worker(cluster3, case, monkeypatch):
     """SIGKILL a worker holding rows after three rounds: its rows are computed again from the collection on
     a live worker, its state rebuilt from the rounds kept, and the fit ends with the very model of the
     uninterrupted fit (bit for bit: the same rows per actor, the same order of sums)."""
@@ -810,7 +814,18 @@ def test_fit_survives_a_killed_worker(cluster3, case):
             killed.append(workers[0])
             os.kill(pids[workers[0]], signal.SIGKILL)
 
-    model._round_callback = kill_after_three_rounds
+    if case.endswith("within-a-tree"):  # after round 4's root, before its first level
+        call = fbd._Shards.call
+
+        def kill_before_a_level(shards, method, *args, **kwargs):
+            if method == "tree_level" and not killed and sum(e[0] == "tree_root" for e in shards.journal) == 4:
+                killed.append(shards.addresses[0])
+                os.kill(pids[shards.addresses[0]], signal.SIGKILL)
+            return call(shards, method, *args, **kwargs)
+
+        monkeypatch.setattr(fbd._Shards, "call", kill_before_a_level)
+    else:
+        model._round_callback = kill_after_three_rounds
     model.fit(Xd, yd, **fit_kw)
     assert killed and killed[0] not in model.dask_stats_["workers"]  # actor 0 now lives elsewhere
     assert model.dask_stats_["lost_workers"] == killed and model.dask_stats_["rebuilt"] >= 1
@@ -827,8 +842,9 @@ def test_fit_survives_a_killed_worker(cluster3, case):
                     f"than for the interrupted one ({rows_per_actor(model)}): bit-for-bit needs the same rows "
                     "per actor")
     assert_rounds_identical(model.rounds_, reference.rounds_)
-    if with_validation:
+    if with_validation or "tree" in case:
         assert_rounds_identical(model.nodes_, reference.nodes_)
+    if with_validation:
         np.testing.assert_array_equal(model.validation_errors_, reference.validation_errors_)
     client.wait_for_workers(3, timeout=60)  # the nanny restarts the killed worker
 
