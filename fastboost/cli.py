@@ -641,8 +641,28 @@ def build_parser():
     return parser
 
 
+#: options whose value may start with a minus sign without being a number ("-1,0,1")
+_SIGNED_LISTS = ("--monotone-constraints",)
+
+
+def _joined_signed_lists(argv):
+    """argv with ``--monotone-constraints -1,0,1`` as ``--monotone-constraints=-1,0,1``: argparse reads a value
+    that starts with "-" and is not a plain number as another option, and fails with "expected one argument"."""
+    out = []
+    i = 0
+    while i < len(argv):
+        if argv[i] in _SIGNED_LISTS and i + 1 < len(argv) and argv[i + 1].startswith("-") \
+                and not argv[i + 1].startswith("--"):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_joined_signed_lists(sys.argv[1:] if argv is None else list(argv)))
     try:
         return args.func(args)
     except BrokenPipeError:  # the reader went away (e.g. piped into head): stop quietly

@@ -386,6 +386,18 @@ def test_class_weight_takes_balanced(files, capsys):
                  "balanced", "-o", str(d / "balanced.fbm")]) == 0
 
 
+def test_monotone_constraints_may_start_with_a_minus_sign(files):
+    """``--monotone-constraints -1,0,...`` as docs/monotone.md writes it (argparse took "-1,0,..." for an option
+    and failed with "expected one argument"; only the "=" form worked)."""
+    import fastboost
+
+    d, _, _ = files
+    directions = "-1," + ",".join(["0"] * 18) + ",1"
+    assert main(["train", str(d / "train.npy"), "--target", "20", "--n-estimators", "5", "--monotone-constraints",
+                 directions, "-o", str(d / "signed.fbm")]) == 0
+    assert list(fastboost.load(d / "signed.fbm").monotone_constraints) == [-1] + [0] * 18 + [1]
+
+
 def test_drop_is_given_once(files, small_model, capsys):
     """--drop takes one column: a second one is refused rather than replacing the first."""
     d, _, _ = files
