@@ -84,17 +84,41 @@ EARLY_STOPPING_FRACTION = 0.1
 _STRUCTURE = ["feature", "bin", "threshold", "missing_left", "left", "right", "categorical", "cat_left"]
 
 
-def _round_structure(est):
+def _round_structure(est, as_run=False):
     """Per fitted model (one per class for one-vs-rest): the bytes of each kept round's split and outputs
-    (and its tree), without the steps, which QuadBoost's re-weighting passes revise."""
+    (and its tree), without the steps, which QuadBoost's re-weighting passes revise. as_run: of every round
+    the fit ran instead (its warm-start state's records, before QuadBoost's finish drops voters of weight 0)."""
     models = getattr(est, "estimators_", None) or [est]
     out = []
     for m in models:
-        rounds = repack_fields(m.rounds_[_STRUCTURE])  # only these fields' bytes
-        nodes = m.nodes_
+        resume = m.__dict__.get("_resume") if as_run else None
+        if resume is None:
+            rounds, nodes = m.rounds_, m.nodes_
+        else:
+            rounds = resume.model.rounds[:resume.done]
+            nodes = resume.model.nodes[:resume.done] if resume.model.nodes.shape[0] else None
+        rounds = repack_fields(rounds[_STRUCTURE])  # only these fields' bytes
         out.append([rounds[t].tobytes() + (nodes[t].tobytes() if nodes is not None else b"")
                     for t in range(rounds.shape[0])])
     return out
+
+
+def _replayed_alike(est, replayed):
+    """Whether a loaded or unpickled model's kept rounds (``replayed``, by ``_round_structure``) are those its
+    fit again on the data made: the first of the kept rounds now; for an estimator whose finish drops voters
+    (QuadBoost: weight 0 after its re-weighting, which a longer fit weighs anew) among the rounds run, in order."""
+    now = _round_structure(est)
+    if len(now) == len(replayed) and all(n[:len(r)] == r for n, r in zip(now, replayed)):
+        return True
+    if not est._drops_voters:
+        return False
+    run = _round_structure(est, as_run=True)
+
+    def among(r, n):
+        it = iter(n)
+        return all(x in it for x in r)
+
+    return len(run) == len(replayed) and all(among(r, n) for r, n in zip(replayed, run))
 
 
 def _resume_runs(est):
@@ -182,6 +206,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
     _samme = False  # True: K > 2 classes may be one model (SAMME; SAMME.R with leaf="real"): see multiclass
     _n_classes = 2  # classes the learner of the current fit sees
     _empty_reason = "no weak hypothesis did better than chance on the training weights;"
+    _drops_voters = False  # True: the finish drops voters (of weight 0), so a longer fit may keep others
 
     def _criterion_code(self):
         return CRITERIA[self.criterion]
@@ -297,9 +322,7 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         try:
             self._callbacks = callbacks
             self._fit(X, y, sample_weight, eval_set)
-            now = _round_structure(self) if replayed is not None else None
-            if now is not None and (len(now) != len(replayed)
-                                    or any(n[:len(r)] != r for n, r in zip(now, replayed))):
+            if replayed is not None and not _replayed_alike(self, replayed):
                 raise ValueError(
                     f"{type(self).__name__}(warm_start=True) continues the fit this model came from; fitted "
                     "again on this data its first rounds differ, so X, y, sample_weight or eval_set are not "
@@ -1473,6 +1496,7 @@ class QuadBoostClassifier(BaseBoostClassifier):
     """)
 
     _algorithm = "quadboost"
+    _drops_voters = True
     @property
     def _empty_reason(self):
         if self.penalty == "l1":

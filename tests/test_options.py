@@ -233,6 +233,29 @@ def test_a_loaded_warm_start_draws_the_rows_and_features_its_fit_drew(data, rand
     assert not hasattr(AdaBoostClassifier(5).fit(X, y), "sampling_seed_")  # (no draws)
 
 
+@pytest.mark.parametrize("params", [{"monotone_constraints": [1, -1, 0, 0, 0, 0, 0, 0]},
+                                    {"penalty": "l1", "lam": 0.002}], ids=["monotone", "l1"])
+def test_a_loaded_quadboost_that_dropped_voters_continues(params):
+    """QuadBoost's finish drops voters its re-weighting leaves at weight 0, and a longer fit weighs them anew
+    (keeping some): a loaded or unpickled model's kept rounds are then not the first kept rounds of its fit
+    again, but they are among the rounds that fit ran. It was refused as one on other data."""
+    from fastboost import QuadBoostClassifier
+
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(400, 8)), 1)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    z = np.nan_to_num(X)
+    s = z[:, 0] - z[:, 1] + np.sin(3 * z[:, -1]) + rng.normal(scale=0.7, size=400)
+    y = (s > np.median(s)).astype(int)
+    ten = QuadBoostClassifier(10, max_depth=2, warm_start=True, **params).fit(X, y)
+    assert ten.n_estimators_ < 10  # (voters dropped)
+    once = QuadBoostClassifier(20, max_depth=2, **params).fit(X, y)
+    for copy in _saved_and_pickled(ten):
+        same_model(once, copy.set_params(n_estimators=20).fit(X, y))
+    with pytest.raises(ValueError, match="first rounds differ"):  # (other data is still refused)
+        _saved_and_pickled(ten)[0].set_params(n_estimators=20).fit(X, 1 - y)
+
+
 def _saved_and_pickled(model):
     """A model loaded from its model file, and one unpickled."""
     import io
