@@ -173,7 +173,7 @@ def make_sample_scratch(n, n_features, config, groups=None):
     groups = np.zeros((0, n_features), np.uint8) if groups is None else np.ascontiguousarray(groups, np.uint8)
     grouped = groups.any(axis=0).astype(np.uint8) if groups.shape[0] else np.ones(n_features, np.uint8)
     feats = np.flatnonzero(grouped).astype(np.int64)
-    drawn = np.array([0, feats.shape[0]], np.int64)
+    drawn = np.array([0, feats.shape[0], 0], np.int64)
     feats = np.concatenate([feats, np.zeros(n_features - feats.shape[0], np.int64)])
     slots = 2 ** (depth - 1) if depth else 1
     return SampleScratch(

@@ -280,7 +280,8 @@ SampleScratch = namedtuple("SampleScratch", [
     "groups",       # uint8[n_groups, n_features]  the interaction groups (n_groups 0: none)
     "fmask",        # uint8[n_features]  1 for the features the round reads
     "feats",        # int64[n_features]  their indices, increasing: feats[:drawn[1]]
-    "drawn",        # int64[2]  the round of the draws and the number of its features
+    "drawn",        # int64[3]  the round of the draws, the number of its features, and 1 when the round reads
+                    # every feature (a rejected round learnt again: no draw of the round's or its nodes' features)
     "node_groups",  # uint8[max_nodes, n_groups]  the groups alive at each node of the round's tree
     "allowed",      # uint8[slots, n_features]  scratch: the features each node of a level may split on
     "hu",           # float64[n or 0]  bootstrap: the learner's weight of each drawn row (count * sum(u) / draws)

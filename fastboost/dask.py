@@ -152,7 +152,7 @@ from ._driver import Model, make_sample_scratch, max_nodes_of, pick_step_stop
 from ._fit import Fit
 from ._kernels.learners import finish_tree_round
 from ._kernels.loop import record_round, record_validation
-from ._kernels.sampling import draw_round
+from ._kernels.sampling import draw_round, draws_features
 from ._kernels.split import add_credit, best_back_step, choose_stump, step_loss, stump_wrong
 from ._kernels.tree import choose_level, finish_leaves, reset_tree, root_weight
 from ._types import (
@@ -569,11 +569,11 @@ def _choose_stump(scratch, n_value_bins, thresholds, c, direction, feats):
 def _round_draw(shards, c, ss, t, pending, every_row, stump, n_rows):
     """What round t's learner reads (a ``RoundDraw``), drawn as the single-machine learner draws it: the features
     (``sampling.draw_round`` into the client's SampleScratch ``ss``) and whether the rows are drawn (not when
-    ``every_row``: the retry of a rejected round). Bootstrap draws by the cumulative sums of the learner's
-    weights in row order, so it first asks every shard (``weight_sums``, which also applies the pending update)
-    for each partition's sum, and gives each partition its stretch of the whole. Returns (the draw, that call's
-    update results or None, the update still pending)."""
-    draw_round(c, ss, t, stump)
+    ``every_row``: the retry of a rejected round, which reads every feature too). Bootstrap draws by the
+    cumulative sums of the learner's weights in row order, so it first asks every shard (``weight_sums``, which
+    also applies the pending update) for each partition's sum, and gives each partition its stretch of the whole.
+    Returns (the draw, that call's update results or None, the update still pending)."""
+    draw_round(c, ss, t, stump, every_row)
     feats = ss.feats[:ss.drawn[1]].copy() if c["sample_features"] else None
     rows = bool(c["sample_rows"]) and not every_row
     if not (rows and c["bootstrap"]):
@@ -672,7 +672,8 @@ class _StumpLearner:
         if self.credit.shape[0]:  # a step back may do better (as learners.back_step)
             f, k, ml, left, right, threshold, cap = self._back_step(f, k, ml, left, right, threshold)
         if self.fused:  # U = W: the weights of the rows the stump gets right / wrong, from the histograms
-            hist = self.hist[f]
+            # (a constant stump's feature need not be drawn: any drawn feature's histogram holds every row)
+            hist = self.hist[f if left != right else int(self.ss.feats[0])]
             bins = np.arange(hist.shape[0])
             go_left = (bins <= k) | ((bins == self.missing_code) & (ml != 0))
             positive = np.where(go_left, left > 0, right > 0)
@@ -895,8 +896,9 @@ class DaskRounds:
             sums = learner.finish(shards, model, t)
             alpha = _bounded(self.step(sums[0], t + 1, c) * c["learning_rate"], sums)  # as the compiled loop
             decision = self.stop(alpha, sums[0], t + 1, c)
-            if decision == REJECT and learner.n_seen < self.n_rows:
-                # (as the compiled loop) a hypothesis learnt from drawn rows was rejected: learn from every row
+            if decision == REJECT and (learner.n_seen < self.n_rows or draws_features(c)):
+                # (as the compiled loop) a hypothesis learnt from drawn rows or features was rejected: learn from
+                # every row and every feature
                 learner.start(shards, None, t, every_row=True)
                 sums = learner.finish(shards, model, t)
                 alpha = _bounded(self.step(sums[0], t + 1, c) * c["learning_rate"], sums)

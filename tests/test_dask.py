@@ -205,6 +205,10 @@ def odd_data():
         chunks = (ODD_CHUNKS,)
         out[name] = (X, y, sw, da.from_array(X, chunks=(ODD_CHUNKS, -1)), da.from_array(y, chunks=chunks),
                      da.from_array(sw, chunks=chunks))
+    X, y, sw = out["binary"][:3]
+    X = X.copy()
+    X[:, 3:] = 1.0  # seven constant columns: a round that draws only those learns nothing from them
+    out["binary-constant"] = (X, y, sw, da.from_array(X, chunks=(ODD_CHUNKS, -1)), *out["binary"][4:])
     return out
 
 
@@ -292,6 +296,10 @@ SAMPLING_CASES = {
     "stumps-bootstrap": ("binary", "AdaBoostClassifier", {"bootstrap": True}),
     # a few rows a round: some rounds' stumps are rejected and learnt again from every row (n_seen: every row)
     "stumps-rejected-then-every-row": ("binary", "AdaBoostClassifier", {"subsample": 0.001, "n_estimators": 30}),
+    # rounds that draw only constant columns: rejected, then learnt from every feature (the fit went on)
+    "stumps-constant-columns-drawn": ("binary-constant", "AdaBoostClassifier", {"colsample_bytree": 0.2}),
+    "depth2-constant-columns-bynode": ("binary-constant", "AdaBoostClassifier",
+                                       {"max_depth": 2, "colsample_bynode": 0.2}),
     "eb-subsample": ("binary", "EBBoostClassifier", {"subsample": 0.5, "lam": 0.2}),
     "vada-depth3-bootstrap-bynode": ("binary", "VadaBoostClassifier",
                                      {"max_depth": 3, "bootstrap": True, "subsample": 0.8, "colsample_bynode": 0.5,
@@ -321,7 +329,8 @@ def assert_same_draws(dask_model, model, kw):
 @needs_dask
 @pytest.mark.parametrize("case", some_slow({c: (c,) for c in SAMPLING_CASES},
                                            quick=["stumps-subsample-colsample", "samme-depth2-bootstrap",
-                                                  "stumps-rejected-then-every-row"]))
+                                                  "stumps-rejected-then-every-row",
+                                                  "stumps-constant-columns-drawn"]))
 def test_dask_sampling_equals_single_machine(client, odd_data, case):
     """Feature and row sampling and interaction constraints on uneven weighted partitions (one empty, one of one
     row): the same drawn features and rows, so the single-machine model (its draws are counter-based: by the
@@ -337,6 +346,8 @@ def test_dask_sampling_equals_single_machine(client, odd_data, case):
     assert_same_draws(dask_model, model, kw)
     if "rejected" in case:
         assert (model.rounds_["n_seen"] == sum(ODD_CHUNKS)).any()
+    if "constant" in case:
+        assert model.n_estimators_ == kw["n_estimators"] and not model.stopped_by_rule_
     if case == "stumps-subsample-colsample":  # the workers send the drawn features' histograms only (4 of 10)
         stats = dask_model.dask_stats_
         boosting = stats["bytes_received"] - stats["bytes_received_binning"]

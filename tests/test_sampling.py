@@ -126,6 +126,29 @@ def test_colsample_bynode_tree_nodes_use_their_drawn_features(bytree, bynode):
                 assert int(nd["feature"]) in draw(key(seed, NODE, t, node), tree_feats, bynode)
 
 
+@pytest.mark.parametrize("depth, bytree, bynode", [(1, 0.2, 1.0), (1, 1.0, 0.2), (2, 0.2, 1.0), (2, 1.0, 0.2)])
+def test_a_round_whose_drawn_features_are_rejected_is_learnt_from_every_feature(depth, bytree, bynode):
+    """Seven constant columns of ten: a round that draws only those has no hypothesis better than chance, and
+    the fit used to stop there (stopped_by_rule_, even an empty model). The round is learnt again from every
+    feature, as a rejected round of drawn rows is from every row; the other rounds use their drawn features."""
+    X, y = data(n=300, d=10, seed=2)
+    X[:, 3:] = 1.0
+    m = AdaBoostClassifier(40, max_depth=depth, colsample_bytree=bytree, colsample_bynode=bynode,
+                           random_state=4).fit(X, y)
+    assert m.n_estimators_ == 40 and not m.stopped_by_rule_
+    seed = sampling_seed(4)
+    retried = 0
+    for t in range(40):
+        drawn = draw(key(seed, NODE, t, 0), round_features(seed, t, 10, bytree), bynode)
+        root = int(m.rounds_["feature"][t])
+        if drawn & {0, 1, 2}:
+            assert root in drawn
+        else:
+            retried += 1
+            assert root in (0, 1, 2)
+    assert retried >= 3
+
+
 def test_bynode_on_stumps_draws_at_the_root():
     X, y = data(d=10)
     m = AdaBoostClassifier(8, colsample_bytree=0.8, colsample_bynode=0.5, random_state=2).fit(X, y)

@@ -106,7 +106,7 @@ def _learn_variant(body, trim, categorical, steps_back=False, plain=False, mh=Fa
         if plain:  # (every feature: nothing to draw)
             ws.limits.sample.drawn[0] = t
         else:
-            draw_round(config, ws.limits.sample, t, body != _TREE)
+            draw_round(config, ws.limits.sample, t, body != _TREE, ws.state[0].untrimmed != 0)
         m = round_rows(config, ws, t, ws.tree.rows if body == _TREE else ws.stump.kept) if trim else -1
         cats = data.categorical if categorical else None
         for _ in range(2 if trim and body != _TREE else 1):  # (the body is inlined once)

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._config import jit, typed
 from .._types import ACCEPT_STOP, RAN_ALL, REJECT, STOPPED_BY_RULE, STOPPED_EARLY
+from .sampling import draws_features
 from .signatures import LOOP_SIG
 
 
@@ -82,8 +83,9 @@ def _boost(data, valid, config, rules, ws, model, t_start, t_stop):
         learn(data, config, ws, model, t)
         alpha = bounded_step(step(sums, t + 1, config) * config.learning_rate, sums)
         decision = stop(alpha, sums, t + 1, config)
-        if decision == REJECT and model.rounds[t].n_seen < data.y.shape[0]:
-            # weight trimming: a hypothesis learnt from part of the rows was rejected; learn from every row
+        if decision == REJECT and (model.rounds[t].n_seen < data.y.shape[0] or draws_features(config)):
+            # a hypothesis learnt from part of the rows (weight trimming, row sampling) or of the features (their
+            # draws) was rejected: learn from every row and every feature
             state.untrimmed = 1
             sums.max_step = np.inf
             learn(data, config, ws, model, t)

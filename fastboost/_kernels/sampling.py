@@ -99,16 +99,27 @@ def draw_features(key, eligible, fraction, out):
 
 
 @jit
-def draw_round(config, ss, t, stump):
+def draws_features(config):
+    """Whether a round's learner reads drawn features (colsample_bytree or colsample_bynode below 1)."""
+    return config.sample_features != 0 and (0.0 < config.colsample_bytree < 1.0
+                                            or 0.0 < config.colsample_bynode < 1.0)
+
+
+@jit
+def draw_round(config, ss, t, stump, every=False):
     """The features round t's learner reads: ss.fmask (uint8[n_features]) and their indices, increasing, in
-    ss.feats[:k]; ss.drawn = (t, k). Stumps (one node) also draw their node's features (colsample_bynode)."""
+    ss.feats[:k]; ss.drawn = (t, k, every). Stumps (one node) also draw their node's features (colsample_bynode).
+    every: no draw (every feature an interaction group holds, at the round and at its nodes): the loop's retry
+    of a rejected round."""
     ss.drawn[0] = t
+    ss.drawn[2] = 1 if every else 0
     if not config.sample_features:  # every feature (ss.feats = 0 .. n_features - 1, set once)
         return
     key = stream_key(config.sample_seed, STREAM_TREE, t, 0)
-    draw_features(key, ss.grouped, config.colsample_bytree, ss.fmask)
+    draw_features(key, ss.grouped, 1.0 if every else config.colsample_bytree, ss.fmask)
     if stump:
-        draw_features(stream_key(config.sample_seed, STREAM_NODE, t, 0), ss.fmask, config.colsample_bynode, ss.fmask)
+        draw_features(stream_key(config.sample_seed, STREAM_NODE, t, 0), ss.fmask,
+                      1.0 if every else config.colsample_bynode, ss.fmask)
     k = 0
     for f in range(ss.fmask.shape[0]):
         if ss.fmask[f] != 0:
@@ -133,7 +144,7 @@ def node_features(config, ss, node, out):
                     ok = True
                     break
         out[f] = 1 if ok else 0
-    if config.colsample_bynode > 0.0 and config.colsample_bynode < 1.0:
+    if config.colsample_bynode > 0.0 and config.colsample_bynode < 1.0 and ss.drawn[2] == 0:
         draw_features(stream_key(config.sample_seed, STREAM_NODE, ss.drawn[0], node), out, config.colsample_bynode,
                       out)
 
