@@ -266,8 +266,10 @@ class BaseBoostClassifier(ClassifierMixin, BaseEstimator):
         tree = (n_classes > 2 or self.max_depth > 1 or self._min_leaf() > 1
                 or self.min_weight_fraction_leaf > 0 or getattr(self, "leaf", "discrete") == "real")
         if tree and self.feature_rank != 1:  # (LazyBoost's "auto" too: lazy stumps)
-            raise ValueError("feature_rank > 1 (lazy stumps) works with binary stumps only: use max_depth=1, "
-                             "min_samples_leaf=1, min_weight_fraction_leaf=0 and two classes.")
+            what = f"feature_rank={self.feature_rank!r}" + (" (the default)" if _auto(self.feature_rank) else "")
+            raise ValueError(f"{type(self).__name__}: {what} takes lazy stumps, which are binary stumps only: use "
+                             "max_depth=1, min_samples_leaf=1, min_weight_fraction_leaf=0, leaf='discrete' and two "
+                             "classes, or feature_rank=1 (every feature's best split) for this learner.")
         return self.max_depth if tree else 0
 
     #: min_samples_leaf="auto" with trees (``max_depth`` > 1) where the estimator resolves it (``_auto_min_leaf``)

@@ -104,6 +104,18 @@ def test_lazy_rank_one_is_adaboost():
         np.testing.assert_array_equal(a[name], b[name], err_msg=name)
 
 
+@pytest.mark.parametrize("kw", [{"max_depth": 2}, {"leaf": "real"}, {"max_depth": 2, "feature_rank": 2}])
+def test_lazy_stumps_with_trees_are_refused_naming_feature_rank(kw):
+    """Lazy stumps are binary stumps only: trees or real leaves with feature_rank "auto" (the default) or > 1 are
+    refused naming the value given and the way out (the message said "feature_rank > 1" for the default); with
+    feature_rank=1 the learner takes them."""
+    X, y = integer_data(n=200, seed=3)
+    rank = kw.get("feature_rank", "auto")
+    with pytest.raises(ValueError, match=f"feature_rank={rank!r}.*feature_rank=1"):
+        LazyBoostClassifier(n_estimators=5, **kw).fit(X, y)
+    assert LazyBoostClassifier(n_estimators=5, **{**kw, "feature_rank": 1}).fit(X, y).n_estimators_ == 5
+
+
 def per_feature_best_errors(X, ys, w):
     """Minimum weighted error of each feature's stumps, each side predicting its heavier class
     (as the learner: both sides may agree); inf if the feature cannot split the rows."""
