@@ -155,14 +155,26 @@ def check_y(y, n_samples, estimator_name="This estimator"):
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or infinity: every label must be a finite value or a class name.")
     if y.dtype.kind == "O":  # (one pass over the labels)
+        first_str = first_other = None
         for i, label in enumerate(y):
             if type(label) is str:  # (the common case, quickly)
+                if first_str is None:
+                    first_str = i
                 continue
+            if isinstance(label, str):  # (a str subclass: numpy.str_)
+                first_str = i if first_str is None else first_str
+                continue
+            if first_other is None:
+                first_other = i
             if isinstance(label, float) and not math.isfinite(label):
                 raise ValueError("y contains NaN or infinity: every label must be a finite value or a class name.")
             if label is None or type(label).__name__ in ("NAType", "NaTType"):
                 raise ValueError(f"y has a missing label ({label!r}) at row {i}: every label must be a class name or "
                                  "a finite value.")
+        if first_str is not None and first_other is not None:  # (sorting the classes would compare them)
+            a, b = sorted((first_str, first_other))
+            raise TypeError(f"y mixes strings and other labels (row {a}: {y[a]!r}, row {b}: {y[b]!r}): give every "
+                            "label as a string, or every one as a number.")
     if y.dtype.kind not in "biuUS":  # (1-D integer, boolean or string labels are always classes: skip the scan)
         check_classification_targets(y)
     return y

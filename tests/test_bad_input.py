@@ -104,6 +104,19 @@ def test_bad_y(Est, y_bad, match):
         Est(n_estimators=3).fit(X, y_bad)
 
 
+@pytest.mark.parametrize("y_mixed", [np.array(["a", 1] * 20, dtype=object), np.array([1, "a"] * 20, dtype=object),
+                                     np.array([np.str_("a"), 2.5] * 20, dtype=object)], ids=["str-first", "int-first",
+                                                                                             "numpy-str"])
+def test_labels_mixing_strings_and_numbers_are_refused_naming_y(y_mixed):
+    """Strings and numbers in one label array: a TypeError naming y and two such rows; sorting the classes gave
+    NumPy's "'<' not supported between instances of 'int' and 'str'", or scikit-learn's "Unknown label type",
+    by the order of the labels."""
+    with pytest.raises(TypeError, match=r"y mixes strings and other labels \(row 0: .*, row 1: .*\)"):
+        AdaBoostClassifier(n_estimators=3).fit(X, y_mixed)
+    both = np.array([np.str_("a"), "b"] * 20, dtype=object)  # (str and numpy.str_ are both strings)
+    assert AdaBoostClassifier(n_estimators=3).fit(X, both).classes_.tolist() == ["a", "b"]
+
+
 def test_y_none(Est):
     with pytest.raises(ValueError, match="requires y to be passed"):
         Est(n_estimators=3).fit(X, None)
