@@ -338,9 +338,7 @@ class WorkerShard:
         self._y = self._sw = self._cw = None
         self.p = q / q_sum  # as fastboost._validation.as_distribution: (sw / max) / sum(sw / max)
         # the same configuration, data, workspace and learner functions as the single-machine loop
-        config = config.copy()
-        config[0]["hist_groups"] = n_feature_groups(d, self.n_jobs)  # this worker's threads (speed only)
-        self.config = config
+        config = self.config = self._own_config(config)
         c = config[0]
         self.use_q = bool(c["use_q"])
         self.data = TrainData(codes, self.y, self.p, np.ascontiguousarray(mapper.n_value_bins_, dtype=np.int64),
@@ -363,6 +361,15 @@ class WorkerShard:
         self.depth = int(c["max_depth"])
         self._start_target(w_from=None)
         return int(np.count_nonzero(self.p)), threading_layer()
+
+    def _own_config(self, config):
+        """The fit's configuration as this shard runs it: its threads' feature groups (speed only), and no monotone
+        credit (``monotone_capped``): the client keeps the credit steps back may take; this shard's workspace has
+        no constraints to keep it by (its update would index their empty arrays)."""
+        config = config.copy()
+        config[0]["hist_groups"] = n_feature_groups(self.codes.shape[0], self.n_jobs)
+        config[0]["monotone_capped"] = False
+        return config
 
     def _start_target(self, w_from):
         """The boosting state of a new fit on this shard's rows (labels self.y, or class w_from against the
@@ -389,8 +396,7 @@ class WorkerShard:
     def target(self, seq, k, config):
         """One-vs-rest: start the fit of class k against the rest (config: that fit's), validation margins reset."""
         self._enter(seq)
-        self.config = config.copy()
-        self.config[0]["hist_groups"] = n_feature_groups(self.codes.shape[0], self.n_jobs)
+        self.config = self._own_config(config)
         if self.valid is not None:
             vy = self.valid_y_all if k is None else (self.valid_y_all == k).astype(Y_DTYPE)
             self.valid = self.valid._replace(y=vy, margin=np.zeros_like(self.valid.margin))
