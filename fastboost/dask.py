@@ -152,6 +152,7 @@ from ._driver import Model, make_sample_scratch, max_nodes_of, pick_step_stop
 from ._fit import Fit
 from ._kernels.learners import finish_tree_round
 from ._kernels.loop import record_round, record_validation
+from ._kernels.reweight import kept_weight
 from ._kernels.sampling import draw_round, draws_features
 from ._kernels.split import add_credit, best_back_step, choose_stump, step_loss, stump_wrong
 from ._kernels.tree import choose_level, finish_leaves, reset_tree, root_weight
@@ -1392,7 +1393,7 @@ class DaskQuadBoostClassifier(_DaskBoostMixin, QuadBoostClassifier):
                 eta += float(part[1])
             cj = corr + old * eta
             sums[0] = (max(cj, 0.0), max(-cj, 0.0), 0.0, 0.0, 0.0, 0.0, eta, 0.0, np.inf)
-            new = rule.step(sums[0], j + 1, c) if eta > 0.0 else 0.0
+            new = kept_weight(rule.step(sums[0], j + 1, c) if eta > 0.0 else 0.0, c)  # (as reweight's)
             if new != old:
                 pending = (voter, new - old)
                 rounds[j]["alpha"] = new

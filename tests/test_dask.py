@@ -244,6 +244,9 @@ LEARNER_CASES = {
     "monotone-depth3": ("binary", "AdaBoostClassifier", {"max_depth": 3, "monotone_constraints": [1, -1] + [0] * 8}),
     "monotone-stumps": ("binary", "AdaBoostClassifier", {"monotone_constraints": [1, -1] + [0] * 8}),
     "monotone-samme": ("three", "AdaBoostClassifier", {"max_depth": 2, "monotone_constraints": [0] * 4 + [1] * 17}),
+    # the re-weighting pass keeps every weight >= 0 under the constraints, as the single machine's
+    "quad-monotone-depth2": ("binary", "QuadBoostClassifier", {"max_depth": 2, "lam": 0.001, "reweight_every": 3,
+                                                               "monotone_constraints": [1, -1] + [0] * 8}),
 }
 
 
@@ -251,7 +254,8 @@ LEARNER_CASES = {
 @pytest.mark.parametrize("case, weighted", some_slow(
     {f"{case}-{'weighted' if weighted else 'unweighted'}": (case, weighted)
      for case in LEARNER_CASES for weighted in (False, True)},
-    quick=["ada-depth3-weighted", "samme-depth3-unweighted", "ovr-vada-unweighted", "monotone-depth3-unweighted"]))
+    quick=["ada-depth3-weighted", "samme-depth3-unweighted", "ovr-vada-unweighted", "monotone-depth3-unweighted",
+           "monotone-stumps-unweighted", "quad-monotone-depth2-unweighted"]))
 def test_dask_trees_and_classes_equal_single_machine(client, odd_data, case, weighted):
     """Trees (every leaf kind, leaf-size limits), SAMME and one-vs-rest on uneven partitions (one empty, one
     of one row, one of a single class), with and without sample weights: the single-machine model."""

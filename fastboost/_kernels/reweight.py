@@ -17,6 +17,15 @@ from .update import BLOCK, block_total, stump_output_code
 
 
 @jit
+def kept_weight(new, config):
+    """A voter's new weight as a pass keeps it: under monotone constraints at least 0 (a negative weight would
+    turn the voter against its constraints; the best weight >= 0, as the objective is convex in it)."""
+    if config.monotone and new < 0.0:
+        return 0.0
+    return new
+
+
+@jit
 def voter_output(codes, i, model, j, missing_code):
     """Output of voter j (stump j of model.rounds, or tree j of model.nodes when that holds trees) on binned row i."""
     if model.nodes.shape[0] > 0:
@@ -79,9 +88,7 @@ def _reweight(data, config, model, n_rounds, r, step, sums, block_sums):
         s.qj = 0.0
         s.eta = eta
         s.z = 0.0
-        new = step(s, j + 1, config) if eta > 0.0 else 0.0
-        if config.monotone and new < 0.0:  # a negative weight would turn a voter against its constraints:
-            new = 0.0                      # the best weight >= 0 (the objective is convex in it)
+        new = kept_weight(step(s, j + 1, config) if eta > 0.0 else 0.0, config)
         if new != old:
             add_voter(data.codes, model, j, config.missing_code, new - old, r)
             model.rounds[j].alpha = new
