@@ -1712,7 +1712,8 @@ class _RefitWeights:
         """(M float64 [voters, rows with weight], labels 0 / 1, distribution p) of the fitted voters on X, y."""
         X = self._check_predict_X(X)
         y_idx = self._refit_class_indices(y, X.shape[0])
-        sw = v.check_sample_weight(sample_weight, X.shape[0])
+        # (class_weight as in fit: the LP's row weights are the sample weights times the class weights)
+        sw = v.check_sample_weight(self._class_weighted(sample_weight, self.classes_[y_idx]), X.shape[0])
         rows = np.flatnonzero(sw > 0)
         present = np.unique(y_idx[rows])
         if present.shape[0] < 2:  # (the LP over one class: every voter's margin one-sided, the weights meaningless)
@@ -1757,8 +1758,17 @@ class _RefitWeights:
         if missing.size:
             raise ValueError(f"{type(self).__name__}.refit_weights: y lacks the class(es) {missing[:5].tolist()}; "
                              "each class's model is re-solved on its class against the rest.")
-        for c, model in zip(self.classes_, self.estimators_):
-            model.refit_weights(X, np.where(y == c, 1, 0), sample_weight=sample_weight, **value)
+        sample_weight = self._class_weighted(sample_weight, y)  # (the class models have no class_weight: as fit)
+        saved = [{k: a.copy() if isinstance(a, np.ndarray) else a for k, a in vars(m).items()}
+                 for m in self.estimators_]
+        try:
+            for c, model in zip(self.classes_, self.estimators_):
+                model.refit_weights(X, np.where(y == c, 1, 0), sample_weight=sample_weight, **value)
+        except BaseException:  # (every class's model as it was: a refusal on a later class left earlier ones re-solved)
+            for model, state in zip(self.estimators_, saved):
+                model.__dict__.clear()
+                model.__dict__.update(state)
+            raise
         return self
 
     def _set_refitted(self, weights):

@@ -691,3 +691,27 @@ def test_refit_weights_one_vs_rest_and_model_files_keep_auto_and_the_chosen_valu
     binary = RQPBoostClassifier(15).fit(X, (y == 1).astype(int))
     binary.save(tmp_path / "b.fbm")
     assert load(tmp_path / "b.fbm").C_ == binary.C_
+    # a refusal on a later class (class 2 at weight 0: its LP has one class) leaves every class's model as it was;
+    # the earlier classes had been re-solved
+    with pytest.raises(ValueError, match="of both classes"):
+        clf.refit_weights(X, y, nu=0.5, sample_weight=(y != 2).astype(float))
+    assert [m.nu_ for m in clf.estimators_] == [0.4] * 3
+    np.testing.assert_array_equal(clf.decision_function(X), before)
+
+
+@pytest.mark.parametrize("cls, key, value", [(RLPBoostClassifier, "nu", 0.2), (LPBoostClassifier, "nu", 0.2),
+                                             (RQPBoostClassifier, "C", 0.1)])
+def test_refit_weights_at_the_fitted_value_weighs_the_classes_as_the_fit(cls, key, value):
+    """class_weight: the fit's LP / QP weighs each row by its sample weight times its class's weight, and
+    refit_weights on the training rows at the fitted nu / C gives the fit's weights back (it left the class
+    weights out: another LP, weights moved by up to 0.83). One-vs-rest as well."""
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    for labels, weights in (((y == 2).astype(int), "balanced"), (y, {0: 1.0, 1: 1.0, 2: 5.0})):
+        clf = cls(15, class_weight=weights, random_state=0, **{key: value}).fit(X, labels)
+        before, decision = clf.__dict__.get("objective_"), clf.decision_function(X)
+        clf.refit_weights(X, labels, **{key: value})
+        if before is not None:
+            assert clf.objective_ == pytest.approx(before, rel=1e-9, abs=1e-12)
+        np.testing.assert_allclose(clf.decision_function(X), decision, rtol=1e-7, atol=1e-9)
