@@ -119,15 +119,19 @@ def _sorted_categories(values, name):
     items = present.tolist()
     strings = [isinstance(v, str) for v in items]
     if all(strings):
-        return np.array(sorted(set(items)), dtype=np.str_) if items else np.array([], dtype=np.str_)
+        cats = sorted(set(items))
+        if any(c.endswith("\x00") for c in cats):  # (NumPy's strings drop trailing NULs: "a\x00" would be "a")
+            raise ValueError(f"categorical feature {name} has a category ending with a NUL character; categories "
+                             "are kept as NumPy strings, which drop it.")
+        return np.array(cats, dtype=np.str_) if items else np.array([], dtype=np.str_)
     if any(strings):
         raise TypeError(f"categorical feature {name} mixes strings and numbers; give it one type.")
-    try:
-        return np.unique(np.asarray(items, dtype=np.float64))
-    except (TypeError, ValueError):
+    odd = sorted({type(v).__name__ for v in items if not isinstance(v, (numbers.Real, np.bool_))})
+    if odd:  # (NumPy would read a tuple as several numbers, and b"1" as 1)
         kinds = sorted({type(v).__name__ for v in items})
         raise TypeError(f"categorical feature {name} holds values of types {kinds}; categories must be strings "
-                        "or numbers.") from None
+                        "or numbers.")
+    return np.unique(np.asarray(items, dtype=np.float64))
 
 
 def feature_name(X, f, feature_names=None):
@@ -180,10 +184,11 @@ def indices(values, cats, unknown=None):
             unknown &= np.isnan(out)
         return out
     vals = values[present]
-    try:
+    if vals.dtype.kind in "iufb":
         vals = vals.astype(np.float64)
-    except (TypeError, ValueError):  # strings where numbers were fitted: unknown categories
-        vals = np.array([v if isinstance(v, numbers.Real) else np.nan for v in vals.tolist()], dtype=np.float64)
+    else:  # strings where numbers were fitted are unknown categories, even "2" (whatever else the batch holds)
+        vals = np.array([v if isinstance(v, (numbers.Real, np.bool_)) else np.nan for v in vals.tolist()],
+                        dtype=np.float64)
     pos = np.minimum(np.searchsorted(cats, vals), cats.shape[0] - 1)
     out[present] = np.where(cats[pos] == vals, pos, np.nan)
     if unknown is not None:
@@ -195,7 +200,11 @@ def fitted_indices(values, cats, name):
     """``indices`` of a column to predict; TypeError when the feature was fitted on strings and holds numbers
     (none would match: every row would read as missing). name: the feature as an error message names it."""
     more = ", ..." if cats.shape[0] > 4 else ""
-    if cats.dtype.kind == "U" and values.dtype.kind in "iufb" and not np.isnan(values.astype(np.float64)).all():
+    numbers_only = values.dtype.kind in "iufb" and not np.isnan(values.astype(np.float64)).all()
+    if cats.dtype.kind == "U" and values.dtype.kind == "O":  # (an object column, a Categorical of numbers)
+        present = values[~_missing(values)].tolist()
+        numbers_only = bool(present) and not any(isinstance(x, str) for x in present)
+    if cats.dtype.kind == "U" and numbers_only:
         shown = ", ".join(repr(str(c)) for c in cats[:4])
         raise TypeError(f"categorical feature {name} was fitted on strings ({shown}{more}) but holds numbers here, "
                         "which match none of them; give it as text (X[column].astype(str), say).")

@@ -239,6 +239,46 @@ def test_numeric_categories_given_as_strings_are_a_type_error():
     np.testing.assert_array_equal(model.decision_function(mixed), model.decision_function(unknown))
 
 
+def test_a_number_like_string_is_an_unknown_category_whatever_else_the_batch_holds():
+    """A feature fitted on numbers, an object column at prediction: "2" is a string, so an unknown category,
+    whether the batch also holds "x" or not (it read as category 2 unless some value failed to parse)."""
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"c": rng.integers(0, 3, 200).astype(float), "x": rng.normal(size=200)})
+    y = (df["c"] == 2).astype(int).to_numpy()
+    model = AdaBoostClassifier(5, categorical_features=["c"]).fit(df, y)
+    rows = pd.DataFrame({"c": np.array(["2", 2, "x"], dtype=object), "x": [0.0, 0.0, 0.0]})
+    unknown = model.decision_function(rows.assign(c=[7.0, 2.0, 7.0]))
+    np.testing.assert_array_equal(model.decision_function(rows), unknown)
+    np.testing.assert_array_equal(model.decision_function(rows[:2]), unknown[:2])
+
+
+def test_string_categories_given_as_numbers_in_an_object_column_are_a_type_error():
+    """Fitted on strings, given numbers in an object column or a Categorical of numbers: none would match (every
+    row read as missing); a TypeError, as for a numeric column."""
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"c": rng.choice(["1", "2", "3"], 200), "x": rng.normal(size=200)})
+    y = (df["c"] == "2").astype(int).to_numpy()
+    model = AdaBoostClassifier(5, categorical_features=["c"]).fit(df, y)
+    for numbers in (df["c"].astype(int).astype(object), df["c"].astype(int).astype("category")):
+        with pytest.raises(TypeError, match=r"categorical feature 'c' was fitted on strings .* but holds numbers"):
+            model.predict(df.assign(c=numbers))
+
+
+@pytest.mark.parametrize("values, error, match", [
+    ([(1, 2), (3, 4)] * 50, TypeError, r"holds values of types \['tuple'\]"),
+    ([b"1", b"2"] * 50, TypeError, r"holds values of types \['bytes'\]"),
+    (["a", "a\x00"] * 50, ValueError, "ending with a NUL character")])
+def test_values_that_cannot_be_categories_are_refused(values, error, match):
+    """A tuple was read as several numbers (three pairs: categories 1..6, none of which a row held: the feature
+    all missing), numeric bytes as numbers, and a string ending with NUL as the same string without it (two
+    categories merged, and a model file that would not load)."""
+    column = np.empty(len(values), dtype=object)
+    column[:] = values
+    df = pd.DataFrame({"c": column, "x": np.arange(len(values), dtype=float)})
+    with pytest.raises(error, match=match):
+        AdaBoostClassifier(3, categorical_features=["c"]).fit(df, np.arange(len(values)) % 2)
+
+
 def test_validation_error_in_the_loop_equals_prediction():
     """The loop's validation margins (binned codes) and prediction (raw categories) agree."""
     df, y = frame(seed=3)
