@@ -1145,7 +1145,11 @@ class _DaskBoostMixin:
                 class_weight = compute_class_weight(self.class_weight, classes=classes, y=y_counts)
             except (ValueError, KeyError) as e:
                 raise ValueError(f"class_weight={self.class_weight!r} does not fit the classes of y: {e}") from None
-        sw_max = float(np.max(top if class_weight is None else top * class_weight))
+        with np.errstate(over="ignore"):
+            sw_max = float(np.max(top if class_weight is None else top * class_weight))
+        if not np.isfinite(sw_max):  # (both finite: as the single machine's _class_weighted)
+            raise ValueError(f"sample_weight times class_weight={self.class_weight!r} overflows float64 (both are "
+                             "finite): scale them down (only their ratios matter).")
         if not sw_max > 0:
             raise ValueError("sample_weight sums to zero: at least one sample needs a positive weight.")
         val_max = None

@@ -738,8 +738,11 @@ def test_clear_errors(client, ddata, data):
         fbd.DaskAdaBoostClassifier(leaf="real", max_depth=2, loss="logistic").fit(Xd, yd)
     with pytest.raises(NotImplementedError, match="numeric features only"):
         fbd.DaskAdaBoostClassifier(categorical_features=[0]).fit(Xd, yd)
-    with pytest.raises(ValueError, match="feature_rank > 1"):
+    with pytest.raises(ValueError, match="feature_rank=2 takes lazy stumps"):
         fbd.DaskLazyBoostClassifier(feature_rank=2, max_depth=2).fit(Xd, yd)
+    with pytest.raises(ValueError, match=r"overflows float64 \(both are finite\)"):  # (as the single machine)
+        fbd.DaskAdaBoostClassifier(class_weight={-1: 1, 1: 10}).fit(Xd, yd, sample_weight=da.full_like(yd, 1e308,
+                                                                                                      dtype=float))
     with pytest.raises(ValueError, match="chunked differently"):
         est.fit(Xd, da.from_delayed(dask.delayed(np.asarray)(y), shape=(np.nan,), dtype=y.dtype))
     with pytest.raises(ValueError, match="max_bins"):
