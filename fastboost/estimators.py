@@ -1710,6 +1710,9 @@ class _RefitWeights:
 
     def _refit_margins(self, X, y, sample_weight):
         """(M float64 [voters, rows with weight], labels 0 / 1, distribution p) of the fitted voters on X, y."""
+        if self.rounds_.shape[0] == 0:  # (the LP over no voter is unbounded)
+            raise ValueError(f"{type(self).__name__}.refit_weights: the model has no voters (its fit kept none), so "
+                             "there are no weights to solve for.")
         X = self._check_predict_X(X)
         y_idx = self._refit_class_indices(y, X.shape[0])
         # (class_weight as in fit: the LP's row weights are the sample weights times the class weights)

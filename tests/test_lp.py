@@ -699,6 +699,20 @@ def test_refit_weights_one_vs_rest_and_model_files_keep_auto_and_the_chosen_valu
     np.testing.assert_array_equal(clf.decision_function(X), before)
 
 
+@pytest.mark.parametrize("cls, key", [(RLPBoostClassifier, "nu"), (RQPBoostClassifier, "C")])
+def test_refit_weights_of_a_model_without_voters_is_refused(cls, key):
+    """No feature splits the rows: the fit keeps no voter (with a warning); re-solving over no voters was HiGHS's
+    raw "Unbounded" (RLP-Boost) or silently nothing (RQP-Boost)."""
+    X = np.ones((60, 3))
+    y = np.r_[np.zeros(30, int), np.ones(30, int)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = cls(10, **{key: 0.3}).fit(X, y)
+    assert clf.n_estimators_ == 0
+    with pytest.raises(ValueError, match="refit_weights: the model has no voters"):
+        clf.refit_weights(X, y, **{key: 0.3})
+
+
 @pytest.mark.parametrize("cls, key, value", [(RLPBoostClassifier, "nu", 0.2), (LPBoostClassifier, "nu", 0.2),
                                              (RQPBoostClassifier, "C", 0.1)])
 def test_refit_weights_at_the_fitted_value_weighs_the_classes_as_the_fit(cls, key, value):
