@@ -1610,15 +1610,17 @@ def _warn_unconverged(est, sol):
                       "solver='highs' solves it exactly, or take a smaller C.", UserWarning, stacklevel=4)
 
 
-def _warn_no_soft_margin(est, value):
+def _warn_no_soft_margin(est, value, refit=None):
     """Warn when the soft-margin LP's value is not positive: then no convex combination of the voters has
-    a positive soft margin, the LP's weights may cancel out (h and -h) and the model predict one class."""
+    a positive soft margin, the LP's weights may cancel out (h and -h) and the model predict one class.
+    refit: the nu ``refit_weights`` was given (the fit's nu or capping otherwise)."""
     if value <= 1e-9:
         import warnings
 
-        shown = (f"capping={est.capping!r}" if est.capping is not None
+        asked = est.nu if refit is None else refit
+        shown = (f"capping={est.capping!r}" if est.capping is not None and refit is None
                  else f"nu={est.nu_:g}" + (' (nu="auto": no nu it tried gave a positive value)'
-                                           if _auto(est.nu) else ""))
+                                           if _auto(asked) else ""))
         warnings.warn(f"{type(est).__name__}: the soft-margin LP's value is {value:.3g} <= 0 at {shown}: no "
                       "combination of the voters has a positive soft margin, so their weights may cancel out "
                       "and the model predict one class; allow more margin errors (a larger nu, as a rule above "
@@ -1797,13 +1799,14 @@ class _RefitNu(_RefitWeights):
         if hasattr(self, "estimators_"):
             return self._refit_one_vs_rest(X, y, sample_weight, nu=nu)
         M, yr, p = self._refit_margins(X, y, sample_weight)
+        asked = nu
         if _auto(nu):
             nu, sol, _ = solve_auto_nu(M, yr, p, auto_seed(self.random_state))
         else:
             sol = solve_soft_margin_lp(M, soft_margin_caps(p, nu))
         self.nu_ = float(nu)
         self.objective_ = sol.value
-        _warn_no_soft_margin(self, sol.value)
+        _warn_no_soft_margin(self, sol.value, refit=asked)
         self._set_refitted(sol.weights)
         return self
 

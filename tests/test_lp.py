@@ -699,6 +699,20 @@ def test_refit_weights_one_vs_rest_and_model_files_keep_auto_and_the_chosen_valu
     np.testing.assert_array_equal(clf.decision_function(X), before)
 
 
+@pytest.mark.parametrize("fit_params", [{"capping": 150}, {}], ids=["capping", "auto"])
+def test_the_degenerate_lp_warning_of_a_refit_names_the_nu_it_solved(fit_params):
+    """refit_weights(nu=0.02) at a degenerate LP: the warning names nu=0.02, not the fit's capping, and does not
+    say nu="auto" tried every value (it named the fit's settings)."""
+    from fastboost.datasets import make_twonorm
+
+    X, y = make_twonorm(300, random_state=0)
+    y = np.where(np.random.default_rng(0).random(300) < 0.2, -y, y)
+    clf = RLPBoostClassifier(30, random_state=0, **fit_params).fit(X, y)
+    with pytest.warns(UserWarning, match=r"<= 0 at nu=0.02: no combination") as record:
+        clf.refit_weights(X, y, nu=0.02)
+    assert not any("capping" in str(w.message) or "auto" in str(w.message) for w in record)
+
+
 @pytest.mark.parametrize("cls, key", [(RLPBoostClassifier, "nu"), (RQPBoostClassifier, "C")])
 def test_refit_weights_of_a_model_without_voters_is_refused(cls, key):
     """No feature splits the rows: the fit keeps no voter (with a warning); re-solving over no voters was HiGHS's
