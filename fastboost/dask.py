@@ -1303,6 +1303,16 @@ class _DaskBoostMixin:
     def predict_proba(self, X):
         return self._dask_predict(X, "predict_proba") if _is_dask(X) else super().predict_proba(X)
 
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy, as scikit-learn's; with Dask input the predictions, y and sample_weight are computed
+        first (a dask DataFrame's predictions have chunks of unknown size, which scikit-learn cannot measure)."""
+        if not (_is_dask(X) or _is_dask(y) or _is_dask(sample_weight)):
+            return super().score(X, y, sample_weight)
+        from sklearn.metrics import accuracy_score
+
+        pred, y, sample_weight = dask.compute(self.predict(X), y, sample_weight)
+        return accuracy_score(np.asarray(y), np.asarray(pred), sample_weight=sample_weight)
+
     def predict_log_proba(self, X):
         return self._dask_predict(X, "predict_log_proba") if _is_dask(X) else super().predict_log_proba(X)
 

@@ -558,8 +558,11 @@ def test_dataframe_input_sample_weights_and_given_bin_edges(client, data):
     np.testing.assert_array_equal(dask_model.bin_mapper_.thresholds_, mapper.thresholds_)
     given = fbd.DaskAdaBoostClassifier(n_estimators=30).fit(Xd, yd, sample_weight=swd, bin_mapper=mapper)
     assert_same_model(given, model)
-    # prediction on a dask DataFrame
+    # prediction on a dask DataFrame; its score (the predictions' chunks have unknown sizes: scikit-learn's score
+    # could not measure them)
     np.testing.assert_array_equal(dask_model.predict(Xd).compute(), model.predict(frame.iloc[:, :10]))
+    assert dask_model.score(Xd, yd) == model.score(frame.iloc[:, :10], labels)
+    assert dask_model.score(Xd, yd, sample_weight=swd) == model.score(frame.iloc[:, :10], labels, sample_weight=sw)
     # integer weights: the cover sums are exact, so the cover is the single-machine one bit for bit
     assert_same_cover(dask_model, model, exact=True)
     # weights near the largest float: both passes scale them by the same power of two (they summed to inf)
