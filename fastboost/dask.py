@@ -1310,7 +1310,9 @@ class _DaskBoostMixin:
             return super().score(X, y, sample_weight)
         from sklearn.metrics import accuracy_score
 
-        pred, y, sample_weight = dask.compute(self.predict(X), y, sample_weight)
+        # (one compute each: Dask warns when one call mixes a frame's expressions with an array's graph)
+        pred, y, sample_weight = (a.compute() if dask.is_dask_collection(a) else a
+                                  for a in (self.predict(X), y, sample_weight))
         return accuracy_score(np.asarray(y), np.asarray(pred), sample_weight=sample_weight)
 
     def predict_log_proba(self, X):
