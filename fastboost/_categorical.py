@@ -111,6 +111,10 @@ def _raw_values(col):
     return col.astype(object)
 
 
+#: the values a numeric category may be (NumPy's bools count, as a bool column's)
+_NUMBERS = (numbers.Real, np.bool_)
+
+
 def _sorted_categories(values, name):
     """The sorted distinct categories of non-missing values; strings and numbers cannot mix."""
     present = values[~_missing(values)]
@@ -126,7 +130,7 @@ def _sorted_categories(values, name):
         return np.array(cats, dtype=np.str_) if items else np.array([], dtype=np.str_)
     if any(strings):
         raise TypeError(f"categorical feature {name} mixes strings and numbers; give it one type.")
-    odd = sorted({type(v).__name__ for v in items if not isinstance(v, (numbers.Real, np.bool_))})
+    odd = sorted({type(v).__name__ for v in items if not isinstance(v, _NUMBERS)})
     if odd:  # (NumPy would read a tuple as several numbers, and b"1" as 1)
         kinds = sorted({type(v).__name__ for v in items})
         raise TypeError(f"categorical feature {name} holds values of types {kinds}; categories must be strings "
@@ -187,7 +191,7 @@ def indices(values, cats, unknown=None):
     if vals.dtype.kind in "iufb":
         vals = vals.astype(np.float64)
     else:  # strings where numbers were fitted are unknown categories, even "2" (whatever else the batch holds)
-        vals = np.array([v if isinstance(v, (numbers.Real, np.bool_)) else np.nan for v in vals.tolist()],
+        vals = np.array([v if isinstance(v, _NUMBERS) else np.nan for v in vals.tolist()],
                         dtype=np.float64)
     pos = np.minimum(np.searchsorted(cats, vals), cats.shape[0] - 1)
     out[present] = np.where(cats[pos] == vals, pos, np.nan)
